@@ -1,0 +1,204 @@
+//! The command line: argument parsing (clap derive) and the end of each command's pipeline.
+//! Exit codes follow ripgrep's spirit: 0 success, 1 "found something" (stale output,
+//! findings), 2 a usage, input or I/O error.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diag::{render_human, Diagnostic, Diagnostics, Sources};
+use crate::load::ProjectPaths;
+use crate::render::Templates;
+use crate::write::{self, ChangeKind};
+
+#[derive(Debug, Parser)]
+#[command(name = "latgen", version, about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests")]
+pub struct Cli {
+    /// When to color diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Plan the groups and write generated/ and latgen.lock.
+    Render(RenderArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// Folder of app declarations (one YAML file per app, walked recursively).
+    #[arg(default_value = "apps")]
+    pub apps: PathBuf,
+    /// Project settings [default: latgen.yaml beside the apps folder].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Group assignments [default: latgen.lock beside the apps folder].
+    #[arg(long)]
+    pub lock: Option<PathBuf>,
+}
+
+impl InputArgs {
+    pub fn paths(&self) -> ProjectPaths {
+        let root = self.apps.parent().unwrap_or(Path::new(""));
+        let mut paths = ProjectPaths::at_root(root);
+        paths.apps_dir = self.apps.clone();
+        if let Some(c) = &self.config {
+            paths.config = c.clone();
+        }
+        if let Some(l) = &self.lock {
+            paths.lock = l.clone();
+        }
+        paths
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output folder.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Folder of templates to use instead of the built-in ones (same file names).
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// Write nothing; exit 1 with a unified diff when the output or the lock is stale.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    let color = match cli.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let code = match cli.command {
+        Command::Render(args) => render(&args, color),
+    };
+    ExitCode::from(code)
+}
+
+fn report(diags: &Diagnostics, sources: &Sources, color: bool) {
+    if !diags.is_empty() {
+        eprint!("{}", render_human(diags, sources, color));
+    }
+}
+
+fn fail(d: Diagnostic, sources: &Sources, color: bool) -> u8 {
+    let mut diags = Diagnostics::new();
+    diags.push(d);
+    report(&diags, sources, color);
+    2
+}
+
+fn render(args: &RenderArgs, color: bool) -> u8 {
+    let paths = args.input.paths();
+    if let Some(d) = output_problem(&args.output, &paths.apps_dir) {
+        return fail(d, &Sources::default(), color);
+    }
+    let run = crate::prepare(&paths);
+    report(&run.diags, &run.sources, color);
+    let Some(prepared) = run.prepared else {
+        return 2;
+    };
+    let templates = match Templates::load(args.templates.as_deref()) {
+        Ok(t) => t,
+        Err(d) => return fail(d, &run.sources, color),
+    };
+    let output = match crate::render::render(&prepared.plan, &prepared.apps, &prepared.config, &templates) {
+        Ok(o) => o,
+        Err(diags) => {
+            report(&diags, &run.sources, color);
+            return 2;
+        }
+    };
+    let extra = [(paths.lock.clone(), prepared.lock_text())];
+    let changes = match write::changes(&args.output, &output, &extra) {
+        Ok(c) => c,
+        Err(d) => return fail(d, &run.sources, color),
+    };
+    let plan = &prepared.plan;
+    let summary = format!(
+        "{} apps in {} Lattice services ({} shared groups, {} dedicated)",
+        prepared.apps.len(),
+        plan.service_count(),
+        plan.groups.len(),
+        plan.dedicated.len()
+    );
+    if args.check {
+        if changes.is_empty() {
+            eprintln!("up to date: {summary}");
+            return 0;
+        }
+        print!("{}", write::unified_diff(&changes));
+        eprintln!(
+            "error: {} is stale: {} file(s) differ from what `latgen render` writes; run it and commit the result",
+            args.output.display(),
+            changes.len()
+        );
+        return 1;
+    }
+    if let Err(d) = write::apply(&changes) {
+        return fail(d, &run.sources, color);
+    }
+    let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
+    eprintln!(
+        "rendered {summary}: {} added, {} changed, {} removed, {} unchanged",
+        count(ChangeKind::Added),
+        count(ChangeKind::Changed),
+        count(ChangeKind::Removed),
+        output.files.len() + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
+    );
+    0
+}
+
+/// The output folder must not be a file nor lie inside the apps folder (its YAML would be
+/// read back as app declarations).
+fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
+    if out.is_file() {
+        return Some(
+            Diagnostic::error("invalid-output", format!("output {} is a file", out.display()))
+                .help("give a folder for -o, e.g. `-o generated/`"),
+        );
+    }
+    let abs = |p: &Path| -> Option<PathBuf> {
+        // The output may not exist yet: resolve its nearest existing ancestor.
+        let mut existing = p.to_path_buf();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            rest.push(existing.file_name()?.to_owned());
+            existing = existing.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+            if existing.as_os_str().is_empty() {
+                existing = PathBuf::from(".");
+            }
+        }
+        let mut full = existing.canonicalize().ok()?;
+        full.extend(rest.into_iter().rev());
+        Some(full)
+    };
+    let (o, a) = (abs(out)?, abs(apps)?);
+    if o.starts_with(&a) || a.starts_with(&o) {
+        return Some(
+            Diagnostic::error(
+                "invalid-output",
+                format!("output {} overlaps the apps folder {}", out.display(), apps.display()),
+            )
+            .help("write the manifests to a folder beside apps/, e.g. `-o generated/`"),
+        );
+    }
+    None
+}
+

@@ -1,0 +1,74 @@
+//! latgen packs path-routed web apps into a few shared Amazon VPC Lattice services and
+//! writes the Gateway API manifests for both halves of the request path: the Lattice side
+//! (workload cluster) and the Kong side (gateway cluster).
+//!
+//! The pipeline is one module per stage: [`load`] → [`validate`] → [`plan`] → [`render`] →
+//! [`write`]. The commands share the first stages ([`prepare`]) and differ at the end.
+
+pub mod cli;
+pub mod config;
+pub mod diag;
+pub mod load;
+pub mod lock;
+pub mod model;
+pub mod plan;
+pub mod platform;
+pub mod render;
+pub mod routing;
+pub mod validate;
+pub mod write;
+
+use config::Config;
+use diag::{Diagnostics, Sources};
+use load::ProjectPaths;
+use lock::Lock;
+use model::App;
+use plan::Plan;
+
+/// A project loaded, validated and planned.
+#[derive(Debug)]
+pub struct Prepared {
+    pub config: Config,
+    pub apps: Vec<App>,
+    pub lock: Lock,
+    pub plan: Plan,
+}
+
+impl Prepared {
+    /// The lock file this plan needs.
+    pub fn lock_text(&self) -> String {
+        lock::serialize(&self.plan.assignments)
+    }
+}
+
+/// The outcome of the shared stages: the prepared project when no error was found, every
+/// finding, and the input texts for quoting them.
+pub struct Run {
+    pub prepared: Option<Prepared>,
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+/// Load → validate → plan.
+pub fn prepare(paths: &ProjectPaths) -> Run {
+    let mut diags = Diagnostics::new();
+    let loaded = load::load(paths, &mut diags);
+    let apps = validate::validate(&loaded, &paths.config, &mut diags);
+    let prepared = if diags.has_errors() {
+        None
+    } else {
+        let plan = plan::plan(&apps, &loaded.lock, &paths.lock, &loaded.config, &mut diags);
+        (!diags.has_errors()).then_some(Prepared {
+            config: loaded.config,
+            apps,
+            lock: loaded.lock,
+            plan,
+        })
+    };
+    diags.sort();
+    Run {
+        prepared,
+        diags,
+        sources: loaded.sources,
+    }
+}

@@ -1,0 +1,317 @@
+//! Stage 1, load: read `apps/` (recursively, in sorted order), `latgen.yaml` and
+//! `latgen.lock` into their declared types, keeping positions for diagnostics. Nothing here
+//! judges the values; that is `validate`'s job.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+
+use crate::config::Config;
+use crate::diag::{did_you_mean, Diagnostic, Diagnostics, Sources, Span};
+use crate::lock::Lock;
+use crate::model::{AppDecl, APP_FIELDS};
+
+/// Declarations larger than this are refused: an app declaration is a dozen lines.
+pub const MAX_DECLARATION_BYTES: u64 = 1024 * 1024;
+
+/// Where a project's inputs are.
+#[derive(Debug, Clone)]
+pub struct ProjectPaths {
+    pub apps_dir: PathBuf,
+    /// `latgen.yaml`; a missing file means all defaults.
+    pub config: PathBuf,
+    /// `latgen.lock`; a missing file means no app has a group yet.
+    pub lock: PathBuf,
+}
+
+impl ProjectPaths {
+    /// The layout of a project rooted at `root`: `apps/`, `latgen.yaml`, `latgen.lock`.
+    pub fn at_root(root: &Path) -> Self {
+        ProjectPaths {
+            apps_dir: root.join("apps"),
+            config: root.join("latgen.yaml"),
+            lock: root.join("latgen.lock"),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct LoadedDecl {
+    pub file: PathBuf,
+    /// The file name without extension: the app's name unless `name:` says otherwise.
+    pub stem: String,
+    pub decl: AppDecl,
+}
+
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub config: Config,
+    pub decls: Vec<LoadedDecl>,
+    pub lock: Lock,
+    pub sources: Sources,
+}
+
+/// Reads everything; problems are collected in `diags` and the broken pieces left out.
+pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
+    let mut loaded = Loaded::default();
+    if let Some(text) = read_optional(&paths.config, &mut loaded.sources, diags) {
+        if let Some(config) = parse_yaml::<Config>(&paths.config, &text, CONFIG_FIELDS, diags) {
+            loaded.config = config;
+        }
+    }
+    if let Some(text) = read_optional(&paths.lock, &mut loaded.sources, diags) {
+        if let Some(lock) = crate::lock::parse(&paths.lock, &text, diags) {
+            loaded.lock = lock;
+        }
+    }
+    for file in find_declarations(&paths.apps_dir, diags) {
+        let Some(text) = read_declaration(&file, diags) else {
+            continue;
+        };
+        loaded.sources.insert(file.clone(), text.clone());
+        if let Some(decl) = parse_declaration(&file, &text, diags) {
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            loaded.decls.push(LoadedDecl { file, stem, decl });
+        }
+    }
+    loaded
+}
+
+const CONFIG_FIELDS: &[&str] = &[
+    "lattice",
+    "kong",
+    "quotas",
+    "throughput",
+    "pricing",
+    "gateway",
+    "namespace",
+    "groupPrefix",
+    "domain",
+    "referenceGrants",
+    "hostnames",
+    "protocol",
+    "port",
+    "name",
+    "sectionName",
+    "rulesPerService",
+    "targetGroupsPerService",
+    "reservedRules",
+    "rpsPerService",
+    "serviceHourUsd",
+];
+
+/// The `*.yaml`/`*.yml` files under `dir`, sorted by path so that the result never depends
+/// on the file system's order. Hidden files and folders are skipped.
+pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+    if !dir.is_dir() {
+        diags.push(
+            Diagnostic::error("io-error", format!("{} is not a folder", dir.display()))
+                .help("give the folder that holds the app declarations, e.g. `latgen render apps/`"),
+        );
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        match entry {
+            Ok(e) => {
+                let p = e.path();
+                let is_yaml = matches!(
+                    p.extension().and_then(|x| x.to_str()),
+                    Some("yaml") | Some("yml")
+                );
+                if e.file_type().is_file() && is_yaml {
+                    files.push(p.to_path_buf());
+                }
+            }
+            Err(err) => {
+                let place = err
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| dir.display().to_string());
+                let (code, what) = if err.loop_ancestor().is_some() {
+                    ("symlink-loop", "a symbolic link loops back to a folder above it".to_string())
+                } else {
+                    ("io-error", err.to_string())
+                };
+                diags.push(
+                    Diagnostic::error(code, format!("cannot read {place}: {what}"))
+                        .at(Span::file(err.path().unwrap_or(dir)))
+                        .help("remove the link or make the folder readable"),
+                );
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn read_optional(path: &Path, sources: &mut Sources, diags: &mut Diagnostics) -> Option<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = decode(path, bytes, diags)?;
+            sources.insert(path.to_path_buf(), text.clone());
+            Some(text)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            diags.push(
+                Diagnostic::error("io-error", format!("cannot read {}: {e}", path.display()))
+                    .at(Span::file(path)),
+            );
+            None
+        }
+    }
+}
+
+fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
+    let too_big = std::fs::metadata(path)
+        .map(|m| m.len() > MAX_DECLARATION_BYTES)
+        .unwrap_or(false);
+    if too_big {
+        diags.push(
+            Diagnostic::error(
+                "file-too-large",
+                format!("declaration is larger than {} KiB", MAX_DECLARATION_BYTES / 1024),
+            )
+            .at(Span::file(path))
+            .help("an app declaration is a few lines; is this the right file?"),
+        );
+        return None;
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => decode(path, bytes, diags),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error("io-error", format!("cannot read file: {e}"))
+                    .at(Span::file(path))
+                    .help("check the file's permissions"),
+            );
+            None
+        }
+    }
+}
+
+fn decode(path: &Path, bytes: Vec<u8>, diags: &mut Diagnostics) -> Option<String> {
+    match String::from_utf8(bytes) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let prefix = &e.as_bytes()[..offset];
+            let line = prefix.iter().filter(|b| **b == b'\n').count() as u32 + 1;
+            diags.push(
+                Diagnostic::error("not-utf8", "file is not UTF-8 text")
+                    .at(Span::new(path, line, 0))
+                    .help("save the file as UTF-8"),
+            );
+            None
+        }
+    }
+}
+
+fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<AppDecl> {
+    let content_lines: Vec<(usize, &str)> = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#')
+        })
+        .collect();
+    if content_lines.is_empty() {
+        diags.push(
+            Diagnostic::error("empty-file", "file declares no app")
+                .at(Span::file(file))
+                .help("add `namespace`, `service` and `paths` (or `host`), or delete the file"),
+        );
+        return None;
+    }
+    // A document marker at column 0 after content starts a second document (YAML forbids
+    // `---` at column 0 inside scalars, so a line scan is exact).
+    let mut seen_content = false;
+    for (i, line) in &content_lines {
+        let is_marker = line.starts_with("---")
+            && line[3..].chars().next().is_none_or(|c| c.is_whitespace());
+        if is_marker && seen_content {
+            diags.push(
+                Diagnostic::error("multiple-documents", "file holds more than one YAML document")
+                    .at(Span::new(file, *i as u32 + 1, 1))
+                    .help("latgen reads one app per file: move each document to its own file"),
+            );
+            return None;
+        }
+        if !is_marker {
+            seen_content = true;
+        }
+    }
+    parse_yaml::<AppDecl>(file, text, APP_FIELDS, diags)
+}
+
+/// Parses one YAML document into `T`, turning a parser error into a diagnostic.
+pub fn parse_yaml<T: DeserializeOwned>(
+    file: &Path,
+    text: &str,
+    fields: &[&str],
+    diags: &mut Diagnostics,
+) -> Option<T> {
+    match serde_saphyr::from_str::<T>(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            diags.push(yaml_error(file, &e, fields));
+            None
+        }
+    }
+}
+
+fn yaml_error(file: &Path, e: &serde_saphyr::Error, fields: &[&str]) -> Diagnostic {
+    let mut message = e.without_snippet().to_string();
+    if let Some(i) = message.rfind(" at line ") {
+        message.truncate(i);
+    }
+    let span = match e.location() {
+        Some(loc) => Span::at(file, &loc),
+        None => Span::file(file),
+    };
+    let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
+        let help = match did_you_mean(field, fields.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "remove it; the README lists the fields".to_string(),
+        };
+        ("unknown-field", help)
+    } else if let Some(field) = between(&message, "missing field `", "`") {
+        let help = format!("add `{field}`");
+        ("missing-field", help)
+    } else if message.starts_with("duplicate mapping key") {
+        let key = message
+            .trim_start_matches("duplicate mapping key: ")
+            .split(',')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        message = format!("`{key}` is given twice");
+        ("duplicate-key", "keep one of them".to_string())
+    } else if message.contains("expected mapping") || message.contains("invalid type") {
+        (
+            "invalid-type",
+            "see the README for the shape of each field".to_string(),
+        )
+    } else if message.starts_with("invalid ") {
+        ("invalid-value", "see the README for the allowed values".to_string())
+    } else {
+        ("yaml-syntax", "fix the YAML syntax at this place".to_string())
+    };
+    Diagnostic::error(code, message).at(span).help(help)
+}
+
+fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let rest = &s[s.find(start)? + start.len()..];
+    Some(&rest[..rest.find(end)?])
+}

@@ -1,0 +1,373 @@
+//! Stage 3, plan: which shared group each path-routed app is in, and the order of every
+//! route's rules.
+//!
+//! Apps keep the group the lock gives them; an explicit `group:` pin wins over the lock; new
+//! apps go, in name order, to the lowest-numbered group with room (an emptied group's number
+//! counts as a group with room, so it is reused first). Room means: rules within the quota,
+//! distinct backends within the target-group quota, no second isolated app, the declared rps
+//! within the per-service budget, and no prefix of another app nested segment-wise under or
+//! over one of this app's prefixes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::config::Config;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::lock::Lock;
+use crate::model::{App, Backend, MatchKind};
+use crate::platform;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub kind: MatchKind,
+    pub path: String,
+    /// Index of the owning app in the validated app list.
+    pub app: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub number: u32,
+    /// Apps in name order.
+    pub apps: Vec<usize>,
+    /// Rules in Lattice evaluation order.
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dedicated {
+    pub app: usize,
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Plan {
+    pub groups: Vec<Group>,
+    pub dedicated: Vec<Dedicated>,
+    /// What the lock file records: path-routed app → group.
+    pub assignments: BTreeMap<String, u32>,
+}
+
+impl Plan {
+    /// Lattice services this plan provisions (each is billed per hour).
+    pub fn service_count(&self) -> usize {
+        self.groups.len() + self.dedicated.len()
+    }
+
+    pub fn group_of(&self, app: usize) -> Option<&Group> {
+        self.groups.iter().find(|g| g.apps.contains(&app))
+    }
+}
+
+/// Lattice evaluation order: longer paths first; on equal length Exact before PathPrefix;
+/// then lexicographic, so the order never depends on input order.
+pub fn sort_rules(rules: &mut [Rule]) {
+    rules.sort_by(|a, b| {
+        b.path
+            .len()
+            .cmp(&a.path.len())
+            .then(a.kind.cmp(&b.kind))
+            .then_with(|| a.path.cmp(&b.path))
+            .then(a.app.cmp(&b.app))
+    });
+}
+
+/// What a group holds so far, kept so that "does this app fit?" costs no scan of its rules.
+#[derive(Debug, Default)]
+struct GroupState {
+    rules: u32,
+    backends: BTreeMap<Backend, u32>,
+    isolated: Option<usize>,
+    rps: u64,
+    /// PathPrefix values in the group and their app, for nesting look-ups.
+    prefixes: BTreeMap<String, usize>,
+    apps: Vec<usize>,
+}
+
+/// Why an app does not fit a group, with the app in the way where there is one.
+#[derive(Debug)]
+enum NoRoom {
+    Rules { have: u32, cap: u32 },
+    Backends { have: usize, cap: u32 },
+    Isolated { other: usize },
+    Rps { have: u64, budget: u64 },
+    Nested { path: String, other_path: String, other: usize },
+}
+
+struct Planner<'a> {
+    apps: &'a [App],
+    config: &'a Config,
+    cap: u32,
+    groups: BTreeMap<u32, GroupState>,
+    /// Groups with at least one free rule: the only ones first-fit needs to look at.
+    open: BTreeSet<u32>,
+    /// Unused numbers below the highest group in use (emptied groups), reused first.
+    gaps: BTreeSet<u32>,
+    highest: u32,
+}
+
+impl<'a> Planner<'a> {
+    fn fits(&self, number: u32, app_idx: usize) -> Result<(), NoRoom> {
+        let app = &self.apps[app_idx];
+        let Some(g) = self.groups.get(&number) else {
+            return Ok(());
+        };
+        if g.rules + app.rule_count() > self.cap {
+            return Err(NoRoom::Rules { have: g.rules, cap: self.cap });
+        }
+        let backend = app.backend();
+        let backends = g.backends.len() + usize::from(!g.backends.contains_key(&backend));
+        if backends > self.config.quotas.target_groups_per_service as usize {
+            return Err(NoRoom::Backends {
+                have: g.backends.len(),
+                cap: self.config.quotas.target_groups_per_service,
+            });
+        }
+        if app.isolate {
+            if let Some(other) = g.isolated {
+                return Err(NoRoom::Isolated { other });
+            }
+        }
+        if let Some(rps) = app.peak_rps {
+            let budget = self.config.throughput.rps_per_service;
+            if g.rps + rps > budget {
+                return Err(NoRoom::Rps { have: g.rps, budget });
+            }
+        }
+        for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
+            if let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, app_idx) {
+                return Err(NoRoom::Nested {
+                    path: p.value.clone(),
+                    other_path,
+                    other,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, number: u32, app_idx: usize) {
+        let app = &self.apps[app_idx];
+        let g = self.groups.entry(number).or_default();
+        g.rules += app.rule_count();
+        *g.backends.entry(app.backend()).or_default() += 1;
+        if app.isolate {
+            g.isolated = Some(app_idx);
+        }
+        g.rps += app.peak_rps.unwrap_or(0);
+        for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
+            g.prefixes.insert(p.value.clone(), app_idx);
+        }
+        g.apps.push(app_idx);
+        if number > self.highest {
+            self.gaps.extend(self.highest + 1..number);
+            self.highest = number;
+        }
+        self.gaps.remove(&number);
+        if g.rules < self.cap {
+            self.open.insert(number);
+        } else {
+            self.open.remove(&number);
+        }
+    }
+
+    /// The lowest-numbered group with room: open groups in order, then the lowest number
+    /// not in use (an emptied group's, or the next new one).
+    fn first_fit(&self, app_idx: usize) -> u32 {
+        let free_number = self.gaps.first().copied().unwrap_or(self.highest + 1);
+        self.open
+            .range(..free_number)
+            .copied()
+            .find(|&n| self.fits(n, app_idx).is_ok())
+            .unwrap_or(free_number)
+    }
+}
+
+/// Another app's prefix that nests with `path` (under or over it), if any.
+fn nested_with(prefixes: &BTreeMap<String, usize>, path: &str, me: usize) -> Option<(String, usize)> {
+    // Prefixes above `path`: its segment-wise ancestors, `/` included.
+    let mut cut = path.len();
+    while let Some(i) = path[..cut].rfind('/') {
+        let ancestor = if i == 0 { "/" } else { &path[..i] };
+        if ancestor != path {
+            if let Some(&other) = prefixes.get(ancestor) {
+                if other != me {
+                    return Some((ancestor.to_string(), other));
+                }
+            }
+        }
+        if i == 0 {
+            break;
+        }
+        cut = i;
+    }
+    // Prefixes below `path`: those starting with `path/` (every path for `/`).
+    let below = if path == "/" { "/".to_string() } else { format!("{path}/") };
+    prefixes
+        .range(below.clone()..)
+        .take_while(|(p, _)| p.starts_with(&below))
+        .find(|(p, other)| **other != me && platform::nests_under(p, path))
+        .map(|(p, &other)| (p.clone(), other))
+}
+
+pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags: &mut Diagnostics) -> Plan {
+    let mut planner = Planner {
+        apps,
+        config,
+        cap: config.group_rule_capacity(),
+        groups: BTreeMap::new(),
+        open: BTreeSet::new(),
+        gaps: BTreeSet::new(),
+        highest: 0,
+    };
+    let path_apps: Vec<usize> = (0..apps.len()).filter(|&i| apps[i].is_path_routed()).collect();
+    let cap = planner.cap;
+    let too_big = |i: usize| apps[i].rule_count() > cap;
+    for &i in path_apps.iter().filter(|&&i| too_big(i)) {
+        let app = &apps[i];
+        diags.push(
+            Diagnostic::error(
+                "app-too-big",
+                format!(
+                    "app `{}` has {} paths; a shared group holds at most {} rules",
+                    app.name,
+                    app.rule_count(),
+                    cap
+                ),
+            )
+            .at(Span::new(&app.file, app.paths[0].pos.line, app.paths[0].pos.column))
+            .help("merge paths under a common prefix, or give the app its own `host`"),
+        );
+    }
+
+    // Pins first, then the lock, then new apps: each pass in name order.
+    let pinned: Vec<usize> = path_apps.iter().copied().filter(|&i| apps[i].pin.is_some() && !too_big(i)).collect();
+    let locked: Vec<usize> = path_apps
+        .iter()
+        .copied()
+        .filter(|&i| apps[i].pin.is_none() && lock.apps.contains_key(&apps[i].name) && !too_big(i))
+        .collect();
+    for &i in &pinned {
+        let (number, pos) = apps[i].pin.unwrap();
+        if number == 0 {
+            continue;
+        }
+        match planner.fits(number, i) {
+            Ok(()) => planner.place(number, i),
+            Err(why) => diags.push(no_room(apps, i, number, why, Span::new(&apps[i].file, pos.line, pos.column), "pinned-group-full", config)),
+        }
+    }
+    for &i in &locked {
+        let (number, pos) = lock.apps[&apps[i].name];
+        match planner.fits(number, i) {
+            Ok(()) => planner.place(number, i),
+            Err(why) => diags.push(
+                no_room(apps, i, number, why, Span::new(lock_file, pos.line, pos.column), "locked-group-full", config)
+                    .related(Span::new(&apps[i].file, apps[i].name_pos.line, apps[i].name_pos.column), "the app"),
+            ),
+        }
+    }
+    let placed: BTreeSet<usize> = planner.groups.values().flat_map(|g| g.apps.iter().copied()).collect();
+    for &i in &path_apps {
+        if placed.contains(&i) || too_big(i) || apps[i].pin.is_some() || lock.apps.contains_key(&apps[i].name) {
+            continue;
+        }
+        let number = planner.first_fit(i);
+        planner.place(number, i);
+    }
+
+    let mut plan = Plan::default();
+    for (number, state) in planner.groups {
+        let mut members = state.apps;
+        members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
+        let mut rules: Vec<Rule> = members
+            .iter()
+            .flat_map(|&i| {
+                apps[i].paths.iter().map(move |p| Rule {
+                    kind: p.kind,
+                    path: p.value.clone(),
+                    app: i,
+                })
+            })
+            .collect();
+        sort_rules(&mut rules);
+        for &i in &members {
+            plan.assignments.insert(apps[i].name.clone(), number);
+        }
+        plan.groups.push(Group {
+            number,
+            apps: members,
+            rules,
+        });
+    }
+    for (i, app) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
+        let mut rules: Vec<Rule> = app
+            .paths
+            .iter()
+            .map(|p| Rule {
+                kind: p.kind,
+                path: p.value.clone(),
+                app: i,
+            })
+            .collect();
+        sort_rules(&mut rules);
+        plan.dedicated.push(Dedicated { app: i, rules });
+    }
+    plan
+}
+
+fn no_room(apps: &[App], i: usize, number: u32, why: NoRoom, at: Span, code: &'static str, config: &Config) -> Diagnostic {
+    let app = &apps[i];
+    let group = config.group_name(number);
+    let other_span = |o: usize| Span::new(&apps[o].file, apps[o].name_pos.line, apps[o].name_pos.column);
+    let how = if code == "locked-group-full" {
+        "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
+    } else {
+        "pin another group, or remove `group` so that latgen picks one with room"
+    };
+    let (code, message, related) = match why {
+        NoRoom::Rules { have, cap } => (
+            code,
+            format!("{group} has {have}/{cap} rules; app `{}` needs {}", app.name, app.rule_count()),
+            None,
+        ),
+        NoRoom::Backends { have, cap } => (
+            code,
+            format!("{group} already routes to {have}/{cap} target groups; app `{}` adds one", app.name),
+            None,
+        ),
+        NoRoom::Isolated { other } => (
+            "isolation-conflict",
+            format!(
+                "apps `{}` and `{}` are both `isolate: true` and cannot share {group}",
+                app.name, apps[other].name
+            ),
+            Some((other_span(other), "the other isolated app")),
+        ),
+        NoRoom::Rps { have, budget } => (
+            "rps-budget",
+            format!(
+                "{group} already carries {have} rps of its {budget} rps budget; app `{}` adds {}",
+                app.name,
+                app.peak_rps.unwrap_or(0)
+            ),
+            None,
+        ),
+        NoRoom::Nested { path, other_path, other } => (
+            "nested-prefix",
+            {
+                let (inner, outer) = if path.len() > other_path.len() { (&path, &other_path) } else { (&other_path, &path) };
+                format!(
+                    "prefix `{path}` of app `{}` and `{other_path}` of app `{}` nest, so they cannot share {group}: Lattice would send `{inner}x` to the owner of `{inner}`, not of `{outer}`",
+                    app.name, apps[other].name
+                )
+            },
+            Some((other_span(other), "the other app")),
+        ),
+    };
+    let mut d = Diagnostic::error(code, message).at(at).help(how);
+    if let Some((span, msg)) = related {
+        d = d.related(span, msg);
+    }
+    d
+}

@@ -1,0 +1,413 @@
+//! Stage 2, validate: turn declarations into [`App`]s, checking every value against what
+//! Kubernetes, Gateway API, Lattice and Kong accept, and the apps against each other
+//! (unique names, no path claimed twice). All problems are collected.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::config::Config;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::load::{Loaded, LoadedDecl};
+use crate::model::{App, MatchKind, PathMatch, Pos};
+use crate::platform;
+
+/// Suffix of a path-routed app's bridge Service name in the gateway cluster.
+pub const BRIDGE_SUFFIX: &str = "-lattice";
+
+pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
+    validate_config(&loaded.config, config_file, diags);
+    let mut apps: Vec<App> = loaded
+        .decls
+        .iter()
+        .filter_map(|d| validate_app(d, &loaded.config, diags))
+        .collect();
+    apps.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.file.cmp(&b.file)));
+    check_unique_names(&mut apps, diags);
+    check_path_claims(&apps, diags);
+    check_service_name_collisions(&apps, &loaded.config, diags);
+    apps
+}
+
+fn span(file: &Path, pos: Pos) -> Span {
+    Span::new(file, pos.line, pos.column)
+}
+
+fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Option<App> {
+    let file = &d.file;
+    let before = diags.count(crate::diag::Severity::Error);
+    let decl = &d.decl;
+
+    let (name, name_pos) = match &decl.name {
+        Some(n) => (n.value.clone(), Pos::of(n)),
+        None => (d.stem.clone(), Pos { line: 1, column: 1 }),
+    };
+    let from_stem = decl.name.is_none();
+    let max_name = platform::DNS1123_LABEL_MAX - BRIDGE_SUFFIX.len();
+    let name_problem = platform::dns1123_label_problem(&name).or_else(|| {
+        (name.len() > max_name).then(|| {
+            format!("is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63", name.len())
+        })
+    });
+    if let Some(p) = name_problem {
+        let what = if from_stem { "file name (the app's default name)" } else { "app name" };
+        diags.push(
+            Diagnostic::error("invalid-name", format!("{what} `{name}` {p}"))
+                .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
+                .help("app names are DNS-1123 labels, e.g. `shop-web`; set `name:` or rename the file"),
+        );
+    }
+    if config.parse_group_name(&name).is_some() {
+        diags.push(
+            Diagnostic::error(
+                "reserved-name",
+                format!("app name `{name}` has the form of a shared group's name"),
+            )
+            .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
+            .help("choose another name; group routes are named by `lattice.groupPrefix` and a number"),
+        );
+    }
+
+    let ns = &decl.namespace;
+    if let Some(p) = platform::dns1123_label_problem(&ns.value) {
+        diags.push(
+            Diagnostic::error("invalid-namespace", format!("namespace `{}` {p}", ns.value))
+                .at(span(file, Pos::of(ns)))
+                .help("give the Kubernetes namespace of the app's Service"),
+        );
+    }
+    let svc = &decl.service.value;
+    if let Some(p) = platform::dns1123_label_problem(&svc.name.value) {
+        diags.push(
+            Diagnostic::error("invalid-service", format!("service name `{}` {p}", svc.name.value))
+                .at(span(file, Pos::of(&svc.name)))
+                .help("give the name of the app's Kubernetes Service"),
+        );
+    }
+    let port = svc.port.value;
+    if !(1..=65535).contains(&port) {
+        diags.push(
+            Diagnostic::error("invalid-port", format!("port {port} is out of range"))
+                .at(span(file, Pos::of(&svc.port)))
+                .help("give the Service port, 1 to 65535"),
+        );
+    }
+
+    let host = decl.host.as_ref().map(|h| {
+        if let Some(p) = platform::hostname_problem(&h.value) {
+            diags.push(
+                Diagnostic::error("invalid-host", format!("host `{}` {p}", h.value))
+                    .at(span(file, Pos::of(h)))
+                    .help("give the lowercase DNS name the app answers on, e.g. shop.example.com"),
+            );
+        }
+        h.value.clone()
+    });
+
+    let mut paths = Vec::new();
+    match &decl.paths {
+        Some(list) => {
+            if list.value.is_empty() {
+                diags.push(
+                    Diagnostic::error("no-paths", "`paths` is empty")
+                        .at(span(file, Pos::of(list)))
+                        .help(if host.is_some() {
+                            "remove `paths` to serve the whole host, or list the paths"
+                        } else {
+                            "list at least one path, e.g. `paths: [/shop]`"
+                        }),
+                );
+            }
+            for p in &list.value {
+                let pos = Pos::of(p);
+                for prob in platform::path_problems(&p.value.value) {
+                    diags.push(
+                        Diagnostic::error(prob.code, prob.message)
+                            .at(span(file, pos))
+                            .help(prob.help),
+                    );
+                }
+                let meta = platform::kong_regex_metachars(&p.value.value);
+                if !meta.is_empty() && p.value.kind == MatchKind::Prefix {
+                    let shown: String = meta.iter().collect();
+                    diags.push(
+                        Diagnostic::warning(
+                            "kong-regex-path",
+                            format!(
+                                "path `{}` has `{shown}`, which Kong's router reads as regex syntax",
+                                p.value.value
+                            ),
+                        )
+                        .at(span(file, pos))
+                        .help("avoid regex metacharacters in prefixes; Kong does not escape them"),
+                    );
+                }
+                if let Some(prev) = paths
+                    .iter()
+                    .find(|m: &&PathMatch| m.kind == p.value.kind && m.value == p.value.value)
+                {
+                    diags.push(
+                        Diagnostic::error("duplicate-path", format!("path `{}` is listed twice", p.value.value))
+                            .at(span(file, pos))
+                            .related(span(file, prev.pos), "first listed here")
+                            .help("remove one of them"),
+                    );
+                    continue;
+                }
+                paths.push(PathMatch {
+                    kind: p.value.kind,
+                    value: p.value.value.clone(),
+                    pos,
+                });
+            }
+        }
+        None if host.is_some() => paths.push(PathMatch {
+            kind: MatchKind::Prefix,
+            value: "/".into(),
+            pos: Pos::of(decl.host.as_ref().unwrap()),
+        }),
+        None => diags.push(
+            Diagnostic::error("missing-field", "missing field `paths` (or `host`)")
+                .at(Span::new(file, 1, 1))
+                .help("add `paths: [/your-prefix]`, or `host:` for an app on its own host"),
+        ),
+    }
+    if paths.len() > platform::CRD_MAX_RULES && host.is_some() {
+        diags.push(
+            Diagnostic::error(
+                "app-too-big",
+                format!(
+                    "app has {} paths; an HTTPRoute holds at most {} rules",
+                    paths.len(),
+                    platform::CRD_MAX_RULES
+                ),
+            )
+            .at(span(file, paths[0].pos))
+            .help("merge paths under a common prefix"),
+        );
+    }
+
+    let pin = decl.group.as_ref().map(|g| (g.value, Pos::of(g)));
+    if let Some((g, pos)) = pin {
+        if g == 0 {
+            diags.push(
+                Diagnostic::error("invalid-group", "group 0 does not exist; groups start at 1")
+                    .at(span(file, pos))
+                    .help("pin a group number of 1 or more, or remove `group`"),
+            );
+        }
+        if host.is_some() {
+            diags.push(
+                Diagnostic::error("invalid-group", "a host-routed app has its own route and no group")
+                    .at(span(file, pos))
+                    .help("remove `group`, or remove `host` to share a group"),
+            );
+        }
+    }
+    let health_check = decl.health_check.as_ref().map(|h| {
+        if let Some(p) = &h.value.path {
+            for prob in platform::path_problems(p) {
+                diags.push(
+                    Diagnostic::error(prob.code, format!("health check {}", prob.message))
+                        .at(span(file, Pos::of(h)))
+                        .help(prob.help),
+                );
+            }
+        }
+        if let Some(i) = h.value.interval_seconds {
+            if !(5..=300).contains(&i) {
+                diags.push(
+                    Diagnostic::error("invalid-health-check", format!("interval {i}s is out of range"))
+                        .at(span(file, Pos::of(h)))
+                        .help("Lattice health check intervals are 5 to 300 seconds"),
+                );
+            }
+        }
+        h.value.clone()
+    });
+
+    if diags.count(crate::diag::Severity::Error) > before {
+        return None;
+    }
+    Some(App {
+        name,
+        file: file.clone(),
+        name_pos,
+        namespace: ns.value.clone(),
+        service: svc.name.value.clone(),
+        port: port as u16,
+        host,
+        paths,
+        pin,
+        peak_rps: decl.peak_rps.as_ref().map(|r| r.value),
+        isolate: decl.isolate,
+        health_check,
+    })
+}
+
+fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
+    let at = Span::file(file);
+    let mut bad = |what: String, help: &str| {
+        diags.push(
+            Diagnostic::error("invalid-config", what)
+                .at(at.clone())
+                .help(help.to_string()),
+        );
+    };
+    let q = &config.quotas;
+    if q.rules_per_service == 0 || q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
+        bad(
+            format!("quotas.rulesPerService is {}; it must be 1 to 100", q.rules_per_service),
+            "set it to the account's Lattice rules-per-listener quota",
+        );
+    } else if config.group_rule_capacity() == 0 {
+        bad(
+            "quotas.reservedRules leaves no room for rules in a group".into(),
+            "lower quotas.reservedRules",
+        );
+    }
+    if q.target_groups_per_service == 0 {
+        bad(
+            "quotas.targetGroupsPerService is 0".into(),
+            "set it to the account's Lattice target-groups-per-service quota",
+        );
+    }
+    for (what, v) in [
+        ("lattice.namespace", &config.lattice.namespace),
+        ("kong.namespace", &config.kong.namespace),
+        ("lattice.gateway.name", &config.lattice.gateway.name),
+        ("kong.gateway.name", &config.kong.gateway.name),
+    ] {
+        if let Some(p) = platform::dns1123_label_problem(v) {
+            bad(format!("{what} `{v}` {p}"), "use a DNS-1123 label");
+        }
+    }
+    let sample = config.group_name(1);
+    if let Some(p) = platform::dns1123_label_problem(&sample) {
+        bad(
+            format!("lattice.groupPrefix gives group names like `{sample}`, which {p}"),
+            "use a lowercase prefix such as `group-`",
+        );
+    }
+    if let Some(p) = platform::hostname_problem(&config.group_domain(1)) {
+        bad(
+            format!("lattice.domain gives group domains that are not valid: {p}"),
+            "use a lowercase internal domain such as `lattice.internal`",
+        );
+    }
+    for h in &config.kong.hostnames {
+        if let Some(p) = platform::hostname_problem(h) {
+            bad(format!("kong.hostnames: `{h}` {p}"), "give lowercase DNS names");
+        }
+    }
+    if config.kong.hostnames.len() > platform::CRD_MAX_HOSTNAMES {
+        bad(
+            format!("kong.hostnames has {} entries; an HTTPRoute takes 16", config.kong.hostnames.len()),
+            "shorten the list",
+        );
+    }
+}
+
+fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    let mut drop = Vec::new();
+    for (i, app) in apps.iter().enumerate() {
+        if let Some(&j) = first.get(&app.name) {
+            let other = &apps[j];
+            diags.push(
+                Diagnostic::error("duplicate-app", format!("app `{}` is declared twice", app.name))
+                    .at(span(&app.file, app.name_pos))
+                    .related(span(&other.file, other.name_pos), "also declared here")
+                    .help("give each app a unique name (`name:` or the file name)"),
+            );
+            drop.push(i);
+        } else {
+            first.insert(app.name.clone(), i);
+        }
+    }
+    for i in drop.into_iter().rev() {
+        apps.remove(i);
+    }
+}
+
+/// Two apps may not claim the same match on the same host: path-routed apps share Kong's
+/// host space, host-routed apps each have their own.
+fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
+    let mut claims: BTreeMap<(Option<&str>, MatchKind, &str), &App> = BTreeMap::new();
+    let mut hosts: BTreeMap<&str, &App> = BTreeMap::new();
+    for app in apps {
+        if let Some(h) = &app.host {
+            if let Some(other) = hosts.insert(h, app) {
+                diags.push(
+                    Diagnostic::error(
+                        "duplicate-host",
+                        format!("host `{h}` is also served by app `{}`", other.name),
+                    )
+                    .at(span(&app.file, app.name_pos))
+                    .related(span(&other.file, other.name_pos), "the other app")
+                    .help("a host gets one dedicated Lattice service: merge the apps or use another host"),
+                );
+            }
+        }
+        for p in &app.paths {
+            let key = (app.host.as_deref(), p.kind, p.value.as_str());
+            if let Some(other) = claims.get(&key) {
+                let op = other.paths.iter().find(|q| q.kind == p.kind && q.value == p.value);
+                diags.push(
+                    Diagnostic::error(
+                        "path-conflict",
+                        format!("path `{}` is also claimed by app `{}`", p.value, other.name),
+                    )
+                    .at(span(&app.file, p.pos))
+                    .related(span(&other.file, op.map(|q| q.pos).unwrap_or_default()), "claimed here")
+                    .help("each path belongs to one app; remove it from one of them"),
+                );
+            } else {
+                claims.insert(key, app);
+            }
+        }
+    }
+}
+
+/// The controller derives the Lattice service name from the route's name and namespace,
+/// truncated; two dedicated routes whose names collide would share one Lattice service.
+fn check_service_name_collisions(apps: &[App], config: &Config, diags: &mut Diagnostics) {
+    let mut seen: BTreeMap<String, &App> = BTreeMap::new();
+    for app in apps.iter().filter(|a| a.host.is_some()) {
+        let svc = platform::lattice_service_name(&app.name, &app.namespace);
+        if let Some(p) = platform::lattice_service_name_problem(&svc) {
+            diags.push(
+                Diagnostic::error(
+                    "invalid-lattice-name",
+                    format!("the Lattice service name of app `{}` would be `{svc}`, which {p}", app.name),
+                )
+                .at(span(&app.file, app.name_pos))
+                .help("rename the app (the controller uses 20 characters of it and 18 of the namespace)"),
+            );
+        }
+        if let Some(other) = seen.insert(svc.clone(), app) {
+            diags.push(
+                Diagnostic::error(
+                    "lattice-name-collision",
+                    format!(
+                        "apps `{}` and `{}` get the same Lattice service name `{svc}`",
+                        other.name, app.name
+                    ),
+                )
+                .at(span(&app.file, app.name_pos))
+                .related(span(&other.file, other.name_pos), "the other app")
+                .help("the controller keeps 20 characters of the route name: make them differ earlier"),
+            );
+        }
+    }
+    let groups_ns = &config.lattice.namespace;
+    let group_svc = platform::lattice_service_name(&config.group_name(1), groups_ns);
+    if let Some(p) = platform::lattice_service_name_problem(&group_svc) {
+        diags.push(
+            Diagnostic::error(
+                "invalid-lattice-name",
+                format!("shared groups get Lattice service names like `{group_svc}`, which {p}"),
+            )
+            .help("shorten lattice.groupPrefix or lattice.namespace in latgen.yaml"),
+        );
+    }
+}

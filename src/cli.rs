@@ -109,26 +109,23 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
     if let Some(d) = output_problem(&args.output, &paths.apps_dir) {
         return fail(d, &Sources::default(), color);
     }
-    let run = crate::prepare(&paths);
-    report(&run.diags, &run.sources, color);
-    let Some(prepared) = run.prepared else {
-        return 2;
-    };
     let templates = match Templates::load(args.templates.as_deref()) {
         Ok(t) => t,
-        Err(d) => return fail(d, &run.sources, color),
+        Err(d) => return fail(d, &Sources::default(), color),
     };
-    let output = match crate::render::render(&prepared.plan, &prepared.apps, &prepared.config, &templates) {
-        Ok(o) => o,
-        Err(diags) => {
-            report(&diags, &run.sources, color);
+    let built = match crate::build(&paths, &templates) {
+        Ok(b) => b,
+        Err(failure) => {
+            report(&failure.diags, &failure.sources, color);
             return 2;
         }
     };
+    report(&built.diags, &built.sources, color);
+    let (prepared, output) = (&built.prepared, &built.output);
     let extra = [(paths.lock.clone(), prepared.lock_text())];
-    let changes = match write::changes(&args.output, &output, &extra) {
+    let changes = match write::changes(&args.output, output, &extra) {
         Ok(c) => c,
-        Err(d) => return fail(d, &run.sources, color),
+        Err(d) => return fail(d, &built.sources, color),
     };
     let plan = &prepared.plan;
     let summary = format!(
@@ -152,7 +149,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         return 1;
     }
     if let Err(d) = write::apply(&changes) {
-        return fail(d, &run.sources, color);
+        return fail(d, &built.sources, color);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
     eprintln!(

@@ -72,3 +72,45 @@ pub fn prepare(paths: &ProjectPaths) -> Run {
         sources: loaded.sources,
     }
 }
+
+/// A project rendered in memory: the plan and the files to write.
+pub struct Built {
+    pub prepared: Prepared,
+    pub output: render::Output,
+    /// Warnings found on the way (errors end the run instead).
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+/// Why a run stopped: every finding, and the input texts to quote them.
+pub struct Failure {
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+/// Load → validate → plan → render, in memory. Nothing is written.
+pub fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
+    let run = prepare(paths);
+    let Some(prepared) = run.prepared else {
+        return Err(Failure {
+            diags: run.diags,
+            sources: run.sources,
+        });
+    };
+    match render::render(&prepared.plan, &prepared.apps, &prepared.config, templates) {
+        Ok(output) => Ok(Built {
+            prepared,
+            output,
+            diags: run.diags,
+            sources: run.sources,
+        }),
+        Err(mut diags) => {
+            diags.extend(run.diags);
+            diags.sort();
+            Err(Failure {
+                diags,
+                sources: run.sources,
+            })
+        }
+    }
+}

@@ -177,16 +177,17 @@ impl Network {
         let mut net = Network::default();
         for (path, text) in files {
             let is_kong = path.starts_with("kong");
-            let doc: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| format!("{}: {e}", path.display()))?;
-            match doc.get("kind").and_then(|k| k.as_str()) {
-                Some("HTTPRoute") => {
-                    let r: HttpRoute = serde_json::from_value(doc).map_err(|e| format!("{}: {e}", path.display()))?;
-                    net.add_route(&r, is_kong);
-                }
-                Some("Service") => {
-                    let s: Service = serde_json::from_value(doc).map_err(|e| format!("{}: {e}", path.display()))?;
-                    net.add_service(&s);
-                }
+            // Read straight into the typed objects: an untyped read would take YAML 1.1
+            // scalars such as `n` or `on` for booleans.
+            #[derive(serde::Deserialize)]
+            struct Head {
+                kind: Option<String>,
+            }
+            let err = |e: serde_saphyr::Error| format!("{}: {}", path.display(), e.without_snippet());
+            let head: Head = serde_saphyr::from_str(text).map_err(err)?;
+            match head.kind.as_deref() {
+                Some("HTTPRoute") => net.add_route(&serde_saphyr::from_str::<HttpRoute>(text).map_err(err)?, is_kong),
+                Some("Service") => net.add_service(&serde_saphyr::from_str::<Service>(text).map_err(err)?),
                 _ => {}
             }
         }

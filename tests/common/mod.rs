@@ -1,0 +1,100 @@
+//! Shared helpers for the integration tests: render a fixture project in memory and read
+//! trees of files.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use latgen::load::ProjectPaths;
+use latgen::render::Templates;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+/// Renders the project at `dir` (apps/, optional latgen.yaml and latgen.lock) and returns
+/// what `render` would write: the output tree plus `latgen.lock`, by relative path.
+pub fn render_dir(dir: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
+    let paths = ProjectPaths::at_root(dir);
+    let templates = Templates::load(None).map_err(|d| d.message)?;
+    match latgen::build(&paths, &templates) {
+        Ok(built) => {
+            let mut files = built.output.files.clone();
+            files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
+            Ok(files)
+        }
+        Err(f) => Err(latgen::diag::render_human(&f.diags, &f.sources, false)),
+    }
+}
+
+pub fn built(dir: &Path) -> latgen::Built {
+    let paths = ProjectPaths::at_root(dir);
+    let templates = Templates::load(None).unwrap();
+    match latgen::build(&paths, &templates) {
+        Ok(b) => b,
+        Err(f) => panic!("{}", latgen::diag::render_human(&f.diags, &f.sources, false)),
+    }
+}
+
+/// Every file under `dir`, by path relative to it.
+pub fn read_tree(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    if !dir.exists() {
+        return out;
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(dir).unwrap().to_path_buf();
+            out.insert(rel, std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    out
+}
+
+/// Writes a tree of files under `dir`.
+pub fn write_tree(dir: &Path, files: &BTreeMap<PathBuf, String>) {
+    for (rel, text) in files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Copies a fixture's inputs (apps/, latgen.yaml, latgen.lock) into a fresh temp folder.
+pub fn copy_project(from: &Path) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = BTreeMap::new();
+    for (rel, text) in read_tree(&from.join("apps")) {
+        files.insert(Path::new("apps").join(rel), text);
+    }
+    for name in ["latgen.yaml", "latgen.lock"] {
+        if let Ok(text) = std::fs::read_to_string(from.join(name)) {
+            files.insert(PathBuf::from(name), text);
+        }
+    }
+    write_tree(tmp.path(), &files);
+    tmp
+}
+
+/// Writes one app declaration.
+pub fn app(dir: &Path, name: &str, body: &str) {
+    let p = dir.join("apps").join(format!("{name}.yaml"));
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+pub fn path_app(dir: &Path, name: &str, paths: &[&str]) {
+    app(
+        dir,
+        name,
+        &format!(
+            "namespace: team\nservice: {{ name: {name}, port: 8080 }}\npaths: [{}]\n",
+            paths.join(", ")
+        ),
+    );
+}

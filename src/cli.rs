@@ -8,13 +8,17 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::diag::{render_human, Diagnostic, Diagnostics, Sources};
+use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
 use crate::load::ProjectPaths;
 use crate::render::Templates;
 use crate::write::{self, ChangeKind};
 
 #[derive(Debug, Parser)]
-#[command(name = "latgen", version, about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests")]
+#[command(
+    name = "latgen",
+    version,
+    about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests"
+)]
 pub struct Cli {
     /// When to color diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
@@ -83,7 +87,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let color = match cli.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorChoice::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
     };
     let code = match cli.command {
         Command::Render(args) => render(&args, color),
@@ -167,8 +173,11 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
 fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
     if out.is_file() {
         return Some(
-            Diagnostic::error("invalid-output", format!("output {} is a file", out.display()))
-                .help("give a folder for -o, e.g. `-o generated/`"),
+            Diagnostic::error(
+                "invalid-output",
+                format!("output {} is a file", out.display()),
+            )
+            .help("give a folder for -o, e.g. `-o generated/`"),
         );
     }
     let abs = |p: &Path| -> Option<PathBuf> {
@@ -177,7 +186,10 @@ fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
         let mut rest = Vec::new();
         while !existing.exists() {
             rest.push(existing.file_name()?.to_owned());
-            existing = existing.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+            existing = existing
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
             if existing.as_os_str().is_empty() {
                 existing = PathBuf::from(".");
             }
@@ -191,11 +203,14 @@ fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
         return Some(
             Diagnostic::error(
                 "invalid-output",
-                format!("output {} overlaps the apps folder {}", out.display(), apps.display()),
+                format!(
+                    "output {} overlaps the apps folder {}",
+                    out.display(),
+                    apps.display()
+                ),
             )
             .help("write the manifests to a folder beside apps/, e.g. `-o generated/`"),
         );
     }
     None
 }
-

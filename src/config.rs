@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Config {
     pub lattice: LatticeConfig,
@@ -106,18 +106,6 @@ pub struct Pricing {
 
 /// The HTTPRoute CRD allows at most 16 rules per route.
 const CRD_MAX_RULES: u32 = crate::platform::CRD_MAX_RULES as u32;
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            lattice: LatticeConfig::default(),
-            kong: KongConfig::default(),
-            quotas: Quotas::default(),
-            throughput: Throughput::default(),
-            pricing: Pricing::default(),
-        }
-    }
-}
 
 impl Default for LatticeConfig {
     fn default() -> Self {

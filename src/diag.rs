@@ -171,10 +171,7 @@ impl Diagnostics {
     }
 
     pub fn count(&self, severity: Severity) -> usize {
-        self.items
-            .iter()
-            .filter(|d| d.severity == severity)
-            .count()
+        self.items.iter().filter(|d| d.severity == severity).count()
     }
 }
 
@@ -279,17 +276,30 @@ fn write_place(
             Some(n) => format!("^ {n}"),
             None => "^".to_string(),
         };
-        let _ = writeln!(out, "{pad} {} {lead}{}", paint("1;34", "|"), paint("1;31", &caret));
+        let _ = writeln!(
+            out,
+            "{pad} {} {lead}{}",
+            paint("1;34", "|"),
+            paint("1;31", &caret)
+        );
     } else if let Some(n) = note {
         let _ = writeln!(out, "   = note: {n}");
     }
 }
 
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro_winkler(&word.to_lowercase(), &c.to_lowercase()), c))
+        .map(|c| {
+            (
+                strsim::jaro_winkler(&word.to_lowercase(), &c.to_lowercase()),
+                c,
+            )
+        })
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)

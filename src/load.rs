@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::config::Config;
-use crate::diag::{did_you_mean, Diagnostic, Diagnostics, Sources, Span};
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span, did_you_mean};
 use crate::lock::Lock;
-use crate::model::{AppDecl, APP_FIELDS};
+use crate::model::{APP_FIELDS, AppDecl};
 
 /// Declarations larger than this are refused: an app declaration is a dozen lines.
 pub const MAX_DECLARATION_BYTES: u64 = 1024 * 1024;
@@ -108,8 +108,9 @@ const CONFIG_FIELDS: &[&str] = &[
 pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
     if !dir.is_dir() {
         diags.push(
-            Diagnostic::error("io-error", format!("{} is not a folder", dir.display()))
-                .help("give the folder that holds the app declarations, e.g. `latgen render apps/`"),
+            Diagnostic::error("io-error", format!("{} is not a folder", dir.display())).help(
+                "give the folder that holds the app declarations, e.g. `latgen render apps/`",
+            ),
         );
         return Vec::new();
     }
@@ -137,7 +138,10 @@ pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| dir.display().to_string());
                 let (code, what) = if err.loop_ancestor().is_some() {
-                    ("symlink-loop", "a symbolic link loops back to a folder above it".to_string())
+                    (
+                        "symlink-loop",
+                        "a symbolic link loops back to a folder above it".to_string(),
+                    )
                 } else {
                     ("io-error", err.to_string())
                 };
@@ -179,7 +183,10 @@ fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
         diags.push(
             Diagnostic::error(
                 "file-too-large",
-                format!("declaration is larger than {} KiB", MAX_DECLARATION_BYTES / 1024),
+                format!(
+                    "declaration is larger than {} KiB",
+                    MAX_DECLARATION_BYTES / 1024
+                ),
             )
             .at(Span::file(path))
             .help("an app declaration is a few lines; is this the right file?"),
@@ -238,13 +245,16 @@ fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option
     // `---` at column 0 inside scalars, so a line scan is exact).
     let mut seen_content = false;
     for (i, line) in &content_lines {
-        let is_marker = line.starts_with("---")
-            && line[3..].chars().next().is_none_or(|c| c.is_whitespace());
+        let is_marker =
+            line.starts_with("---") && line[3..].chars().next().is_none_or(|c| c.is_whitespace());
         if is_marker && seen_content {
             diags.push(
-                Diagnostic::error("multiple-documents", "file holds more than one YAML document")
-                    .at(Span::new(file, *i as u32 + 1, 1))
-                    .help("latgen reads one app per file: move each document to its own file"),
+                Diagnostic::error(
+                    "multiple-documents",
+                    "file holds more than one YAML document",
+                )
+                .at(Span::new(file, *i as u32 + 1, 1))
+                .help("latgen reads one app per file: move each document to its own file"),
             );
             return None;
         }
@@ -304,9 +314,15 @@ fn yaml_error(file: &Path, e: &serde_saphyr::Error, fields: &[&str]) -> Diagnost
             "see the README for the shape of each field".to_string(),
         )
     } else if message.starts_with("invalid ") {
-        ("invalid-value", "see the README for the allowed values".to_string())
+        (
+            "invalid-value",
+            "see the README for the allowed values".to_string(),
+        )
     } else {
-        ("yaml-syntax", "fix the YAML syntax at this place".to_string())
+        (
+            "yaml-syntax",
+            "fix the YAML syntax at this place".to_string(),
+        )
     };
     Diagnostic::error(code, message).at(span).help(help)
 }

@@ -47,9 +47,12 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
         let pos = Pos::of(&group);
         if group.value == 0 {
             diags.push(
-                Diagnostic::error("invalid-lock", format!("app `{name}` is in group 0; groups start at 1"))
-                    .at(Span::new(file, pos.line, pos.column))
-                    .help("remove the line so that render places the app anew"),
+                Diagnostic::error(
+                    "invalid-lock",
+                    format!("app `{name}` is in group 0; groups start at 1"),
+                )
+                .at(Span::new(file, pos.line, pos.column))
+                .help("remove the line so that render places the app anew"),
             );
             continue;
         }

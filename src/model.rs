@@ -4,8 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
 /// Field names of an app declaration, for "did you mean" hints.

@@ -87,11 +87,26 @@ struct GroupState {
 /// Why an app does not fit a group, with the app in the way where there is one.
 #[derive(Debug)]
 enum NoRoom {
-    Rules { have: u32, cap: u32 },
-    Backends { have: usize, cap: u32 },
-    Isolated { other: usize },
-    Rps { have: u64, budget: u64 },
-    Nested { path: String, other_path: String, other: usize },
+    Rules {
+        have: u32,
+        cap: u32,
+    },
+    Backends {
+        have: usize,
+        cap: u32,
+    },
+    Isolated {
+        other: usize,
+    },
+    Rps {
+        have: u64,
+        budget: u64,
+    },
+    Nested {
+        path: String,
+        other_path: String,
+        other: usize,
+    },
 }
 
 struct Planner<'a> {
@@ -113,7 +128,10 @@ impl<'a> Planner<'a> {
             return Ok(());
         };
         if g.rules + app.rule_count() > self.cap {
-            return Err(NoRoom::Rules { have: g.rules, cap: self.cap });
+            return Err(NoRoom::Rules {
+                have: g.rules,
+                cap: self.cap,
+            });
         }
         let backend = app.backend();
         let backends = g.backends.len() + usize::from(!g.backends.contains_key(&backend));
@@ -131,7 +149,10 @@ impl<'a> Planner<'a> {
         if let Some(rps) = app.peak_rps {
             let budget = self.config.throughput.rps_per_service;
             if g.rps + rps > budget {
-                return Err(NoRoom::Rps { have: g.rps, budget });
+                return Err(NoRoom::Rps {
+                    have: g.rps,
+                    budget,
+                });
             }
         }
         for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
@@ -184,7 +205,11 @@ impl<'a> Planner<'a> {
 }
 
 /// Another app's prefix that nests with `path` (under or over it), if any.
-fn nested_with(prefixes: &BTreeMap<String, usize>, path: &str, me: usize) -> Option<(String, usize)> {
+fn nested_with(
+    prefixes: &BTreeMap<String, usize>,
+    path: &str,
+    me: usize,
+) -> Option<(String, usize)> {
     // Prefixes above `path`: its segment-wise ancestors, `/` included.
     let mut cut = path.len();
     while let Some(i) = path[..cut].rfind('/') {
@@ -202,7 +227,11 @@ fn nested_with(prefixes: &BTreeMap<String, usize>, path: &str, me: usize) -> Opt
         cut = i;
     }
     // Prefixes below `path`: those starting with `path/` (every path for `/`).
-    let below = if path == "/" { "/".to_string() } else { format!("{path}/") };
+    let below = if path == "/" {
+        "/".to_string()
+    } else {
+        format!("{path}/")
+    };
     prefixes
         .range(below.clone()..)
         .take_while(|(p, _)| p.starts_with(&below))
@@ -210,7 +239,13 @@ fn nested_with(prefixes: &BTreeMap<String, usize>, path: &str, me: usize) -> Opt
         .map(|(p, &other)| (p.clone(), other))
 }
 
-pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags: &mut Diagnostics) -> Plan {
+pub fn plan(
+    apps: &[App],
+    lock: &Lock,
+    lock_file: &Path,
+    config: &Config,
+    diags: &mut Diagnostics,
+) -> Plan {
     let mut planner = Planner {
         apps,
         config,
@@ -220,7 +255,9 @@ pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags:
         gaps: BTreeSet::new(),
         highest: 0,
     };
-    let path_apps: Vec<usize> = (0..apps.len()).filter(|&i| apps[i].is_path_routed()).collect();
+    let path_apps: Vec<usize> = (0..apps.len())
+        .filter(|&i| apps[i].is_path_routed())
+        .collect();
     let cap = planner.cap;
     let too_big = |i: usize| apps[i].rule_count() > cap;
     for &i in path_apps.iter().filter(|&&i| too_big(i)) {
@@ -235,18 +272,52 @@ pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags:
                     cap
                 ),
             )
-            .at(Span::new(&app.file, app.paths[0].pos.line, app.paths[0].pos.column))
+            .at(Span::new(
+                &app.file,
+                app.paths[0].pos.line,
+                app.paths[0].pos.column,
+            ))
             .help("merge paths under a common prefix, or give the app its own `host`"),
         );
     }
 
-    // Pins first, then the lock, then new apps: each pass in name order.
-    let pinned: Vec<usize> = path_apps.iter().copied().filter(|&i| apps[i].pin.is_some() && !too_big(i)).collect();
+    // The lock first (those placements were valid when written), then pins (a new pin is
+    // the change, so a conflict is reported at the pin), then new apps; each in name order.
+    let pinned: Vec<usize> = path_apps
+        .iter()
+        .copied()
+        .filter(|&i| apps[i].pin.is_some() && !too_big(i))
+        .collect();
     let locked: Vec<usize> = path_apps
         .iter()
         .copied()
         .filter(|&i| apps[i].pin.is_none() && lock.apps.contains_key(&apps[i].name) && !too_big(i))
         .collect();
+    for &i in &locked {
+        let (number, pos) = lock.apps[&apps[i].name];
+        match planner.fits(number, i) {
+            Ok(()) => planner.place(number, i),
+            Err(why) => diags.push(
+                no_room(
+                    apps,
+                    i,
+                    number,
+                    why,
+                    Span::new(lock_file, pos.line, pos.column),
+                    "locked-group-full",
+                    config,
+                )
+                .related(
+                    Span::new(
+                        &apps[i].file,
+                        apps[i].name_pos.line,
+                        apps[i].name_pos.column,
+                    ),
+                    "the app",
+                ),
+            ),
+        }
+    }
     for &i in &pinned {
         let (number, pos) = apps[i].pin.unwrap();
         if number == 0 {
@@ -254,22 +325,28 @@ pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags:
         }
         match planner.fits(number, i) {
             Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(no_room(apps, i, number, why, Span::new(&apps[i].file, pos.line, pos.column), "pinned-group-full", config)),
+            Err(why) => diags.push(no_room(
+                apps,
+                i,
+                number,
+                why,
+                Span::new(&apps[i].file, pos.line, pos.column),
+                "pinned-group-full",
+                config,
+            )),
         }
     }
-    for &i in &locked {
-        let (number, pos) = lock.apps[&apps[i].name];
-        match planner.fits(number, i) {
-            Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(
-                no_room(apps, i, number, why, Span::new(lock_file, pos.line, pos.column), "locked-group-full", config)
-                    .related(Span::new(&apps[i].file, apps[i].name_pos.line, apps[i].name_pos.column), "the app"),
-            ),
-        }
-    }
-    let placed: BTreeSet<usize> = planner.groups.values().flat_map(|g| g.apps.iter().copied()).collect();
+    let placed: BTreeSet<usize> = planner
+        .groups
+        .values()
+        .flat_map(|g| g.apps.iter().copied())
+        .collect();
     for &i in &path_apps {
-        if placed.contains(&i) || too_big(i) || apps[i].pin.is_some() || lock.apps.contains_key(&apps[i].name) {
+        if placed.contains(&i)
+            || too_big(i)
+            || apps[i].pin.is_some()
+            || lock.apps.contains_key(&apps[i].name)
+        {
             continue;
         }
         let number = planner.first_fit(i);
@@ -316,10 +393,24 @@ pub fn plan(apps: &[App], lock: &Lock, lock_file: &Path, config: &Config, diags:
     plan
 }
 
-fn no_room(apps: &[App], i: usize, number: u32, why: NoRoom, at: Span, code: &'static str, config: &Config) -> Diagnostic {
+fn no_room(
+    apps: &[App],
+    i: usize,
+    number: u32,
+    why: NoRoom,
+    at: Span,
+    code: &'static str,
+    config: &Config,
+) -> Diagnostic {
     let app = &apps[i];
     let group = config.group_name(number);
-    let other_span = |o: usize| Span::new(&apps[o].file, apps[o].name_pos.line, apps[o].name_pos.column);
+    let other_span = |o: usize| {
+        Span::new(
+            &apps[o].file,
+            apps[o].name_pos.line,
+            apps[o].name_pos.column,
+        )
+    };
     let how = if code == "locked-group-full" {
         "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
     } else {
@@ -328,12 +419,19 @@ fn no_room(apps: &[App], i: usize, number: u32, why: NoRoom, at: Span, code: &'s
     let (code, message, related) = match why {
         NoRoom::Rules { have, cap } => (
             code,
-            format!("{group} has {have}/{cap} rules; app `{}` needs {}", app.name, app.rule_count()),
+            format!(
+                "{group} has {have}/{cap} rules; app `{}` needs {}",
+                app.name,
+                app.rule_count()
+            ),
             None,
         ),
         NoRoom::Backends { have, cap } => (
             code,
-            format!("{group} already routes to {have}/{cap} target groups; app `{}` adds one", app.name),
+            format!(
+                "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
+                app.name
+            ),
             None,
         ),
         NoRoom::Isolated { other } => (
@@ -353,13 +451,21 @@ fn no_room(apps: &[App], i: usize, number: u32, why: NoRoom, at: Span, code: &'s
             ),
             None,
         ),
-        NoRoom::Nested { path, other_path, other } => (
+        NoRoom::Nested {
+            path,
+            other_path,
+            other,
+        } => (
             "nested-prefix",
             {
-                let (inner, outer) = if path.len() > other_path.len() { (&path, &other_path) } else { (&other_path, &path) };
+                let (me, them) = (&app.name, &apps[other].name);
+                let ((inner, inner_app), (outer, outer_app)) = if path.len() > other_path.len() {
+                    ((&path, me), (&other_path, them))
+                } else {
+                    ((&other_path, them), (&path, me))
+                };
                 format!(
-                    "prefix `{path}` of app `{}` and `{other_path}` of app `{}` nest, so they cannot share {group}: Lattice would send `{inner}x` to the owner of `{inner}`, not of `{outer}`",
-                    app.name, apps[other].name
+                    "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: their prefixes nest, and Lattice would send `{inner}x` to `{inner_app}` although it belongs to `{outer_app}` ({outer})"
                 )
             },
             Some((other_span(other), "the other app")),

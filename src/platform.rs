@@ -155,9 +155,15 @@ pub fn lattice_service_name(route: &str, namespace: &str) -> String {
 /// `-`, and not starting with `svc-` (Lattice CreateService API).
 pub fn lattice_service_name_problem(name: &str) -> Option<String> {
     if !(3..=40).contains(&name.len()) {
-        return Some(format!("is {} characters; Lattice takes 3 to 40", name.len()));
+        return Some(format!(
+            "is {} characters; Lattice takes 3 to 40",
+            name.len()
+        ));
     }
-    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         return Some("has characters other than a-z, 0-9 and -".into());
     }
     if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
@@ -176,12 +182,20 @@ pub fn dns1123_label_problem(s: &str) -> Option<String> {
         return Some("is empty".into());
     }
     if s.len() > DNS1123_LABEL_MAX {
-        return Some(format!("is {} characters; at most {DNS1123_LABEL_MAX}", s.len()));
+        return Some(format!(
+            "is {} characters; at most {DNS1123_LABEL_MAX}",
+            s.len()
+        ));
     }
-    if !s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         return Some("may hold only lowercase letters, digits and `-`".into());
     }
-    if !s.as_bytes()[0].is_ascii_alphanumeric() || !s.as_bytes()[s.len() - 1].is_ascii_alphanumeric() {
+    if !s.as_bytes()[0].is_ascii_alphanumeric()
+        || !s.as_bytes()[s.len() - 1].is_ascii_alphanumeric()
+    {
         return Some("must start and end with a letter or digit".into());
     }
     None
@@ -202,7 +216,10 @@ pub fn hostname_problem(host: &str) -> Option<String> {
     if host.bytes().any(|b| b.is_ascii_uppercase()) {
         return Some("has uppercase letters; host names are lowercase".into());
     }
-    if host.split('.').all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit())) {
+    if host
+        .split('.')
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
+    {
         return Some("is an IP address; give a DNS name".into());
     }
     if !host.contains('.') {
@@ -247,11 +264,18 @@ mod tests {
 
     #[test]
     fn cel_and_lattice_path_rules() {
-        let codes = |p: &str| path_problems(p).into_iter().map(|x| x.code).collect::<Vec<_>>();
+        let codes = |p: &str| {
+            path_problems(p)
+                .into_iter()
+                .map(|x| x.code)
+                .collect::<Vec<_>>()
+        };
         assert!(codes("/shop").is_empty());
         assert!(codes("/").is_empty());
         assert_eq!(codes("shop"), ["invalid-path"]);
-        for bad in ["/a//b", "/a/./b", "/a/../b", "/a%2fb", "/a%2Fb", "/a#b", "/a/.", "/a/.."] {
+        for bad in [
+            "/a//b", "/a/./b", "/a/../b", "/a%2fb", "/a%2Fb", "/a#b", "/a/.", "/a/..",
+        ] {
             assert!(codes(bad).contains(&"invalid-path"), "{bad}");
         }
         assert_eq!(codes("/a b"), ["invalid-path"]);
@@ -268,13 +292,19 @@ mod tests {
 
     #[test]
     fn controller_service_name_truncates_and_trims() {
-        assert_eq!(lattice_service_name("group-01", "lattice-groups"), "group-01-lattice-groups");
+        assert_eq!(
+            lattice_service_name("group-01", "lattice-groups"),
+            "group-01-lattice-groups"
+        );
         // 20 characters of the route, dashes trimmed after the cut; 18 of the namespace.
         assert_eq!(
             lattice_service_name("a-very-long-route-na-me", "namespace-that-is-long"),
             "a-very-long-route-na-namespace-that-is"
         );
-        assert_eq!(lattice_service_name("abcdefghijklmnopqrs-tuv", "ns"), "abcdefghijklmnopqrs-ns");
+        assert_eq!(
+            lattice_service_name("abcdefghijklmnopqrs-tuv", "ns"),
+            "abcdefghijklmnopqrs-ns"
+        );
     }
 
     #[test]

@@ -89,14 +89,19 @@ pub enum Outcome {
     /// The Kong route's backend is not a known bridge Service.
     NoBridge(String),
     /// The bridge resolves to a name other than the Host the route rewrites to.
-    HostMismatch { bridge_target: String, rewrite_host: String },
+    HostMismatch {
+        bridge_target: String,
+        rewrite_host: String,
+    },
     /// No Lattice service has this custom domain.
     NoLatticeService(String),
     /// The Lattice service has no rule for the path: Lattice answers 404.
     NoLatticeRule { lattice_route: String },
 }
 
-fn path_rules(matches: Option<&Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesMatches>>) -> Vec<PathRule> {
+fn path_rules(
+    matches: Option<&Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesMatches>>,
+) -> Vec<PathRule> {
     matches
         .into_iter()
         .flatten()
@@ -121,7 +126,9 @@ impl Network {
         let namespace = route.metadata.namespace.clone().unwrap_or_default();
         let name = route.metadata.name.clone().unwrap_or_default();
         let hostnames = route.spec.hostnames.clone().unwrap_or_default();
-        let backend_of = |refs: Option<&Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesBackendRefs>>| {
+        let backend_of = |refs: Option<
+            &Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesBackendRefs>,
+        >| {
             refs.and_then(|r| r.first()).map(|b| BackendRef {
                 namespace: b.namespace.clone().unwrap_or_else(|| namespace.clone()),
                 name: b.name.clone(),
@@ -130,7 +137,11 @@ impl Network {
         };
         for rule in route.spec.rules.iter().flatten() {
             if is_kong {
-                let rewrite_host = rule.filters.iter().flatten().find_map(|f| f.url_rewrite.as_ref()?.hostname.clone());
+                let rewrite_host = rule
+                    .filters
+                    .iter()
+                    .flatten()
+                    .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone());
                 self.kong.push(KongRoute {
                     namespace: namespace.clone(),
                     name: name.clone(),
@@ -173,7 +184,9 @@ impl Network {
     }
 
     /// Builds the network from rendered files: `lattice/…` and `kong/…` paths with YAML text.
-    pub fn from_files<'a>(files: impl IntoIterator<Item = (&'a std::path::Path, &'a str)>) -> Result<Network, String> {
+    pub fn from_files<'a>(
+        files: impl IntoIterator<Item = (&'a std::path::Path, &'a str)>,
+    ) -> Result<Network, String> {
         let mut net = Network::default();
         for (path, text) in files {
             let is_kong = path.starts_with("kong");
@@ -183,11 +196,17 @@ impl Network {
             struct Head {
                 kind: Option<String>,
             }
-            let err = |e: serde_saphyr::Error| format!("{}: {}", path.display(), e.without_snippet());
+            let err =
+                |e: serde_saphyr::Error| format!("{}: {}", path.display(), e.without_snippet());
             let head: Head = serde_saphyr::from_str(text).map_err(err)?;
             match head.kind.as_deref() {
-                Some("HTTPRoute") => net.add_route(&serde_saphyr::from_str::<HttpRoute>(text).map_err(err)?, is_kong),
-                Some("Service") => net.add_service(&serde_saphyr::from_str::<Service>(text).map_err(err)?),
+                Some("HTTPRoute") => net.add_route(
+                    &serde_saphyr::from_str::<HttpRoute>(text).map_err(err)?,
+                    is_kong,
+                ),
+                Some("Service") => {
+                    net.add_service(&serde_saphyr::from_str::<Service>(text).map_err(err)?)
+                }
                 _ => {}
             }
         }
@@ -202,10 +221,16 @@ impl Network {
         let Some(backend) = &kong.backend else {
             return Outcome::NoBridge(String::new());
         };
-        let Some(target) = self.bridges.get(&(backend.namespace.clone(), backend.name.clone())) else {
+        let Some(target) = self
+            .bridges
+            .get(&(backend.namespace.clone(), backend.name.clone()))
+        else {
             return Outcome::NoBridge(backend.name.clone());
         };
-        let lattice_host = kong.rewrite_host.clone().unwrap_or_else(|| host.to_string());
+        let lattice_host = kong
+            .rewrite_host
+            .clone()
+            .unwrap_or_else(|| host.to_string());
         if *target != lattice_host {
             return Outcome::HostMismatch {
                 bridge_target: target.clone(),
@@ -213,7 +238,11 @@ impl Network {
             };
         }
         // The controller takes a route's first hostname as the service's custom domain.
-        let Some(service) = self.lattice.iter().find(|r| r.hostnames.first() == Some(&lattice_host)) else {
+        let Some(service) = self
+            .lattice
+            .iter()
+            .find(|r| r.hostnames.first() == Some(&lattice_host))
+        else {
             return Outcome::NoLatticeService(lattice_host);
         };
         for (i, rule) in service.rules.iter().enumerate() {
@@ -242,7 +271,11 @@ impl Network {
                 let host_rank = if r.hostnames.is_empty() {
                     Some(0)
                 } else {
-                    r.hostnames.iter().filter(|h| h.as_str() == host).map(|h| h.len()).max()
+                    r.hostnames
+                        .iter()
+                        .filter(|h| h.as_str() == host)
+                        .map(|h| h.len())
+                        .max()
                 }?;
                 let best = r
                     .matches

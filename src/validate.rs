@@ -39,17 +39,25 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
 
     let (name, name_pos) = match &decl.name {
         Some(n) => (n.value.clone(), Pos::of(n)),
-        None => (d.stem.clone(), Pos { line: 1, column: 1 }),
+        // Named by its file: the file itself is the place.
+        None => (d.stem.clone(), Pos::default()),
     };
     let from_stem = decl.name.is_none();
     let max_name = platform::DNS1123_LABEL_MAX - BRIDGE_SUFFIX.len();
     let name_problem = platform::dns1123_label_problem(&name).or_else(|| {
         (name.len() > max_name).then(|| {
-            format!("is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63", name.len())
+            format!(
+                "is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63",
+                name.len()
+            )
         })
     });
     if let Some(p) = name_problem {
-        let what = if from_stem { "file name (the app's default name)" } else { "app name" };
+        let what = if from_stem {
+            "file name (the app's default name)"
+        } else {
+            "app name"
+        };
         diags.push(
             Diagnostic::error("invalid-name", format!("{what} `{name}` {p}"))
                 .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
@@ -62,8 +70,14 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 "reserved-name",
                 format!("app name `{name}` has the form of a shared group's name"),
             )
-            .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
-            .help("choose another name; group routes are named by `lattice.groupPrefix` and a number"),
+            .at(if from_stem {
+                Span::file(file)
+            } else {
+                span(file, name_pos)
+            })
+            .help(
+                "choose another name; group routes are named by `lattice.groupPrefix` and a number",
+            ),
         );
     }
 
@@ -78,9 +92,12 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let svc = &decl.service.value;
     if let Some(p) = platform::dns1123_label_problem(&svc.name.value) {
         diags.push(
-            Diagnostic::error("invalid-service", format!("service name `{}` {p}", svc.name.value))
-                .at(span(file, Pos::of(&svc.name)))
-                .help("give the name of the app's Kubernetes Service"),
+            Diagnostic::error(
+                "invalid-service",
+                format!("service name `{}` {p}", svc.name.value),
+            )
+            .at(span(file, Pos::of(&svc.name)))
+            .help("give the name of the app's Kubernetes Service"),
         );
     }
     let port = svc.port.value;
@@ -146,10 +163,13 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                     .find(|m: &&PathMatch| m.kind == p.value.kind && m.value == p.value.value)
                 {
                     diags.push(
-                        Diagnostic::error("duplicate-path", format!("path `{}` is listed twice", p.value.value))
-                            .at(span(file, pos))
-                            .related(span(file, prev.pos), "first listed here")
-                            .help("remove one of them"),
+                        Diagnostic::error(
+                            "duplicate-path",
+                            format!("path `{}` is listed twice", p.value.value),
+                        )
+                        .at(span(file, pos))
+                        .related(span(file, prev.pos), "first listed here")
+                        .help("remove one of them"),
                     );
                     continue;
                 }
@@ -197,9 +217,12 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         }
         if host.is_some() {
             diags.push(
-                Diagnostic::error("invalid-group", "a host-routed app has its own route and no group")
-                    .at(span(file, pos))
-                    .help("remove `group`, or remove `host` to share a group"),
+                Diagnostic::error(
+                    "invalid-group",
+                    "a host-routed app has its own route and no group",
+                )
+                .at(span(file, pos))
+                .help("remove `group`, or remove `host` to share a group"),
             );
         }
     }
@@ -216,9 +239,12 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         if let Some(i) = h.value.interval_seconds {
             if !(5..=300).contains(&i) {
                 diags.push(
-                    Diagnostic::error("invalid-health-check", format!("interval {i}s is out of range"))
-                        .at(span(file, Pos::of(h)))
-                        .help("Lattice health check intervals are 5 to 300 seconds"),
+                    Diagnostic::error(
+                        "invalid-health-check",
+                        format!("interval {i}s is out of range"),
+                    )
+                    .at(span(file, Pos::of(h)))
+                    .help("Lattice health check intervals are 5 to 300 seconds"),
                 );
             }
         }
@@ -256,7 +282,10 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     let q = &config.quotas;
     if q.rules_per_service == 0 || q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
         bad(
-            format!("quotas.rulesPerService is {}; it must be 1 to 100", q.rules_per_service),
+            format!(
+                "quotas.rulesPerService is {}; it must be 1 to 100",
+                q.rules_per_service
+            ),
             "set it to the account's Lattice rules-per-listener quota",
         );
     } else if config.group_rule_capacity() == 0 {
@@ -296,12 +325,18 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     }
     for h in &config.kong.hostnames {
         if let Some(p) = platform::hostname_problem(h) {
-            bad(format!("kong.hostnames: `{h}` {p}"), "give lowercase DNS names");
+            bad(
+                format!("kong.hostnames: `{h}` {p}"),
+                "give lowercase DNS names",
+            );
         }
     }
     if config.kong.hostnames.len() > platform::CRD_MAX_HOSTNAMES {
         bad(
-            format!("kong.hostnames has {} entries; an HTTPRoute takes 16", config.kong.hostnames.len()),
+            format!(
+                "kong.hostnames has {} entries; an HTTPRoute takes 16",
+                config.kong.hostnames.len()
+            ),
             "shorten the list",
         );
     }
@@ -314,10 +349,13 @@ fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
         if let Some(&j) = first.get(&app.name) {
             let other = &apps[j];
             diags.push(
-                Diagnostic::error("duplicate-app", format!("app `{}` is declared twice", app.name))
-                    .at(span(&app.file, app.name_pos))
-                    .related(span(&other.file, other.name_pos), "also declared here")
-                    .help("give each app a unique name (`name:` or the file name)"),
+                Diagnostic::error(
+                    "duplicate-app",
+                    format!("app `{}` is declared twice", app.name),
+                )
+                .at(span(&app.file, app.name_pos))
+                .related(span(&other.file, other.name_pos), "also declared here")
+                .help("give each app a unique name (`name:` or the file name)"),
             );
             drop.push(i);
         } else {
@@ -351,14 +389,20 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
         for p in &app.paths {
             let key = (app.host.as_deref(), p.kind, p.value.as_str());
             if let Some(other) = claims.get(&key) {
-                let op = other.paths.iter().find(|q| q.kind == p.kind && q.value == p.value);
+                let op = other
+                    .paths
+                    .iter()
+                    .find(|q| q.kind == p.kind && q.value == p.value);
                 diags.push(
                     Diagnostic::error(
                         "path-conflict",
                         format!("path `{}` is also claimed by app `{}`", p.value, other.name),
                     )
                     .at(span(&app.file, p.pos))
-                    .related(span(&other.file, op.map(|q| q.pos).unwrap_or_default()), "claimed here")
+                    .related(
+                        span(&other.file, op.map(|q| q.pos).unwrap_or_default()),
+                        "claimed here",
+                    )
                     .help("each path belongs to one app; remove it from one of them"),
                 );
             } else {

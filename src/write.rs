@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use similar::TextDiff;
 
 use crate::diag::{Diagnostic, Span};
-use crate::render::{Output, HEADER};
+use crate::render::{HEADER, Output};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
@@ -39,7 +39,8 @@ fn owned_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
     }
     for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
         let entry = entry.map_err(|e| {
-            Diagnostic::error("io-error", format!("cannot read the output folder: {e}")).at(Span::file(dir))
+            Diagnostic::error("io-error", format!("cannot read the output folder: {e}"))
+                .at(Span::file(dir))
         })?;
         if !entry.file_type().is_file() {
             continue;
@@ -71,12 +72,23 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
 
 /// What it takes to turn the disk into `output` (under `out_dir`) plus `extra` files (the
 /// lock). Sorted by path.
-pub fn changes(out_dir: &Path, output: &Output, extra: &[(PathBuf, String)]) -> Result<Vec<Change>, Diagnostic> {
+pub fn changes(
+    out_dir: &Path,
+    output: &Output,
+    extra: &[(PathBuf, String)],
+) -> Result<Vec<Change>, Diagnostic> {
     if out_dir.exists() && !out_dir.is_dir() {
-        return Err(Diagnostic::error("io-error", format!("output {} is a file, not a folder", out_dir.display()))
-            .help("give a folder for -o, e.g. `-o generated/`"));
+        return Err(Diagnostic::error(
+            "io-error",
+            format!("output {} is a file, not a folder", out_dir.display()),
+        )
+        .help("give a folder for -o, e.g. `-o generated/`"));
     }
-    let mut wanted: BTreeMap<PathBuf, &str> = output.files.iter().map(|(rel, text)| (out_dir.join(rel), text.as_str())).collect();
+    let mut wanted: BTreeMap<PathBuf, &str> = output
+        .files
+        .iter()
+        .map(|(rel, text)| (out_dir.join(rel), text.as_str()))
+        .collect();
     for (p, text) in extra {
         wanted.insert(p.clone(), text);
     }
@@ -84,14 +96,29 @@ pub fn changes(out_dir: &Path, output: &Output, extra: &[(PathBuf, String)]) -> 
     for (path, new) in &wanted {
         match read_if_exists(path)? {
             Some(old) if old == *new => {}
-            Some(old) => out.push(Change { path: path.clone(), kind: ChangeKind::Changed, old: Some(old), new: Some(new.to_string()) }),
-            None => out.push(Change { path: path.clone(), kind: ChangeKind::Added, old: None, new: Some(new.to_string()) }),
+            Some(old) => out.push(Change {
+                path: path.clone(),
+                kind: ChangeKind::Changed,
+                old: Some(old),
+                new: Some(new.to_string()),
+            }),
+            None => out.push(Change {
+                path: path.clone(),
+                kind: ChangeKind::Added,
+                old: None,
+                new: Some(new.to_string()),
+            }),
         }
     }
     for path in owned_files(out_dir)? {
         if !wanted.contains_key(&path) {
             let old = read_if_exists(&path)?;
-            out.push(Change { path, kind: ChangeKind::Removed, old, new: None });
+            out.push(Change {
+                path,
+                kind: ChangeKind::Removed,
+                old,
+                new: None,
+            });
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -111,7 +138,13 @@ pub fn unified_diff(changes: &[Change]) -> String {
             ChangeKind::Changed => (format!("a/{shown}"), format!("b/{shown}")),
         };
         let diff = TextDiff::from_lines(old, new);
-        out.push_str(&diff.unified_diff().context_radius(3).header(&a, &b).to_string());
+        out.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&a, &b)
+                .to_string(),
+        );
     }
     out
 }
@@ -157,7 +190,10 @@ fn apply_one(c: &Change, created_dirs: &mut Vec<PathBuf>) -> Result<(), Diagnost
 /// Writes through a temporary file in the same folder and renames it into place, so a
 /// reader never sees half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.latgen-tmp"));
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;

@@ -14,9 +14,17 @@ fn bless() -> bool {
 }
 
 /// Compares file by file so that a failure shows the file and a readable diff.
-fn assert_tree_eq(expected: &BTreeMap<PathBuf, String>, actual: &BTreeMap<PathBuf, String>, what: &str) {
+fn assert_tree_eq(
+    expected: &BTreeMap<PathBuf, String>,
+    actual: &BTreeMap<PathBuf, String>,
+    what: &str,
+) {
     let names = |t: &BTreeMap<PathBuf, String>| t.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(expected), names(actual), "{what}: the set of files differs");
+    assert_eq!(
+        names(expected),
+        names(actual),
+        "{what}: the set of files differs"
+    );
     for (path, text) in actual {
         assert_eq!(&expected[path], text, "{what}: {} differs", path.display());
     }
@@ -24,7 +32,8 @@ fn assert_tree_eq(expected: &BTreeMap<PathBuf, String>, actual: &BTreeMap<PathBu
 
 fn check_fixture(name: &str) {
     let dir = common::fixture(name);
-    let actual = common::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
+    let actual =
+        common::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
     let expected_dir = dir.join("expected");
     if bless() {
         let _ = std::fs::remove_dir_all(&expected_dir);
@@ -58,7 +67,11 @@ fn committed_example_output_is_up_to_date() {
     if bless() {
         return;
     }
-    assert_tree_eq(&committed, &actual, "example (run `cargo run --release -- render apps/ -o generated/`)");
+    assert_tree_eq(
+        &committed,
+        &actual,
+        "example (run `cargo run --release -- render apps/ -o generated/`)",
+    );
 }
 
 /// The field report's shape: 79 apps, 73 path-routed and 6 on their own hosts, come out as
@@ -77,18 +90,39 @@ fn example_renders_fourteen_lattice_services() {
         .output
         .files
         .keys()
-        .filter(|p| p.starts_with("lattice") && p.file_name().unwrap().to_string_lossy().starts_with("httproute-"))
+        .filter(|p| {
+            p.starts_with("lattice")
+                && p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("httproute-")
+        })
         .count();
-    assert_eq!(lattice_routes, 14, "one Lattice-side HTTPRoute per Lattice service");
+    assert_eq!(
+        lattice_routes, 14,
+        "one Lattice-side HTTPRoute per Lattice service"
+    );
 }
 
 #[test]
 fn every_generated_file_starts_with_the_header_and_has_no_timestamp_or_version() {
     let built = common::built(&common::root());
     for (path, text) in &built.output.files {
-        assert!(text.starts_with(latgen::render::HEADER), "{}", path.display());
-        assert!(!text.contains(env!("CARGO_PKG_VERSION")), "{} names the version", path.display());
-        assert!(!text.contains("2026-") && !text.contains("timestamp"), "{}", path.display());
+        assert!(
+            text.starts_with(latgen::render::HEADER),
+            "{}",
+            path.display()
+        );
+        assert!(
+            !text.contains(env!("CARGO_PKG_VERSION")),
+            "{} names the version",
+            path.display()
+        );
+        assert!(
+            !text.contains("2026-") && !text.contains("timestamp"),
+            "{}",
+            path.display()
+        );
     }
     let _ = Path::new("");
 }

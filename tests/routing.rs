@@ -13,7 +13,12 @@ use latgen::routing::{BackendRef, Network, Outcome};
 
 /// The app Gateway API semantics choose for a request, from the declarations alone:
 /// host-specific routes before hostless ones, then Exact, then the longest prefix.
-fn expected<'a>(apps: &'a [App], kong_hostnames: &[String], host: &str, path: &str) -> Option<&'a App> {
+fn expected<'a>(
+    apps: &'a [App],
+    kong_hostnames: &[String],
+    host: &str,
+    path: &str,
+) -> Option<&'a App> {
     apps.iter()
         .filter_map(|a| {
             let host_rank = match &a.host {
@@ -40,10 +45,34 @@ fn expected<'a>(apps: &'a [App], kong_hostnames: &[String], host: &str, path: &s
 
 fn probes(apps: &[App]) -> Vec<String> {
     let mut out: Vec<String> = [
-        "/", "/sh", "/shx", "/sh/x", "/shop", "/shopx", "/shop/", "/shop/cart", "/shop/cartx", "/shop/cart/items",
-        "/shopping", "/shopping/list", "/shop-admin", "/shop-admin/x", "/api", "/apix", "/api/v2", "/api/v2x",
-        "/api/v2/x", "/api/v22", "/api/v22/x", "/api/v2/health", "/api/v2/healthz", "/healthz", "/healthz/x",
-        "/unknown", "/help/faqx", "/account/securityx",
+        "/",
+        "/sh",
+        "/shx",
+        "/sh/x",
+        "/shop",
+        "/shopx",
+        "/shop/",
+        "/shop/cart",
+        "/shop/cartx",
+        "/shop/cart/items",
+        "/shopping",
+        "/shopping/list",
+        "/shop-admin",
+        "/shop-admin/x",
+        "/api",
+        "/apix",
+        "/api/v2",
+        "/api/v2x",
+        "/api/v2/x",
+        "/api/v22",
+        "/api/v22/x",
+        "/api/v2/health",
+        "/api/v2/healthz",
+        "/healthz",
+        "/healthz/x",
+        "/unknown",
+        "/help/faqx",
+        "/account/securityx",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -63,7 +92,11 @@ fn probes(apps: &[App]) -> Vec<String> {
             }
             let mut cut = v.len();
             while let Some(i) = v[..cut].rfind('/') {
-                out.push(if i == 0 { "/".into() } else { v[..i].to_string() });
+                out.push(if i == 0 {
+                    "/".into()
+                } else {
+                    v[..i].to_string()
+                });
                 cut = i;
             }
         }
@@ -77,7 +110,14 @@ fn assert_routing_equivalent(dir: &Path) -> usize {
     let built = common::built(dir);
     let apps = &built.prepared.apps;
     let config = &built.prepared.config;
-    let net = Network::from_files(built.output.files.iter().map(|(p, t)| (p.as_path(), t.as_str()))).unwrap();
+    let net = Network::from_files(
+        built
+            .output
+            .files
+            .iter()
+            .map(|(p, t)| (p.as_path(), t.as_str())),
+    )
+    .unwrap();
     let mut hosts: Vec<String> = vec!["public.example.org".into()];
     hosts.extend(config.kong.hostnames.iter().cloned());
     hosts.extend(apps.iter().filter_map(|a| a.host.clone()));
@@ -99,7 +139,10 @@ fn assert_routing_equivalent(dir: &Path) -> usize {
                             "{host}{path}: Gateway API names app `{}`, the manifests deliver to {got:?}",
                             app.name
                         ),
-                        other => panic!("{host}{path}: Gateway API names app `{}`, the manifests give {other:?}", app.name),
+                        other => panic!(
+                            "{host}{path}: Gateway API names app `{}`, the manifests give {other:?}",
+                            app.name
+                        ),
                     }
                 }
                 None => assert_eq!(got, Outcome::NoKongRoute, "{host}{path}: no app claims it"),
@@ -132,20 +175,28 @@ fn example_routes_every_declared_path_correctly() {
 #[test]
 fn sorting_alone_would_misroute_a_nested_prefix() {
     let route = |rules: &[(&str, &str)]| {
-        let mut net = Network::default();
         let yaml_rules: String = rules
             .iter()
             .map(|(p, svc)| format!("    - matches: [{{ path: {{ type: PathPrefix, value: {p} }} }}]\n      backendRefs: [{{ name: {svc}, port: 80 }}]\n"))
             .collect();
-        let lattice = format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: g, namespace: ns }}\nspec:\n  hostnames: [g.internal]\n  rules:\n{yaml_rules}");
+        let lattice = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: g, namespace: ns }}\nspec:\n  hostnames: [g.internal]\n  rules:\n{yaml_rules}"
+        );
         let kong = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: shop, namespace: k }\nspec:\n  rules:\n    - matches: [{ path: { type: PathPrefix, value: /shop } }]\n      filters: [{ type: URLRewrite, urlRewrite: { hostname: g.internal } }]\n      backendRefs: [{ name: shop-lattice, port: 80 }]\n";
         let bridge = "apiVersion: v1\nkind: Service\nmetadata: { name: shop-lattice, namespace: k }\nspec: { type: ExternalName, externalName: g.internal }\n";
-        let files = [("lattice/g.yaml", lattice.as_str()), ("kong/r.yaml", kong), ("kong/s.yaml", bridge)];
-        net = Network::from_files(files.iter().map(|(p, t)| (Path::new(*p), *t))).unwrap();
+        let files = [
+            ("lattice/g.yaml", lattice.as_str()),
+            ("kong/r.yaml", kong),
+            ("kong/s.yaml", bridge),
+        ];
+        let net = Network::from_files(files.iter().map(|(p, t)| (Path::new(*p), *t))).unwrap();
         net.route("x", "/shop/cartx")
     };
     match route(&[("/shop/cart", "cart"), ("/shop", "shop")]) {
-        Outcome::Backend { backend, .. } => assert_eq!(backend.name, "cart", "string-prefix first match takes the nested rule"),
+        Outcome::Backend { backend, .. } => assert_eq!(
+            backend.name, "cart",
+            "string-prefix first match takes the nested rule"
+        ),
         other => panic!("{other:?}"),
     }
     match route(&[("/shop", "shop")]) {

@@ -9,10 +9,16 @@ use std::path::Path;
 use serde_json::Value;
 
 fn crd_schema() -> Value {
-    let text = std::fs::read_to_string(common::root().join("tests/data/gateway-api/gateway.networking.k8s.io_httproutes.yaml")).unwrap();
+    let text = std::fs::read_to_string(
+        common::root().join("tests/data/gateway-api/gateway.networking.k8s.io_httproutes.yaml"),
+    )
+    .unwrap();
     let crd: Value = serde_saphyr::from_str(&text).unwrap();
     let versions = crd["spec"]["versions"].as_array().unwrap();
-    let v1 = versions.iter().find(|v| v["name"] == "v1").expect("the CRD serves v1");
+    let v1 = versions
+        .iter()
+        .find(|v| v["name"] == "v1")
+        .expect("the CRD serves v1");
     let mut schema = v1["schema"]["openAPIV3Schema"].clone();
     strict(&mut schema, true);
     schema
@@ -55,7 +61,10 @@ fn cel_problems(route: &Value) -> Vec<String> {
         while i < b.len() {
             let c = b[i] as char;
             if c == '%' {
-                if i + 2 >= b.len() || !b[i + 1].is_ascii_hexdigit() || !b[i + 2].is_ascii_hexdigit() {
+                if i + 2 >= b.len()
+                    || !b[i + 1].is_ascii_hexdigit()
+                    || !b[i + 2].is_ascii_hexdigit()
+                {
                     return false;
                 }
                 i += 3;
@@ -72,12 +81,17 @@ fn cel_problems(route: &Value) -> Vec<String> {
     for rule in route["spec"]["rules"].as_array().into_iter().flatten() {
         for m in rule["matches"].as_array().into_iter().flatten() {
             total_matches += 1;
-            let (Some(t), Some(v)) = (m["path"]["type"].as_str(), m["path"]["value"].as_str()) else { continue };
+            let (Some(t), Some(v)) = (m["path"]["type"].as_str(), m["path"]["value"].as_str())
+            else {
+                continue;
+            };
             if t != "Exact" && t != "PathPrefix" {
                 continue;
             }
             let bad = !v.starts_with('/')
-                || ["//", "/./", "/../", "%2f", "%2F", "#"].iter().any(|n| v.contains(n))
+                || ["//", "/./", "/../", "%2f", "%2F", "#"]
+                    .iter()
+                    .any(|n| v.contains(n))
                 || v.ends_with("/..")
                 || v.ends_with("/.")
                 || !valid_chars(v);
@@ -111,22 +125,53 @@ fn check_tree(dir: &Path) -> usize {
             continue;
         }
         routes += 1;
-        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
-        assert!(errors.is_empty(), "{}: the CRD schema refuses it:\n{}", path.display(), errors.join("\n"));
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{}: the CRD schema refuses it:\n{}",
+            path.display(),
+            errors.join("\n")
+        );
         let cel = cel_problems(&doc);
         assert!(cel.is_empty(), "{}: {}", path.display(), cel.join("; "));
         if path.starts_with("lattice") {
             let rules = doc["spec"]["rules"].as_array().unwrap();
-            assert!(rules.len() <= 16, "{}: over the CRD's 16 rules", path.display());
+            assert!(
+                rules.len() <= 16,
+                "{}: over the CRD's 16 rules",
+                path.display()
+            );
             let hostnames = doc["spec"]["hostnames"].as_array().unwrap();
-            assert_eq!(hostnames.len(), 1, "{}: the controller uses one hostname as the custom domain", path.display());
+            assert_eq!(
+                hostnames.len(),
+                1,
+                "{}: the controller uses one hostname as the custom domain",
+                path.display()
+            );
             for r in rules {
-                assert_eq!(r["matches"].as_array().unwrap().len(), 1, "{}: the controller refuses a rule with several matches", path.display());
+                assert_eq!(
+                    r["matches"].as_array().unwrap().len(),
+                    1,
+                    "{}: the controller refuses a rule with several matches",
+                    path.display()
+                );
                 let v = r["matches"][0]["path"]["value"].as_str().unwrap();
-                assert!(v.len() <= 128, "{}: Lattice path over 128 characters", path.display());
+                assert!(
+                    v.len() <= 128,
+                    "{}: Lattice path over 128 characters",
+                    path.display()
+                );
             }
             if doc["metadata"]["labels"]["latgen.dev/group"].is_string() {
-                assert!(rules.len() <= cap, "{}: {} rules over the quota of {cap}", path.display(), rules.len());
+                assert!(
+                    rules.len() <= cap,
+                    "{}: {} rules over the quota of {cap}",
+                    path.display(),
+                    rules.len()
+                );
             }
         }
     }

@@ -36,7 +36,10 @@ pub fn built(dir: &Path) -> latgen::Built {
     let templates = Templates::load(None).unwrap();
     match latgen::build(&paths, &templates) {
         Ok(b) => b,
-        Err(f) => panic!("{}", latgen::diag::render_human(&f.diags, &f.sources, false)),
+        Err(f) => panic!(
+            "{}",
+            latgen::diag::render_human(&f.diags, &f.sources, false)
+        ),
     }
 }
 

@@ -43,6 +43,7 @@ impl Prepared {
 
 /// The outcome of the shared stages: the prepared project when no error was found, every
 /// finding, and the input texts for quoting them.
+#[derive(Debug)]
 pub struct Run {
     pub prepared: Option<Prepared>,
     pub diags: Diagnostics,
@@ -74,6 +75,7 @@ pub fn prepare(paths: &ProjectPaths) -> Run {
 }
 
 /// A project rendered in memory: the plan and the files to write.
+#[derive(Debug)]
 pub struct Built {
     pub prepared: Prepared,
     pub output: render::Output,
@@ -83,6 +85,7 @@ pub struct Built {
 }
 
 /// Why a run stopped: every finding, and the input texts to quote them.
+#[derive(Debug)]
 pub struct Failure {
     pub diags: Diagnostics,
     pub sources: Sources,

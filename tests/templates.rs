@@ -1,0 +1,138 @@
+//! Custom templates (`--templates DIR`) are untrusted: whatever they render must still parse
+//! back as the object latgen meant, and they cannot run forever.
+
+mod common;
+
+use std::path::Path;
+
+use latgen::load::ProjectPaths;
+use latgen::render::Templates;
+
+fn build_with(
+    dir: &Path,
+    name: &str,
+    source: &str,
+) -> Result<latgen::Built, Vec<(String, String)>> {
+    let tdir = tempfile::tempdir().unwrap();
+    let p = tdir.path().join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, source).unwrap();
+    let templates =
+        Templates::load(Some(tdir.path())).map_err(|d| vec![(d.code.to_string(), d.message)])?;
+    latgen::build(&ProjectPaths::at_root(dir), &templates).map_err(|f| {
+        f.diags
+            .iter()
+            .map(|d| (d.code.to_string(), d.message.clone()))
+            .collect()
+    })
+}
+
+fn embedded(name: &str) -> &'static str {
+    latgen::render::TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1
+}
+
+#[test]
+fn an_override_that_stays_valid_is_used() {
+    let src = embedded("kong/bridge-service.yaml.j2").replace(
+        "app.kubernetes.io/managed-by: latgen",
+        "app.kubernetes.io/managed-by: latgen\n    team: platform",
+    );
+    let built = build_with(
+        &common::fixture("traps"),
+        "kong/bridge-service.yaml.j2",
+        &src,
+    )
+    .unwrap();
+    let bridge = &built.output.files[Path::new("kong/service-shop-lattice.yaml")];
+    assert!(bridge.contains("    team: platform\n"), "{bridge}");
+}
+
+#[test]
+fn a_misspelled_field_is_refused() {
+    let src = embedded("kong/route.yaml.j2").replace("backendRefs:", "backendRef:");
+    let errs = build_with(&common::fixture("traps"), "kong/route.yaml.j2", &src).unwrap_err();
+    assert!(
+        errs.iter().all(|(code, _)| code == "rendered-invalid"),
+        "{errs:?}"
+    );
+    assert!(
+        errs[0].1.contains("fields its type does not define"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_smuggled_second_object_is_refused() {
+    let src = format!(
+        "{}---\napiVersion: v1\nkind: Secret\nmetadata: {{ name: x }}\n",
+        embedded("kong/bridge-service.yaml.j2")
+    );
+    let errs = build_with(
+        &common::fixture("traps"),
+        "kong/bridge-service.yaml.j2",
+        &src,
+    )
+    .unwrap_err();
+    assert!(
+        errs[0].1.contains("expected one YAML document, found 2"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_renamed_object_is_refused() {
+    let src = embedded("lattice/group-route.yaml.j2")
+        .replace("name: {{ name | yaml }}", "name: hijacked");
+    let errs = build_with(
+        &common::fixture("traps"),
+        "lattice/group-route.yaml.j2",
+        &src,
+    )
+    .unwrap_err();
+    assert!(
+        errs[0].1.contains("metadata.name is not `group-01`"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn an_undefined_variable_is_an_error_not_an_empty_string() {
+    let src = embedded("kong/route.yaml.j2").replace("{{ target | yaml }}", "{{ tagret | yaml }}");
+    let errs = build_with(&common::fixture("traps"), "kong/route.yaml.j2", &src).unwrap_err();
+    assert!(
+        errs.iter().any(|(code, _)| code == "template-error"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_runaway_template_is_stopped() {
+    let src = "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}";
+    let errs = build_with(&common::fixture("traps"), "kustomization.yaml.j2", src).unwrap_err();
+    assert!(
+        errs.iter().any(|(code, _)| code == "template-error"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn a_template_with_a_syntax_error_is_reported_with_its_file_and_line() {
+    let tdir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tdir.path().join("kong")).unwrap();
+    std::fs::write(
+        tdir.path().join("kong/route.yaml.j2"),
+        "a: 1\n{% for x in %}\n",
+    )
+    .unwrap();
+    let d = Templates::load(Some(tdir.path()))
+        .err()
+        .expect("a syntax error");
+    assert_eq!(d.code, "template-error");
+    let span = d.span.unwrap();
+    assert_eq!(span.file, tdir.path().join("kong/route.yaml.j2"));
+    assert_eq!(span.line, 2);
+}

@@ -135,10 +135,10 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
     };
     let plan = &prepared.plan;
     let summary = format!(
-        "{} apps in {} Lattice services ({} shared groups, {} dedicated)",
-        prepared.apps.len(),
-        plan.service_count(),
-        plan.groups.len(),
+        "{} in {} ({} shared, {} dedicated)",
+        plural(prepared.apps.len(), "app"),
+        plural(plan.service_count(), "Lattice service"),
+        plural(plan.groups.len(), "group"),
         plan.dedicated.len()
     );
     if args.check {
@@ -147,10 +147,20 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
             return 0;
         }
         print!("{}", write::unified_diff(&changes));
+        let lock_stale = changes.iter().any(|c| c.path == paths.lock);
+        let outputs = changes.len() - usize::from(lock_stale);
+        let what = match (outputs, lock_stale) {
+            (0, _) => paths.lock.display().to_string(),
+            (n, false) => format!("{} ({})", args.output.display(), plural(n, "file")),
+            (n, true) => format!(
+                "{} ({}) and {}",
+                args.output.display(),
+                plural(n, "file"),
+                paths.lock.display()
+            ),
+        };
         eprintln!(
-            "error: {} is stale: {} file(s) differ from what `latgen render` writes; run it and commit the result",
-            args.output.display(),
-            changes.len()
+            "error: {what} differ from what `latgen render` writes; run it and commit the result"
         );
         return 1;
     }
@@ -166,6 +176,14 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         output.files.len() + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
     0
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// The output folder must not be a file nor lie inside the apps folder (its YAML would be

@@ -201,7 +201,7 @@ impl Sources {
         let text = self.texts.get(file)?;
         text.lines()
             .nth(line as usize - 1)
-            .map(|l| l.trim_end_matches('\r'))
+            .map(|l| l.trim_start_matches('\u{feff}').trim_end_matches('\r'))
     }
 }
 
@@ -225,7 +225,7 @@ pub fn render_human(diags: &Diagnostics, sources: &Sources, color: bool) -> Stri
             out,
             "{sev}{}: {}",
             paint("1", &format!("[{}]", d.code)),
-            paint("1", &d.message)
+            paint("1", &one_line(&d.message))
         );
         if let Some(span) = &d.span {
             write_place(&mut out, span, None, sources, &paint);
@@ -234,7 +234,7 @@ pub fn render_human(diags: &Diagnostics, sources: &Sources, color: bool) -> Stri
             write_place(&mut out, &label.span, Some(&label.message), sources, &paint);
         }
         if let Some(help) = &d.help {
-            let _ = writeln!(out, "   = {}: {help}", paint("1", "help"));
+            let _ = writeln!(out, "   = {}: {}", paint("1", "help"), one_line(help));
         }
         out.push('\n');
     }
@@ -287,6 +287,24 @@ fn write_place(
     }
 }
 
+/// Shows control characters as escapes, so that a value from an input (a name with a
+/// newline, say) cannot break a report's lines.
+pub fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            '\t' => "\\t".to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
 pub fn did_you_mean<'a>(
     word: &str,
@@ -308,6 +326,12 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_in_reports() {
+        assert_eq!(one_line("a\nkind: Secret"), "a\\nkind: Secret");
+        assert_eq!(one_line("plain"), "plain");
+    }
 
     #[test]
     fn suggests_the_closest_field() {

@@ -233,7 +233,10 @@ fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option
             !t.is_empty() && !t.starts_with('#')
         })
         .collect();
-    if content_lines.is_empty() {
+    let only_markers = content_lines
+        .iter()
+        .all(|(_, l)| matches!(l.trim(), "---" | "..."));
+    if content_lines.is_empty() || only_markers {
         diags.push(
             Diagnostic::error("empty-file", "file declares no app")
                 .at(Span::file(file))
@@ -275,30 +278,47 @@ pub fn parse_yaml<T: DeserializeOwned>(
     match serde_saphyr::from_str::<T>(text) {
         Ok(v) => Some(v),
         Err(e) => {
-            diags.push(yaml_error(file, &e, fields));
+            diags.push(yaml_error(file, text, &e, fields));
             None
         }
     }
 }
 
-fn yaml_error(file: &Path, e: &serde_saphyr::Error, fields: &[&str]) -> Diagnostic {
+fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&str]) -> Diagnostic {
     let mut message = e.without_snippet().to_string();
     if let Some(i) = message.rfind(" at line ") {
         message.truncate(i);
     }
-    let span = match e.location() {
+    let mut span = match e.location() {
         Some(loc) => Span::at(file, &loc),
         None => Span::file(file),
     };
     let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
-        let help = match did_you_mean(field, fields.iter().copied()) {
+        // Suggest from the mapping the field is in: the parser lists its fields.
+        let listed: Vec<&str> = message
+            .split_once("expected one of ")
+            .or_else(|| message.split_once("expected "))
+            .map(|(_, list)| list.split(", ").map(|f| f.trim_matches('`')).collect())
+            .unwrap_or_default();
+        let candidates = if listed.is_empty() {
+            top_fields.to_vec()
+        } else {
+            listed
+        };
+        let help = match did_you_mean(field, candidates.iter().copied()) {
             Some(s) => format!("did you mean `{s}`?"),
-            None => "remove it; the README lists the fields".to_string(),
+            None => format!("remove it; this place takes {}", candidates.join(", ")),
         };
         ("unknown-field", help)
     } else if let Some(field) = between(&message, "missing field `", "`") {
-        let help = format!("add `{field}`");
-        ("missing-field", help)
+        // The parser points at the mapping's last key; a missing top-level field belongs to
+        // the whole document, so point at its first line instead.
+        if top_fields.contains(&field) {
+            if let Some(line) = first_content_line(text) {
+                span = Span::new(file, line, 1);
+            }
+        }
+        ("missing-field", format!("add `{field}`"))
     } else if message.starts_with("duplicate mapping key") {
         let key = message
             .trim_start_matches("duplicate mapping key: ")
@@ -308,6 +328,17 @@ fn yaml_error(file: &Path, e: &serde_saphyr::Error, fields: &[&str]) -> Diagnost
             .to_string();
         message = format!("`{key}` is given twice");
         ("duplicate-key", "keep one of them".to_string())
+    } else if message.contains("expected mapping")
+        && span.line <= first_content_line(text).unwrap_or(1)
+    {
+        message = "the file is not a mapping of fields".to_string();
+        (
+            "not-a-mapping",
+            format!(
+                "write the declaration as `field: value` lines ({})",
+                top_fields.join(", ")
+            ),
+        )
     } else if message.contains("expected mapping") || message.contains("invalid type") {
         (
             "invalid-type",
@@ -325,6 +356,17 @@ fn yaml_error(file: &Path, e: &serde_saphyr::Error, fields: &[&str]) -> Diagnost
         )
     };
     Diagnostic::error(code, message).at(span).help(help)
+}
+
+/// The 1-based line of the first line that is neither blank, a comment nor a document marker.
+fn first_content_line(text: &str) -> Option<u32> {
+    text.trim_start_matches('\u{feff}')
+        .lines()
+        .position(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('#') && t != "---"
+        })
+        .map(|i| i as u32 + 1)
 }
 
 fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
+use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::load::ProjectPaths;
-use crate::render::Templates;
+use crate::render::{Output, Side, Templates};
 use crate::write::{self, ChangeKind};
 
 #[derive(Debug, Parser)]
@@ -38,6 +38,65 @@ pub enum ColorChoice {
 pub enum Command {
     /// Plan the groups and write generated/ and latgen.lock.
     Render(RenderArgs),
+    /// The PR gate: quotas, prefix shadowing, conflicts, names, staleness, rollout safety.
+    Check(CheckArgs),
+}
+
+/// One half of the output, one per Argo CD Application.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OnlySide {
+    Lattice,
+    Kong,
+}
+
+impl OnlySide {
+    pub fn side(self) -> Side {
+        match self {
+            OnlySide::Lattice => Side::Lattice,
+            OnlySide::Kong => Side::Kong,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Findings with the source line, for people.
+    Human,
+    /// One JSON object per finding and line.
+    Json,
+    /// GitHub Actions annotations (`::error file=…::…`).
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Deny {
+    /// Warnings fail the check too.
+    Warnings,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The committed output folder.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Folder of templates `render` is run with.
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 on warnings as well.
+    #[arg(long, value_enum)]
+    pub deny: Option<Deny>,
+    /// Compare with this Git revision: accept a PR that leaves one side as it was when the
+    /// other side can safely go live first, and refuse a change either side of which could
+    /// break routing by going live first.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -81,6 +140,9 @@ pub struct RenderArgs {
     /// Write nothing; exit 1 with a unified diff when the output or the lock is stale.
     #[arg(long)]
     pub check: bool,
+    /// Write only one side (and the lock), to ship a change as two PRs.
+    #[arg(long, value_enum)]
+    pub only: Option<OnlySide>,
 }
 
 pub fn run(cli: Cli) -> ExitCode {
@@ -93,6 +155,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let code = match cli.command {
         Command::Render(args) => render(&args, color),
+        Command::Check(args) => check(&args, color),
     };
     ExitCode::from(code)
 }
@@ -126,19 +189,45 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
             return 2;
         }
     };
-    report(&built.diags, &built.sources, color);
-    let (prepared, output) = (&built.prepared, &built.output);
+    let mut notes = built.diags.clone();
+    if let Ok(before) = crate::check::read_output(&args.output) {
+        let quota = built.prepared.config.quotas.rules_per_service as usize;
+        notes.extend(crate::check::quota_during_change(
+            &before,
+            &built.output.files,
+            quota,
+            &args.output,
+        ));
+    }
+    notes.sort();
+    report(&notes, &built.sources, color);
+    let prepared = &built.prepared;
+    let only = args.only.map(OnlySide::side);
+    let output = &Output {
+        files: built
+            .output
+            .files
+            .iter()
+            .filter(|(p, _)| only.is_none_or(|s| p.starts_with(s.dir())))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect(),
+    };
     let extra = [(paths.lock.clone(), prepared.lock_text())];
-    let changes = match write::changes(&args.output, output, &extra) {
+    let mut changes = match write::changes(&args.output, output, &extra) {
         Ok(c) => c,
         Err(d) => return fail(d, &built.sources, color),
     };
+    if let Some(side) = only {
+        // The other side stays exactly as it is.
+        let keep = args.output.join(side.dir());
+        changes.retain(|c| c.path == paths.lock || c.path.starts_with(&keep));
+    }
     let plan = &prepared.plan;
     let summary = format!(
-        "{} in {} ({} shared, {} dedicated)",
+        "{} in {} ({}, {} dedicated)",
         plural(prepared.apps.len(), "app"),
         plural(plan.service_count(), "Lattice service"),
-        plural(plan.groups.len(), "group"),
+        plural(plan.groups.len(), "shared group"),
         plan.dedicated.len()
     );
     if args.check {
@@ -184,6 +273,63 @@ fn plural(n: usize, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
+}
+
+fn check(args: &CheckArgs, color: bool) -> u8 {
+    let paths = args.input.paths();
+    if let Some(d) = output_problem(&args.output, &paths.apps_dir) {
+        return fail(d, &Sources::default(), color);
+    }
+    let templates = match Templates::load(args.templates.as_deref()) {
+        Ok(t) => t,
+        Err(d) => return fail(d, &Sources::default(), color),
+    };
+    let base = match &args.base {
+        Some(rev) => match crate::git::read_folder_at(&args.output, rev) {
+            Ok(files) => Some(files),
+            Err(d) => return fail(d, &Sources::default(), color),
+        },
+        None => None,
+    };
+    let opts = crate::check::CheckOptions {
+        paths,
+        out_dir: args.output.clone(),
+        templates: &templates,
+        base,
+    };
+    let report = match crate::check::check(&opts) {
+        Ok(r) => r,
+        Err(d) => return fail(d, &Sources::default(), color),
+    };
+    let diags = &report.diags;
+    let text = match args.format {
+        Format::Human => {
+            let mut t = render_human(
+                diags,
+                &report.sources,
+                color && std::io::stdout().is_terminal(),
+            );
+            if diags.is_empty() {
+                t.push_str("no findings\n");
+            }
+            if !report.diff.is_empty() {
+                t.push('\n');
+                t.push_str(&report.diff);
+            }
+            t
+        }
+        Format::Json => crate::report::json_lines(diags),
+        Format::Github => crate::report::github(diags),
+        Format::Sarif => crate::report::sarif(diags),
+    };
+    print!("{text}");
+    if diags.iter().any(|d| crate::codes::is_operational(d.code)) {
+        return 2;
+    }
+    let failing = diags
+        .iter()
+        .any(|d| d.severity == Severity::Error || args.deny.is_some());
+    u8::from(failing)
 }
 
 /// The output folder must not be a file nor lie inside the apps folder (its YAML would be

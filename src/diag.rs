@@ -266,10 +266,16 @@ fn write_place(
         let pad = " ".repeat(num.len());
         let _ = writeln!(out, "{pad} {}", paint("1;34", "|"));
         let _ = writeln!(out, "{} {} {text}", paint("1;34", &num), paint("1;34", "|"));
-        // Columns count characters; keep tabs so the caret lines up under them.
+        // Columns count characters; keep tabs so the caret lines up under them. Without a
+        // column, point at the line's first word.
+        let column = if span.column > 0 {
+            span.column as usize
+        } else {
+            text.chars().take_while(|c| c.is_whitespace()).count() + 1
+        };
         let lead: String = text
             .chars()
-            .take(span.column.saturating_sub(1) as usize)
+            .take(column - 1)
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
         let caret = match note {

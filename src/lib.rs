@@ -5,15 +5,19 @@
 //! The pipeline is one module per stage: [`load`] → [`validate`] → [`plan`] → [`render`] →
 //! [`write`]. The commands share the first stages ([`prepare`]) and differ at the end.
 
+pub mod check;
 pub mod cli;
+pub mod codes;
 pub mod config;
 pub mod diag;
+pub mod git;
 pub mod load;
 pub mod lock;
 pub mod model;
 pub mod plan;
 pub mod platform;
 pub mod render;
+pub mod report;
 pub mod routing;
 pub mod validate;
 pub mod write;

@@ -84,6 +84,13 @@ struct GroupState {
     apps: Vec<usize>,
 }
 
+/// Where a placement that failed came from.
+#[derive(Debug, Clone, Copy)]
+enum Origin {
+    Lock,
+    Pin,
+}
+
 /// Why an app does not fit a group, with the app in the way where there is one.
 #[derive(Debug)]
 enum NoRoom {
@@ -304,7 +311,7 @@ pub fn plan(
                     number,
                     why,
                     Span::new(lock_file, pos.line, pos.column),
-                    "locked-group-full",
+                    Origin::Lock,
                     config,
                 )
                 .related(
@@ -331,7 +338,7 @@ pub fn plan(
                 number,
                 why,
                 Span::new(&apps[i].file, pos.line, pos.column),
-                "pinned-group-full",
+                Origin::Pin,
                 config,
             )),
         }
@@ -399,7 +406,7 @@ fn no_room(
     number: u32,
     why: NoRoom,
     at: Span,
-    code: &'static str,
+    origin: Origin,
     config: &Config,
 ) -> Diagnostic {
     let app = &apps[i];
@@ -411,14 +418,23 @@ fn no_room(
             apps[o].name_pos.column,
         )
     };
-    let how = if code == "locked-group-full" {
+    let locked = matches!(origin, Origin::Lock);
+    let how = if locked {
         "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
     } else {
         "pin another group, or remove `group` so that latgen picks one with room"
     };
     let (code, message, related) = match why {
         NoRoom::Rules { have, cap } => (
-            code,
+            if !locked {
+                "pinned-group-full"
+            } else if cap as usize == platform::CRD_MAX_RULES
+                && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
+            {
+                "crd-rule-limit"
+            } else {
+                "group-over-quota"
+            },
             format!(
                 "{group} has {have}/{cap} rules; app `{}` needs {}",
                 app.name,
@@ -427,7 +443,7 @@ fn no_room(
             None,
         ),
         NoRoom::Backends { have, cap } => (
-            code,
+            "target-group-quota",
             format!(
                 "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
                 app.name

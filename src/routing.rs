@@ -2,31 +2,37 @@
 //! Gateway API semantics (host, then Exact over the longest segment-wise prefix), the route
 //! rewrites the Host and sends the request to its bridge Service, whose ExternalName names
 //! a Lattice service; Lattice takes that service's first rule whose path matches as a
-//! string. This is the model behind the routing tests and the consistency checks.
+//! string. This model is behind the routing tests, `check`'s consistency and shadowing
+//! findings, and the safety of a change across the two Argo CD Applications.
+//!
+//! Manifests are read into a light model that keeps the line of every path, so findings can
+//! point into the committed files (hand edits included); fields it does not need are ignored.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use gateway_api::apis::standard::httproutes::{HttpRoute, HttpRouteRulesMatchesPathType};
-use k8s_openapi::api::core::v1::Service;
+use serde::Deserialize;
+use serde_saphyr::Spanned;
 
-use crate::model::MatchKind;
+use crate::model::{MatchKind, Pos};
 use crate::platform::{segment_prefix_matches, string_prefix_matches};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathRule {
     pub kind: MatchKind,
     pub path: String,
+    pub pos: Pos,
 }
 
 impl PathRule {
-    fn gateway_api_match(&self, path: &str) -> bool {
+    pub fn gateway_api_match(&self, path: &str) -> bool {
         match self.kind {
             MatchKind::Exact => self.path == path,
             MatchKind::Prefix => segment_prefix_matches(&self.path, path),
         }
     }
 
-    fn lattice_match(&self, path: &str) -> bool {
+    pub fn lattice_match(&self, path: &str) -> bool {
         match self.kind {
             MatchKind::Exact => self.path == path,
             MatchKind::Prefix => string_prefix_matches(&self.path, path),
@@ -34,17 +40,30 @@ impl PathRule {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BackendRef {
     pub namespace: String,
     pub name: String,
     pub port: Option<i32>,
 }
 
+impl std::fmt::Display for BackendRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)?;
+        if let Some(p) = self.port {
+            write!(f, ":{p}")?;
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct KongRoute {
+    pub file: PathBuf,
     pub namespace: String,
     pub name: String,
+    /// `app.kubernetes.io/name`: the app the route serves.
+    pub app: Option<String>,
     pub hostnames: Vec<String>,
     pub matches: Vec<PathRule>,
     pub rewrite_host: Option<String>,
@@ -55,27 +74,37 @@ pub struct KongRoute {
 pub struct LatticeRule {
     pub matches: Vec<PathRule>,
     pub backend: Option<BackendRef>,
+    pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]
 pub struct LatticeRoute {
+    pub file: PathBuf,
     pub namespace: String,
     pub name: String,
+    pub name_pos: Pos,
+    pub labels: BTreeMap<String, String>,
     pub hostnames: Vec<String>,
     pub rules: Vec<LatticeRule>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Bridge {
+    pub file: PathBuf,
+    pub target: String,
 }
 
 /// Both halves of the request path, as parsed from manifests.
 #[derive(Debug, Default, Clone)]
 pub struct Network {
     pub kong: Vec<KongRoute>,
-    /// (namespace, name) → externalName.
-    pub bridges: BTreeMap<(String, String), String>,
+    /// (namespace, name) → bridge.
+    pub bridges: BTreeMap<(String, String), Bridge>,
     pub lattice: Vec<LatticeRoute>,
 }
 
 /// Where a request ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Outcome {
     /// Delivered to this Service, through these routes (Lattice rule index is 0-based).
     Backend {
@@ -99,129 +128,291 @@ pub enum Outcome {
     NoLatticeRule { lattice_route: String },
 }
 
-fn path_rules(
-    matches: Option<&Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesMatches>>,
-) -> Vec<PathRule> {
+impl Outcome {
+    /// The Service the request reached, if any.
+    pub fn backend(&self) -> Option<&BackendRef> {
+        match self {
+            Outcome::Backend { backend, .. } => Some(backend),
+            _ => None,
+        }
+    }
+
+    /// A request that Kong accepted but that goes nowhere: a broken request path.
+    pub fn is_broken(&self) -> bool {
+        !matches!(self, Outcome::Backend { .. } | Outcome::NoKongRoute)
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Backend {
+                backend,
+                lattice_route,
+                rule,
+                ..
+            } => {
+                write!(f, "{backend} (rule {} of {lattice_route})", rule + 1)
+            }
+            Outcome::NoKongRoute => write!(f, "404 from Kong (no route)"),
+            Outcome::NoBridge(b) => write!(f, "no bridge Service `{b}`"),
+            Outcome::HostMismatch {
+                bridge_target,
+                rewrite_host,
+            } => {
+                write!(
+                    f,
+                    "the bridge points at {bridge_target} but the Host is rewritten to {rewrite_host}"
+                )
+            }
+            Outcome::NoLatticeService(h) => write!(f, "no Lattice service answers on {h}"),
+            Outcome::NoLatticeRule { lattice_route } => {
+                write!(f, "404 from Lattice ({lattice_route} has no matching rule)")
+            }
+        }
+    }
+}
+
+// The parts of the manifests the model reads, with positions.
+
+#[derive(Deserialize)]
+struct Head {
+    kind: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct Meta {
+    name: Option<Spanned<String>>,
+    namespace: Option<String>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct RouteDoc {
+    #[serde(default)]
+    metadata: Meta,
+    spec: Option<RouteSpec>,
+}
+
+#[derive(Deserialize, Default)]
+struct RouteSpec {
+    #[serde(default)]
+    hostnames: Vec<String>,
+    #[serde(default)]
+    rules: Vec<Spanned<RuleDoc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RuleDoc {
+    #[serde(default)]
+    matches: Vec<MatchDoc>,
+    #[serde(default)]
+    filters: Vec<FilterDoc>,
+    #[serde(default)]
+    backend_refs: Vec<BackendDoc>,
+}
+
+#[derive(Deserialize)]
+struct MatchDoc {
+    path: Option<PathDoc>,
+}
+
+#[derive(Deserialize)]
+struct PathDoc {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    value: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FilterDoc {
+    url_rewrite: Option<UrlRewriteDoc>,
+}
+
+#[derive(Deserialize)]
+struct UrlRewriteDoc {
+    hostname: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct BackendDoc {
+    name: String,
+    namespace: Option<String>,
+    port: Option<i32>,
+}
+
+#[derive(Deserialize)]
+struct ServiceDoc {
+    #[serde(default)]
+    metadata: Meta,
+    spec: Option<ServiceSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ServiceSpec {
+    external_name: Option<String>,
+}
+
+fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
     matches
-        .into_iter()
-        .flatten()
+        .iter()
         .filter_map(|m| {
-            let p = m.path.as_ref()?;
-            let kind = match p.r#type {
-                Some(HttpRouteRulesMatchesPathType::Exact) => MatchKind::Exact,
-                Some(HttpRouteRulesMatchesPathType::PathPrefix) | None => MatchKind::Prefix,
-                Some(HttpRouteRulesMatchesPathType::RegularExpression) => return None,
+            let Some(p) = &m.path else {
+                // A match without a path matches every path (PathPrefix /).
+                return Some(PathRule {
+                    kind: MatchKind::Prefix,
+                    path: "/".into(),
+                    pos: rule_pos,
+                });
             };
-            Some(PathRule {
-                kind,
-                path: p.value.clone().unwrap_or_else(|| "/".into()),
-            })
+            let kind = match p.kind.as_deref() {
+                Some("Exact") => MatchKind::Exact,
+                Some("PathPrefix") | None => MatchKind::Prefix,
+                Some(_) => return None,
+            };
+            let (path, pos) = match &p.value {
+                Some(v) => (v.value.clone(), Pos::of(v)),
+                None => ("/".into(), rule_pos),
+            };
+            Some(PathRule { kind, path, pos })
         })
         .collect()
 }
 
+/// Which half of the output a file belongs to, by its first folder.
+pub fn is_kong_file(path: &Path) -> bool {
+    path.components().any(|c| c.as_os_str() == "kong")
+}
+
 impl Network {
-    /// Adds a parsed manifest; `is_kong` says which half it belongs to.
-    pub fn add_route(&mut self, route: &HttpRoute, is_kong: bool) {
-        let namespace = route.metadata.namespace.clone().unwrap_or_default();
-        let name = route.metadata.name.clone().unwrap_or_default();
-        let hostnames = route.spec.hostnames.clone().unwrap_or_default();
-        let backend_of = |refs: Option<
-            &Vec<gateway_api::apis::standard::httproutes::HttpRouteRulesBackendRefs>,
-        >| {
-            refs.and_then(|r| r.first()).map(|b| BackendRef {
+    /// Reads one manifest. `is_kong` says which half it belongs to. Kinds other than
+    /// HTTPRoute and Service are ignored.
+    pub fn add_file(&mut self, file: &Path, text: &str, is_kong: bool) -> Result<(), String> {
+        let err = |e: serde_saphyr::Error| format!("{}: {}", file.display(), e.without_snippet());
+        let head: Head = serde_saphyr::from_str(text).map_err(err)?;
+        match head.kind.as_deref() {
+            Some("HTTPRoute") => {
+                let doc: RouteDoc = serde_saphyr::from_str(text).map_err(err)?;
+                self.add_route(file, doc, is_kong);
+            }
+            Some("Service") => {
+                let doc: ServiceDoc = serde_saphyr::from_str(text).map_err(err)?;
+                if let Some(target) = doc.spec.and_then(|s| s.external_name) {
+                    let key = (
+                        doc.metadata.namespace.unwrap_or_default(),
+                        doc.metadata.name.map(|n| n.value).unwrap_or_default(),
+                    );
+                    self.bridges.insert(
+                        key,
+                        Bridge {
+                            file: file.to_path_buf(),
+                            target,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn add_route(&mut self, file: &Path, doc: RouteDoc, is_kong: bool) {
+        let namespace = doc.metadata.namespace.clone().unwrap_or_default();
+        let (name, name_pos) = doc
+            .metadata
+            .name
+            .as_ref()
+            .map(|n| (n.value.clone(), Pos::of(n)))
+            .unwrap_or_default();
+        let spec = doc.spec.unwrap_or_default();
+        let backend_of = |refs: &[BackendDoc]| {
+            refs.first().map(|b| BackendRef {
                 namespace: b.namespace.clone().unwrap_or_else(|| namespace.clone()),
                 name: b.name.clone(),
                 port: b.port,
             })
         };
-        for rule in route.spec.rules.iter().flatten() {
-            if is_kong {
-                let rewrite_host = rule
-                    .filters
-                    .iter()
-                    .flatten()
-                    .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone());
+        if is_kong {
+            for rule in &spec.rules {
+                let pos = Pos::of(rule);
                 self.kong.push(KongRoute {
+                    file: file.to_path_buf(),
                     namespace: namespace.clone(),
                     name: name.clone(),
-                    hostnames: hostnames.clone(),
-                    matches: path_rules(rule.matches.as_ref()),
-                    rewrite_host,
-                    backend: backend_of(rule.backend_refs.as_ref()),
+                    app: doc.metadata.labels.get("app.kubernetes.io/name").cloned(),
+                    hostnames: spec.hostnames.clone(),
+                    matches: path_rules(&rule.value.matches, pos),
+                    rewrite_host: rule
+                        .value
+                        .filters
+                        .iter()
+                        .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
+                    backend: backend_of(&rule.value.backend_refs),
                 });
             }
-        }
-        if !is_kong {
+        } else {
+            let rules = spec
+                .rules
+                .iter()
+                .map(|r| {
+                    let pos = Pos::of(r);
+                    LatticeRule {
+                        matches: path_rules(&r.value.matches, pos),
+                        backend: backend_of(&r.value.backend_refs),
+                        pos,
+                    }
+                })
+                .collect();
             self.lattice.push(LatticeRoute {
-                namespace: namespace.clone(),
+                file: file.to_path_buf(),
+                namespace,
                 name,
-                hostnames,
-                rules: route
-                    .spec
-                    .rules
-                    .iter()
-                    .flatten()
-                    .map(|r| LatticeRule {
-                        matches: path_rules(r.matches.as_ref()),
-                        backend: backend_of(r.backend_refs.as_ref()),
-                    })
-                    .collect(),
+                name_pos,
+                labels: doc.metadata.labels,
+                hostnames: spec.hostnames,
+                rules,
             });
         }
     }
 
-    pub fn add_service(&mut self, svc: &Service) {
-        if let Some(target) = svc.spec.as_ref().and_then(|s| s.external_name.clone()) {
-            self.bridges.insert(
-                (
-                    svc.metadata.namespace.clone().unwrap_or_default(),
-                    svc.metadata.name.clone().unwrap_or_default(),
-                ),
-                target,
-            );
-        }
-    }
-
-    /// Builds the network from rendered files: `lattice/…` and `kong/…` paths with YAML text.
+    /// Builds the network from files given by their path under the output folder
+    /// (`lattice/…`, `kong/…`) and their text.
     pub fn from_files<'a>(
-        files: impl IntoIterator<Item = (&'a std::path::Path, &'a str)>,
+        files: impl IntoIterator<Item = (&'a Path, &'a str)>,
     ) -> Result<Network, String> {
         let mut net = Network::default();
         for (path, text) in files {
-            let is_kong = path.starts_with("kong");
-            // Read straight into the typed objects: an untyped read would take YAML 1.1
-            // scalars such as `n` or `on` for booleans.
-            #[derive(serde::Deserialize)]
-            struct Head {
-                kind: Option<String>,
-            }
-            let err =
-                |e: serde_saphyr::Error| format!("{}: {}", path.display(), e.without_snippet());
-            let head: Head = serde_saphyr::from_str(text).map_err(err)?;
-            match head.kind.as_deref() {
-                Some("HTTPRoute") => net.add_route(
-                    &serde_saphyr::from_str::<HttpRoute>(text).map_err(err)?,
-                    is_kong,
-                ),
-                Some("Service") => {
-                    net.add_service(&serde_saphyr::from_str::<Service>(text).map_err(err)?)
-                }
-                _ => {}
-            }
+            net.add_file(path, text, is_kong_file(path))?;
         }
         Ok(net)
     }
 
+    /// The Lattice route that owns a custom domain: the controller takes a route's first
+    /// hostname as its service's custom domain.
+    pub fn lattice_service(&self, host: &str) -> Option<&LatticeRoute> {
+        self.lattice
+            .iter()
+            .find(|r| r.hostnames.first().map(String::as_str) == Some(host))
+    }
+
     /// Follows one request for `host` and `path` through Kong, the bridge and Lattice.
     pub fn route(&self, host: &str, path: &str) -> Outcome {
-        let Some(kong) = self.kong_route(host, path) else {
-            return Outcome::NoKongRoute;
-        };
+        match self.kong_route(host, path) {
+            Some(kong) => self.through(kong, host, path),
+            None => Outcome::NoKongRoute,
+        }
+    }
+
+    /// Follows a request that Kong matched to `kong` onward, through the bridge and Lattice.
+    pub fn through(&self, kong: &KongRoute, host: &str, path: &str) -> Outcome {
         let Some(backend) = &kong.backend else {
             return Outcome::NoBridge(String::new());
         };
-        let Some(target) = self
+        let Some(bridge) = self
             .bridges
             .get(&(backend.namespace.clone(), backend.name.clone()))
         else {
@@ -231,40 +422,36 @@ impl Network {
             .rewrite_host
             .clone()
             .unwrap_or_else(|| host.to_string());
-        if *target != lattice_host {
+        if bridge.target != lattice_host {
             return Outcome::HostMismatch {
-                bridge_target: target.clone(),
+                bridge_target: bridge.target.clone(),
                 rewrite_host: lattice_host,
             };
         }
-        // The controller takes a route's first hostname as the service's custom domain.
-        let Some(service) = self
-            .lattice
-            .iter()
-            .find(|r| r.hostnames.first() == Some(&lattice_host))
-        else {
+        let Some(service) = self.lattice_service(&lattice_host) else {
             return Outcome::NoLatticeService(lattice_host);
         };
+        let route = format!("{}/{}", service.namespace, service.name);
         for (i, rule) in service.rules.iter().enumerate() {
             if rule.matches.iter().any(|m| m.lattice_match(path)) {
                 if let Some(b) = &rule.backend {
                     return Outcome::Backend {
                         backend: b.clone(),
                         kong_route: format!("{}/{}", kong.namespace, kong.name),
-                        lattice_route: format!("{}/{}", service.namespace, service.name),
+                        lattice_route: route,
                         rule: i,
                     };
                 }
             }
         }
         Outcome::NoLatticeRule {
-            lattice_route: format!("{}/{}", service.namespace, service.name),
+            lattice_route: route,
         }
     }
 
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
     /// then the longest prefix; ties go to the route first by namespace/name.
-    fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
+    pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
         self.kong
             .iter()
             .filter_map(|r| {
@@ -290,5 +477,33 @@ impl Network {
                     .then_with(|| (&rb.namespace, &rb.name).cmp(&(&ra.namespace, &ra.name)))
             })
             .map(|(_, r)| r)
+    }
+
+    /// Requests worth following to compare two networks or to check one: every path a Kong
+    /// route declares, one segment deeper, and string extensions that expose string-prefix
+    /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts.
+    pub fn probes(&self) -> Vec<(String, String)> {
+        let mut out = std::collections::BTreeSet::new();
+        for r in &self.kong {
+            let hosts: Vec<String> = if r.hostnames.is_empty() {
+                vec!["latgen.probe".to_string()]
+            } else {
+                r.hostnames.clone()
+            };
+            for m in &r.matches {
+                let v = m.path.trim_end_matches('/');
+                for p in [
+                    m.path.clone(),
+                    format!("{v}/x"),
+                    format!("{v}x"),
+                    format!("{v}-x"),
+                ] {
+                    for h in &hosts {
+                        out.insert((h.clone(), p.clone()));
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
     }
 }

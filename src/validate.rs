@@ -272,6 +272,21 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
 
 fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     let at = Span::file(file);
+    let q = &config.quotas;
+    if q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
+        diags.push(
+            Diagnostic::error(
+                "priority-limit",
+                format!(
+                    "quotas.rulesPerService is {}, more than the {} rule priorities a Lattice listener has",
+                    q.rules_per_service,
+                    platform::LATTICE_MAX_PRIORITY
+                ),
+            )
+            .at(at.clone())
+            .help("set it to the account's Lattice rules-per-listener quota (at most 100)"),
+        );
+    }
     let mut bad = |what: String, help: &str| {
         diags.push(
             Diagnostic::error("invalid-config", what)
@@ -279,13 +294,9 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
                 .help(help.to_string()),
         );
     };
-    let q = &config.quotas;
-    if q.rules_per_service == 0 || q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
+    if q.rules_per_service == 0 {
         bad(
-            format!(
-                "quotas.rulesPerService is {}; it must be 1 to 100",
-                q.rules_per_service
-            ),
+            "quotas.rulesPerService is 0".into(),
             "set it to the account's Lattice rules-per-listener quota",
         );
     } else if config.group_rule_capacity() == 0 {

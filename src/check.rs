@@ -1,0 +1,627 @@
+//! `latgen check`, the PR gate: the shared stages (load → validate → plan → render, in
+//! memory), then what only the committed tree can show: staleness against what `render`
+//! writes, rule shadowing and unresolved routes in the manifests as committed (hand edits
+//! and custom templates included), and — with a base revision — whether either half of the
+//! change could go live first and break routing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::Prepared;
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
+use crate::load::ProjectPaths;
+use crate::model::MatchKind;
+use crate::platform;
+use crate::render::{Output, Side, Templates};
+use crate::routing::{Network, Outcome, is_kong_file};
+use crate::write::{self, ChangeKind};
+
+pub struct CheckOptions<'a> {
+    pub paths: ProjectPaths,
+    pub out_dir: PathBuf,
+    pub templates: &'a Templates,
+    /// The committed output at the base revision, by path under the output folder.
+    pub base: Option<BTreeMap<PathBuf, String>>,
+}
+
+pub struct CheckReport {
+    pub diags: Diagnostics,
+    pub sources: Sources,
+    /// A unified diff of stale files (human output shows it after the findings).
+    pub diff: String,
+}
+
+/// Runs every check. Problems with the inputs are findings; only an unreadable output
+/// folder ends the run early.
+pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
+    let run = crate::prepare(&opts.paths);
+    let mut diags = run.diags;
+    let mut sources = run.sources;
+    let mut diff = String::new();
+
+    let committed = read_output(&opts.out_dir)?;
+    for (rel, text) in &committed {
+        sources.insert(opts.out_dir.join(rel), text.clone());
+    }
+    let committed_net = network(&committed, &opts.out_dir, &mut diags);
+
+    if let Some(prepared) = &run.prepared {
+        match crate::render::render(
+            &prepared.plan,
+            &prepared.apps,
+            &prepared.config,
+            opts.templates,
+        ) {
+            Ok(rendered) => {
+                let before = opts.base.as_ref().unwrap_or(&committed);
+                let quota = prepared.config.quotas.rules_per_service as usize;
+                diags.extend(quota_during_change(
+                    before,
+                    &rendered.files,
+                    quota,
+                    &opts.out_dir,
+                ));
+                let (stale, d) = staleness(opts, prepared, &rendered, &committed)?;
+                diags.extend(stale);
+                diff = d;
+                if let Some(base) = &opts.base {
+                    diags.extend(rollout_safety(opts, base, &committed, &rendered));
+                }
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    if let Some(net) = &committed_net {
+        diags.extend(shadowing(net, &opts.out_dir));
+        diags.extend(resolution(net, run.prepared.as_ref(), &opts.out_dir));
+        if let Some(prepared) = &run.prepared {
+            diags.extend(route_quotas(net, prepared, &opts.out_dir));
+        }
+    }
+    diags.sort();
+    Ok(CheckReport {
+        diags,
+        sources,
+        diff,
+    })
+}
+
+/// The YAML files under the output folder's `lattice/` and `kong/`, by relative path.
+pub fn read_output(out_dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+    let mut out = BTreeMap::new();
+    for side in [Side::Lattice, Side::Kong] {
+        let dir = out_dir.join(side.dir());
+        if !dir.is_dir() {
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
+            let entry = entry.map_err(|e| {
+                Diagnostic::error("io-error", format!("cannot read {}: {e}", dir.display()))
+                    .at(Span::file(&dir))
+            })?;
+            let p = entry.path();
+            if entry.file_type().is_file()
+                && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+            {
+                let text = std::fs::read_to_string(p).map_err(|e| {
+                    Diagnostic::error("io-error", format!("cannot read {}: {e}", p.display()))
+                        .at(Span::file(p))
+                })?;
+                out.insert(p.strip_prefix(out_dir).unwrap_or(p).to_path_buf(), text);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn network(
+    files: &BTreeMap<PathBuf, String>,
+    out_dir: &Path,
+    diags: &mut Diagnostics,
+) -> Option<Network> {
+    let mut net = Network::default();
+    let mut ok = true;
+    for (rel, text) in files {
+        if rel.file_name().is_some_and(|n| n == "kustomization.yaml") {
+            continue;
+        }
+        if let Err(e) = net.add_file(&out_dir.join(rel), text, is_kong_file(rel)) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "yaml-syntax",
+                    format!("a committed manifest cannot be read: {e}"),
+                )
+                .at(Span::file(out_dir.join(rel)))
+                .help("run `latgen render` to write it anew"),
+            );
+        }
+    }
+    ok.then_some(net)
+}
+
+/// The line of `name:` in a manifest, where findings about the whole object point.
+fn name_line(text: Option<&String>) -> u32 {
+    text.and_then(|t| t.lines().position(|l| l.trim_start().starts_with("name:")))
+        .map(|i| i as u32 + 1)
+        .unwrap_or(1)
+}
+
+/// Changing a route's rules makes the controller create the new rules before it deletes
+/// the old ones, so for a while the route holds both: over the quota, the extra rules are
+/// dropped without an error. Compares each Lattice route in `old` and `new` (files by path
+/// under the output folder).
+pub fn quota_during_change(
+    old: &BTreeMap<PathBuf, String>,
+    new: &BTreeMap<PathBuf, String>,
+    quota: usize,
+    out_dir: &Path,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let rules = |files: &BTreeMap<PathBuf, String>, rel: &Path| -> Option<BTreeSet<String>> {
+        let mut net = Network::default();
+        net.add_file(rel, files.get(rel)?, false).ok()?;
+        let route = net.lattice.first()?;
+        Some(
+            route
+                .rules
+                .iter()
+                .flat_map(|r| {
+                    r.matches
+                        .iter()
+                        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
+                })
+                .collect(),
+        )
+    };
+    for (rel, text) in new {
+        if side_of(rel) != Side::Lattice || !old.contains_key(rel) || old.get(rel) == Some(text) {
+            continue;
+        }
+        let (Some(before), Some(after)) = (rules(old, rel), rules(new, rel)) else {
+            continue;
+        };
+        let peak = before.union(&after).count();
+        if peak > quota && before != after {
+            let added: Vec<&str> = after
+                .difference(&before)
+                .map(|s| s.split_once(' ').map_or(s.as_str(), |x| x.1))
+                .collect();
+            let removed: Vec<&str> = before
+                .difference(&after)
+                .map(|s| s.split_once(' ').map_or(s.as_str(), |x| x.1))
+                .collect();
+            diags.push(
+                Diagnostic::warning(
+                    "group-at-quota",
+                    format!(
+                        "{} would briefly hold {peak} rules (quota {quota}) while the controller replaces {} with {}: the rules over the quota are dropped without an error",
+                        rel.file_stem().map(|s| s.to_string_lossy().trim_start_matches("httproute-").to_string()).unwrap_or_default(),
+                        removed.join(", "),
+                        added.join(", ")
+                    ),
+                )
+                .at(Span::new(out_dir.join(rel), name_line(Some(text)), 0))
+                .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
+            );
+        }
+    }
+    diags
+}
+
+fn side_of(rel: &Path) -> Side {
+    if is_kong_file(rel) {
+        Side::Kong
+    } else {
+        Side::Lattice
+    }
+}
+
+fn side_files(files: &BTreeMap<PathBuf, String>, side: Side) -> BTreeMap<PathBuf, String> {
+    files
+        .iter()
+        .filter(|(p, _)| side_of(p) == side)
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect()
+}
+
+/// Compares the committed output and lock with what `render` writes. With a base, a side
+/// left exactly as in the base is accepted (the change ships in two PRs), as long as at
+/// least one changed side is rendered.
+fn staleness(
+    opts: &CheckOptions,
+    prepared: &Prepared,
+    rendered: &Output,
+    committed: &BTreeMap<PathBuf, String>,
+) -> Result<(Diagnostics, String), Diagnostic> {
+    let mut diags = Diagnostics::new();
+    let mut accepted_sides = BTreeSet::new();
+    if let Some(base) = &opts.base {
+        for side in [Side::Lattice, Side::Kong] {
+            let (want, have, was) = (
+                side_files(&rendered.files, side),
+                side_files(committed, side),
+                side_files(base, side),
+            );
+            if have == want || (have == was && want != was) {
+                accepted_sides.insert(side);
+            }
+        }
+        let changed_and_rendered = [Side::Lattice, Side::Kong].iter().any(|&s| {
+            side_files(&rendered.files, s) != side_files(base, s)
+                && side_files(committed, s) == side_files(&rendered.files, s)
+        });
+        let nothing_to_do = side_files(&rendered.files, Side::Lattice)
+            == side_files(base, Side::Lattice)
+            && side_files(&rendered.files, Side::Kong) == side_files(base, Side::Kong);
+        if !changed_and_rendered && !nothing_to_do {
+            accepted_sides.clear();
+        }
+    }
+    let filtered = Output {
+        files: rendered
+            .files
+            .iter()
+            .filter(|(p, _)| !accepted_sides.contains(&side_of(p)))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect(),
+    };
+    let lock = (opts.paths.lock.clone(), prepared.lock_text());
+    let mut changes = write::changes(&opts.out_dir, &filtered, std::slice::from_ref(&lock))?;
+    changes.retain(|c| {
+        c.path == opts.paths.lock
+            || !accepted_sides.contains(&side_of(
+                c.path.strip_prefix(&opts.out_dir).unwrap_or(&c.path),
+            ))
+    });
+    for c in &changes {
+        if c.path == opts.paths.lock {
+            let line = first_difference(c.old.as_deref(), c.new.as_deref());
+            diags.push(
+                Diagnostic::error(
+                    "lock-stale",
+                    "latgen.lock is not what `latgen render` writes",
+                )
+                .at(Span::new(&c.path, line, 0))
+                .help("run `latgen render` and commit latgen.lock with apps/"),
+            );
+            continue;
+        }
+        let (what, line) = match c.kind {
+            ChangeKind::Changed => (
+                "differs from",
+                first_difference(c.old.as_deref(), c.new.as_deref()),
+            ),
+            ChangeKind::Added => ("is missing from", 0),
+            ChangeKind::Removed => ("is in the output but not in", 1),
+        };
+        let file = c
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        diags.push(
+            Diagnostic::error(
+                "stale-output",
+                format!("{file} {what} what `latgen render` writes"),
+            )
+            .at(Span::new(&c.path, line, 0))
+            .help("run `latgen render` and commit the result"),
+        );
+    }
+    Ok((diags, write::unified_diff(&changes)))
+}
+
+fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
+    let (old, new) = (old.unwrap_or(""), new.unwrap_or(""));
+    let mut a = old.lines();
+    let mut b = new.lines();
+    let mut line = 1;
+    loop {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => line += 1,
+            (None, None) => return 1,
+            _ => return line,
+        }
+    }
+}
+
+/// In each Lattice route, in rule order under string-prefix first match: an earlier rule
+/// that takes all of a later rule's traffic, and prefixes of different backends nested
+/// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
+/// is written segment-safely (a prefix ending in `/`).
+fn shadowing(net: &Network, _out_dir: &Path) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for route in &net.lattice {
+        let rules: Vec<(
+            usize,
+            &crate::routing::PathRule,
+            Option<&crate::routing::BackendRef>,
+        )> = route
+            .rules
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.matches.iter().map(move |m| (i, m, r.backend.as_ref())))
+            .collect();
+        let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
+        let mut reported = BTreeSet::new();
+        for (j, later, later_backend) in &rules {
+            for (i, earlier, earlier_backend) in &rules {
+                if i >= j || reported.contains(j) {
+                    continue;
+                }
+                let covers = earlier.kind == MatchKind::Prefix
+                    && later.path.starts_with(&earlier.path)
+                    || earlier.kind == MatchKind::Exact
+                        && later.kind == MatchKind::Exact
+                        && earlier.path == later.path;
+                if covers {
+                    reported.insert(*j);
+                    if earlier_backend == later_backend {
+                        diags.push(
+                            Diagnostic::warning("unreachable-rule", format!("rule {} ({}) can never match: rule {} ({}) comes first and takes all of its requests", j + 1, later.path, i + 1, earlier.path))
+                                .at(at(later))
+                                .related(at(earlier), "matches first")
+                                .help("order rules longest path first, or drop the covered rule"),
+                        );
+                    } else {
+                        diags.push(
+                            Diagnostic::error("rule-shadowed", format!("rule {} ({}) never gets traffic: rule {} ({}) comes first and Lattice matches prefixes as strings", j + 1, later.path, i + 1, earlier.path))
+                                .at(at(later))
+                                .related(at(earlier), "takes its requests")
+                                .help("order rules longest path first (latgen's templates do); check custom templates and hand edits"),
+                        );
+                    }
+                    continue;
+                }
+                let nested = earlier.kind == MatchKind::Prefix
+                    && later.kind == MatchKind::Prefix
+                    && !earlier.path.ends_with('/')
+                    && platform::nests_under(&earlier.path, &later.path)
+                    && earlier_backend != later_backend;
+                if nested {
+                    reported.insert(*j);
+                    diags.push(
+                        Diagnostic::error(
+                            "nested-prefix",
+                            format!(
+                                "`{}` nests under `{}` with another backend in one Lattice route: Lattice sends `{}x`, which belongs to `{}`, to `{}`",
+                                earlier.path, later.path, earlier.path, later.path, earlier.path
+                            ),
+                        )
+                        .at(at(earlier))
+                        .related(at(later), "the outer prefix")
+                        .help(format!("keep them in different groups, or write the inner one segment-safely (Exact {0} and PathPrefix {0}/)", earlier.path)),
+                    );
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Every Kong route must reach, through its bridge and rewritten Host, a Lattice rule that
+/// sends each of its paths to its own app's Service.
+fn resolution(net: &Network, prepared: Option<&Prepared>, _out_dir: &Path) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let apps: BTreeMap<&str, &crate::model::App> = prepared
+        .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
+        .unwrap_or_default();
+    for kong in &net.kong {
+        let host = kong
+            .hostnames
+            .first()
+            .map(String::as_str)
+            .unwrap_or("latgen.probe");
+        let want = kong
+            .app
+            .as_deref()
+            .and_then(|a| apps.get(a))
+            .map(|a| (a.namespace.clone(), a.service.clone(), i32::from(a.port)));
+        for m in &kong.matches {
+            let probes = match m.kind {
+                MatchKind::Exact => vec![m.path.clone()],
+                MatchKind::Prefix => vec![
+                    m.path.clone(),
+                    format!("{}/x", m.path.trim_end_matches('/')),
+                ],
+            };
+            let at = Span::new(&kong.file, m.pos.line, m.pos.column);
+            for p in probes {
+                let got = net.through(kong, host, &p);
+                match (&got, &want) {
+                    (Outcome::Backend { backend, .. }, Some((ns, svc, port))) => {
+                        if &backend.namespace != ns
+                            || &backend.name != svc
+                            || backend.port != Some(*port)
+                        {
+                            diags.push(
+                                Diagnostic::error("route-mismatch", format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
+                                    .at(at.clone())
+                                    .help("run `latgen render`; if it persists, check custom templates"),
+                            );
+                            break;
+                        }
+                    }
+                    (Outcome::Backend { .. }, None) => {}
+                    _ => {
+                        diags.push(
+                            Diagnostic::error("route-unresolved", format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
+                                .at(at.clone())
+                                .help("the bridge's externalName, the URLRewrite hostname and a Lattice route's first hostname must agree, and that route must have a rule for the path"),
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Rule and backend counts of the Lattice routes as committed.
+fn route_quotas(net: &Network, prepared: &Prepared, _out_dir: &Path) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let q = &prepared.config.quotas;
+    for r in &net.lattice {
+        let at = Span::new(&r.file, r.name_pos.line, r.name_pos.column);
+        let n = r.rules.len();
+        if n > platform::CRD_MAX_RULES {
+            diags.push(
+                Diagnostic::error(
+                    "crd-rule-limit",
+                    format!(
+                        "route `{}` has {n} rules; the HTTPRoute CRD takes 16",
+                        r.name
+                    ),
+                )
+                .at(at.clone())
+                .help("run `latgen render`: groups never hold more"),
+            );
+        } else if n > q.rules_per_service as usize {
+            diags.push(
+                Diagnostic::error(
+                    "group-over-quota",
+                    format!("route `{}` has {n} rules; the quota is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
+                )
+                .at(at.clone())
+                .help("run `latgen render`: groups never hold more"),
+            );
+        }
+        let backends: BTreeSet<_> = r.rules.iter().filter_map(|x| x.backend.as_ref()).collect();
+        if backends.len() > q.target_groups_per_service as usize {
+            diags.push(
+                Diagnostic::error(
+                    "target-group-quota",
+                    format!(
+                        "route `{}` reaches {} backends; the target-group quota is {}",
+                        r.name,
+                        backends.len(),
+                        q.target_groups_per_service
+                    ),
+                )
+                .at(at)
+                .help("run `latgen render`: groups never reach more"),
+            );
+        }
+    }
+    diags
+}
+
+/// The committed head, and both halves of it applied on their own over the base, must
+/// route every probed request as the base or as the rendered target does — never to a
+/// broken path, never to another app.
+fn rollout_safety(
+    opts: &CheckOptions,
+    base: &BTreeMap<PathBuf, String>,
+    committed: &BTreeMap<PathBuf, String>,
+    rendered: &Output,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let mix = |lattice: &BTreeMap<PathBuf, String>,
+               kong: &BTreeMap<PathBuf, String>|
+     -> BTreeMap<PathBuf, String> {
+        let mut m = side_files(lattice, Side::Lattice);
+        m.extend(side_files(kong, Side::Kong));
+        m
+    };
+    let build = |files: &BTreeMap<PathBuf, String>| {
+        let mut net = Network::default();
+        for (rel, text) in files {
+            if rel.file_name().is_some_and(|n| n != "kustomization.yaml") {
+                // An unreadable file adds nothing: its routes are simply absent in that state.
+                let _ = net.add_file(rel, text, is_kong_file(rel));
+            }
+        }
+        net
+    };
+    let b = build(base);
+    let r = build(&rendered.files);
+    let states = [
+        (
+            "the Lattice side goes live before the Kong side",
+            build(&mix(committed, base)),
+        ),
+        (
+            "the Kong side goes live before the Lattice side",
+            build(&mix(base, committed)),
+        ),
+        ("the change is live", build(committed)),
+    ];
+    let mut probes: BTreeSet<(String, String)> = b.probes().into_iter().collect();
+    probes.extend(r.probes());
+    for (_, net) in &states {
+        probes.extend(net.probes());
+    }
+    // One finding per state and Kong route, so a broken app is reported once.
+    let mut seen = BTreeSet::new();
+    for (when, net) in &states {
+        for (host, path) in &probes {
+            let (ob, or, os) = (
+                b.route(host, path),
+                r.route(host, path),
+                net.route(host, path),
+            );
+            if acceptable(&ob, &or, &os) {
+                continue;
+            }
+            let kong = net
+                .kong_route(host, path)
+                .or_else(|| b.kong_route(host, path));
+            let key = (*when, kong.map(|k| k.name.clone()));
+            if !seen.insert(key) {
+                continue;
+            }
+            let at = match kong.and_then(|k| {
+                k.matches
+                    .iter()
+                    .find(|m| m.gateway_api_match(path))
+                    .map(|m| (k, m))
+            }) {
+                Some((k, m)) => Span::new(opts.out_dir.join(&k.file), m.pos.line, m.pos.column),
+                None => Span::file(&opts.out_dir),
+            };
+            let lattice_first = safe(&b, &r, &states[0].1, &probes);
+            let kong_first = safe(&b, &r, &states[1].1, &probes);
+            let help = match (lattice_first, kong_first) {
+                (true, _) => {
+                    "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
+                }
+                (false, true) => {
+                    "ship the Kong side first: `latgen render --only kong` in one PR, then `latgen render` in the next"
+                }
+                (false, false) => "no single order is safe: split the change into smaller steps",
+            };
+            diags.push(
+                Diagnostic::error(
+                    "unsafe-rollout",
+                    format!("if {when}, {host}{path} goes to {os} (before: {ob}; after: {or})"),
+                )
+                .at(at)
+                .help(help),
+            );
+        }
+    }
+    diags
+}
+
+fn safe(b: &Network, r: &Network, state: &Network, probes: &BTreeSet<(String, String)>) -> bool {
+    probes
+        .iter()
+        .all(|(h, p)| acceptable(&b.route(h, p), &r.route(h, p), &state.route(h, p)))
+}
+
+/// During a rollout a request may behave as before or as after, by where it lands (which
+/// rule of which route carried it does not matter), but may not break where it worked.
+fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
+    let effect = |o: &Outcome| match o {
+        Outcome::Backend { backend, .. } => Some(Some(backend.clone())),
+        Outcome::NoKongRoute => Some(None),
+        _ => None,
+    };
+    let now_effect = effect(now);
+    if now_effect.is_none() {
+        return before.is_broken();
+    }
+    now_effect == effect(before) || now_effect == effect(after)
+}

@@ -1,0 +1,153 @@
+//! Reading a folder as it was at a Git revision, for `check --base`. Uses the `git` command
+//! (present wherever a PR is checked): `ls-tree` to list, one `cat-file --batch` to read.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::diag::Diagnostic;
+
+fn git_error(what: String) -> Diagnostic {
+    Diagnostic::error("git-error", what).help("run inside the Git repository, with the base revision fetched (e.g. `git fetch origin main`)")
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| git_error(format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        return Err(git_error(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
+}
+
+/// The files under `folder` at revision `rev`, by path relative to `folder`. A folder that
+/// did not exist at `rev` gives an empty map.
+pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+    // Resolve the folder against the repository root; it may not exist in the work tree.
+    let anchor = if folder.exists() {
+        folder.to_path_buf()
+    } else {
+        folder.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
+    let anchor = if anchor.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        anchor
+    };
+    let top = String::from_utf8_lossy(&git(&anchor, &["rev-parse", "--show-toplevel"])?)
+        .trim()
+        .to_string();
+    let top = PathBuf::from(top)
+        .canonicalize()
+        .map_err(|e| git_error(format!("cannot resolve the repository root: {e}")))?;
+    let abs = absolute(folder)?;
+    let rel = abs
+        .strip_prefix(&top)
+        .map_err(|_| {
+            git_error(format!(
+                "{} is not inside the repository at {}",
+                folder.display(),
+                top.display()
+            ))
+        })?
+        .to_path_buf();
+    let rel_str = rel.to_string_lossy().replace('\\', "/");
+    git(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )?;
+    let listing = git(
+        &top,
+        &[
+            "ls-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            rev,
+            "--",
+            if rel_str.is_empty() { "." } else { &rel_str },
+        ],
+    )?;
+    let names: Vec<String> = listing
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    let mut out = BTreeMap::new();
+    if names.is_empty() {
+        return Ok(out);
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| git_error(format!("cannot run git: {e}")))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let request: String = names.iter().map(|n| format!("{rev}:{n}\n")).collect();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(request.as_bytes());
+    });
+    let mut reader = BufReader::new(child.stdout.take().expect("piped"));
+    for name in &names {
+        let mut header = String::new();
+        reader
+            .read_line(&mut header)
+            .map_err(|e| git_error(format!("git cat-file: {e}")))?;
+        let size: usize = header
+            .split_whitespace()
+            .nth(2)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| {
+                git_error(format!(
+                    "git cat-file: unexpected answer `{}` for {name}",
+                    header.trim()
+                ))
+            })?;
+        let mut body = vec![0; size + 1];
+        reader
+            .read_exact(&mut body)
+            .map_err(|e| git_error(format!("git cat-file: {e}")))?;
+        body.pop();
+        let path = Path::new(name)
+            .strip_prefix(&rel)
+            .unwrap_or(Path::new(name))
+            .to_path_buf();
+        out.insert(path, String::from_utf8_lossy(&body).into_owned());
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    Ok(out)
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, Diagnostic> {
+    if p.exists() {
+        return p
+            .canonicalize()
+            .map_err(|e| git_error(format!("cannot resolve {}: {e}", p.display())));
+    }
+    let parent = p
+        .parent()
+        .filter(|x| !x.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = p
+        .file_name()
+        .ok_or_else(|| git_error(format!("cannot resolve {}", p.display())))?;
+    Ok(absolute(parent)?.join(name))
+}

@@ -72,15 +72,43 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         }
     }
     if let Some(net) = &committed_net {
-        diags.extend(shadowing(net, &opts.out_dir));
-        diags.extend(resolution(net, run.prepared.as_ref(), &opts.out_dir));
+        let shadows = shadowing(net);
+        // A route whose rules shadow each other misroutes; that finding says why, so the
+        // misroutes it causes are not reported again.
+        let flagged: BTreeSet<String> = net
+            .lattice
+            .iter()
+            .filter(|r| {
+                shadows
+                    .iter()
+                    .any(|d| d.span.as_ref().is_some_and(|s| s.file == r.file))
+            })
+            .map(|r| format!("{}/{}", r.namespace, r.name))
+            .collect();
+        diags.extend(shadows);
+        diags.extend(resolution(net, run.prepared.as_ref(), &flagged));
         if let Some(prepared) = &run.prepared {
             diags.extend(route_quotas(net, prepared, &opts.out_dir));
         }
     }
-    diags.sort();
+    // A Kong route that is broken because its half went first is an ordering problem:
+    // the unsafe-rollout finding says which half to ship first, so it stands alone.
+    let reordered: BTreeSet<PathBuf> = diags
+        .iter()
+        .filter(|d| d.code == "unsafe-rollout")
+        .filter_map(|d| d.span.as_ref().map(|s| s.file.clone()))
+        .collect();
+    let mut kept = Diagnostics::new();
+    for d in diags {
+        let superseded = d.code == "route-unresolved"
+            && d.span.as_ref().is_some_and(|s| reordered.contains(&s.file));
+        if !superseded {
+            kept.push(d);
+        }
+    }
+    kept.sort();
     Ok(CheckReport {
-        diags,
+        diags: kept,
         sources,
         diff,
     })
@@ -330,7 +358,7 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
 /// that takes all of a later rule's traffic, and prefixes of different backends nested
 /// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
 /// is written segment-safely (a prefix ending in `/`).
-fn shadowing(net: &Network, _out_dir: &Path) -> Diagnostics {
+fn shadowing(net: &Network) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
         let rules: Vec<(
@@ -402,7 +430,11 @@ fn shadowing(net: &Network, _out_dir: &Path) -> Diagnostics {
 
 /// Every Kong route must reach, through its bridge and rewritten Host, a Lattice rule that
 /// sends each of its paths to its own app's Service.
-fn resolution(net: &Network, prepared: Option<&Prepared>, _out_dir: &Path) -> Diagnostics {
+fn resolution(
+    net: &Network,
+    prepared: Option<&Prepared>,
+    flagged: &BTreeSet<String>,
+) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let apps: BTreeMap<&str, &crate::model::App> = prepared
         .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
@@ -430,11 +462,18 @@ fn resolution(net: &Network, prepared: Option<&Prepared>, _out_dir: &Path) -> Di
             for p in probes {
                 let got = net.through(kong, host, &p);
                 match (&got, &want) {
-                    (Outcome::Backend { backend, .. }, Some((ns, svc, port))) => {
-                        if &backend.namespace != ns
+                    (
+                        Outcome::Backend {
+                            backend,
+                            lattice_route,
+                            ..
+                        },
+                        Some((ns, svc, port)),
+                    ) => {
+                        let elsewhere = &backend.namespace != ns
                             || &backend.name != svc
-                            || backend.port != Some(*port)
-                        {
+                            || backend.port != Some(*port);
+                        if elsewhere && !flagged.contains(lattice_route) {
                             diags.push(
                                 Diagnostic::error("route-mismatch", format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
                                     .at(at.clone())
@@ -537,22 +576,31 @@ fn rollout_safety(
     };
     let b = build(base);
     let r = build(&rendered.files);
-    let states = [
+    let lattice_first = mix(committed, base);
+    let kong_first = mix(base, committed);
+    let head = mix(committed, committed);
+    // When one side is unchanged, "that side first" is the head itself: judge it once.
+    let mut states = vec![
         (
             "the Lattice side goes live before the Kong side",
-            build(&mix(committed, base)),
+            build(&lattice_first),
         ),
         (
             "the Kong side goes live before the Lattice side",
-            build(&mix(base, committed)),
+            build(&kong_first),
         ),
-        ("the change is live", build(committed)),
     ];
+    if head != lattice_first && head != kong_first {
+        states.push(("the change is live", build(&head)));
+    }
     let mut probes: BTreeSet<(String, String)> = b.probes().into_iter().collect();
     probes.extend(r.probes());
     for (_, net) in &states {
         probes.extend(net.probes());
     }
+    // Which half of the full change could go first on its own decides the advice.
+    let lattice_ok = safe(&b, &r, &build(&mix(&rendered.files, base)), &probes);
+    let kong_ok = safe(&b, &r, &build(&mix(base, &rendered.files)), &probes);
     // One finding per state and Kong route, so a broken app is reported once.
     let mut seen = BTreeSet::new();
     for (when, net) in &states {
@@ -581,9 +629,7 @@ fn rollout_safety(
                 Some((k, m)) => Span::new(opts.out_dir.join(&k.file), m.pos.line, m.pos.column),
                 None => Span::file(&opts.out_dir),
             };
-            let lattice_first = safe(&b, &r, &states[0].1, &probes);
-            let kong_first = safe(&b, &r, &states[1].1, &probes);
-            let help = match (lattice_first, kong_first) {
+            let help = match (lattice_ok, kong_ok) {
                 (true, _) => {
                     "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
                 }

@@ -1,0 +1,219 @@
+//! `latgen check` on one fixture per finding code (tests/check/<code>[@variant]/): each
+//! must report exactly that code, and nothing on the `clean*` fixtures. The human and JSON
+//! outputs are snapshots (`expected.human`, `expected.json`; refresh with LATGEN_BLESS=1).
+//! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
+//! committed base and the fixture is the work tree, checked with `--base HEAD`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn latgen(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=latgen",
+            "-c",
+            "user.email=latgen@example.com",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path, skip: &str) {
+    for (rel, text) in common::read_tree(from) {
+        if rel.starts_with(skip)
+            || rel.starts_with("expected.human")
+            || rel.starts_with("expected.json")
+        {
+            continue;
+        }
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Runs check on a fixture; returns (exit code, human output, JSON output).
+fn run_fixture(dir: &Path) -> (i32, String, String) {
+    let mut args: Vec<&str> = vec!["check"];
+    if dir.join("templates").is_dir() {
+        args.extend(["--templates", "templates"]);
+    }
+    let scratch;
+    let work: PathBuf = if dir.join("base").is_dir() {
+        scratch = tempfile::tempdir().unwrap();
+        git(scratch.path(), &["init", "-q"]);
+        copy_dir(&dir.join("base"), scratch.path(), "\0");
+        git(scratch.path(), &["add", "-A"]);
+        git(scratch.path(), &["commit", "-q", "-m", "base"]);
+        for entry in std::fs::read_dir(scratch.path()).unwrap() {
+            let p = entry.unwrap().path();
+            if p.file_name().unwrap() != ".git" {
+                if p.is_dir() {
+                    std::fs::remove_dir_all(&p).unwrap()
+                } else {
+                    std::fs::remove_file(&p).unwrap()
+                }
+            }
+        }
+        copy_dir(dir, scratch.path(), "base");
+        args.extend(["--base", "HEAD"]);
+        scratch.path().to_path_buf()
+    } else {
+        dir.to_path_buf()
+    };
+    let (code, human) = latgen(&work, &args);
+    let mut json_args = args.clone();
+    json_args.extend(["--format", "json"]);
+    let (json_code, json) = latgen(&work, &json_args);
+    assert_eq!(
+        code, json_code,
+        "the exit code does not depend on the format"
+    );
+    (code, human, json)
+}
+
+fn codes(json: &str) -> BTreeSet<String> {
+    json.lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["code"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(common::root().join("tests/check"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+#[test]
+fn each_fixture_reports_exactly_its_code() {
+    let bless = std::env::var_os("LATGEN_BLESS").is_some();
+    let mut failures = Vec::new();
+    for dir in fixtures() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let (code, human, json) = run_fixture(&dir);
+        let want: BTreeSet<String> = if name.starts_with("clean") {
+            BTreeSet::new()
+        } else {
+            BTreeSet::from([name.split('@').next().unwrap().to_string()])
+        };
+        let got = codes(&json);
+        if got != want {
+            failures.push(format!("{name}: expected {want:?}, got {got:?}\n{human}"));
+            continue;
+        }
+        let is_error = want
+            .iter()
+            .any(|c| latgen::codes::lookup(c).unwrap().severity == latgen::diag::Severity::Error);
+        if code != i32::from(is_error) {
+            failures.push(format!("{name}: exit code {code}"));
+        }
+        if bless {
+            std::fs::write(dir.join("expected.human"), &human).unwrap();
+            std::fs::write(dir.join("expected.json"), &json).unwrap();
+        } else {
+            assert_eq!(
+                std::fs::read_to_string(dir.join("expected.human")).unwrap_or_default(),
+                human,
+                "{name}: human output"
+            );
+            assert_eq!(
+                std::fs::read_to_string(dir.join("expected.json")).unwrap_or_default(),
+                json,
+                "{name}: JSON output"
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every registered finding that a project can trigger has a fixture.
+#[test]
+fn every_finding_code_has_a_fixture() {
+    let have: BTreeSet<String> = fixtures()
+        .iter()
+        .map(|d| {
+            d.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .split('@')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    // Covered elsewhere: reading problems (tests/cli.rs), template problems
+    // (tests/templates.rs), and those that need a broken disk or Git.
+    let elsewhere = [
+        "io-error",
+        "symlink-loop",
+        "not-utf8",
+        "file-too-large",
+        "empty-file",
+        "multiple-documents",
+        "not-a-mapping",
+        "yaml-syntax",
+        "missing-field",
+        "duplicate-key",
+        "invalid-type",
+        "invalid-value",
+        "invalid-config",
+        "invalid-lock",
+        "reserved-name",
+        "invalid-namespace",
+        "invalid-service",
+        "no-paths",
+        "duplicate-path",
+        "invalid-group",
+        "invalid-health-check",
+        "duplicate-host",
+        "template-error",
+        "rendered-invalid",
+        "invalid-output",
+        "git-error",
+        "priority-churn",
+    ];
+    let missing: Vec<&str> = latgen::codes::CODES
+        .iter()
+        .map(|c| c.id)
+        .filter(|id| !have.contains(*id) && !elsewhere.contains(id))
+        .collect();
+    assert!(missing.is_empty(), "no fixture for {missing:?}");
+}

@@ -112,6 +112,10 @@ pub const CODES: &[Code] = &[
         "a pinned group has no room for the app",
     ),
     e(
+        "pin-conflict",
+        "an app is pinned to a group other than the one it is in: move it instead",
+    ),
+    e(
         "group-over-quota",
         "a route holds more rules than the Lattice rule quota",
     ),

@@ -41,7 +41,7 @@ pub struct Prepared {
 impl Prepared {
     /// The lock file this plan needs.
     pub fn lock_text(&self) -> String {
-        lock::serialize(&self.plan.assignments)
+        lock::serialize(&self.plan.lock)
     }
 }
 

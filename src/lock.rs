@@ -1,5 +1,6 @@
-//! `latgen.lock`: which shared group each path-routed app is in. Committed, so that
-//! assignments stay put across runs and machines: adding an app never moves another.
+//! `latgen.lock`: which shared group each path-routed app is in, and the moves in flight.
+//! Committed, so that assignments stay put across runs and machines: adding an app never
+//! moves another, and a move goes through its steps one PR at a time.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,10 +13,58 @@ use crate::model::Pos;
 
 pub const LOCK_VERSION: u32 = 1;
 
+/// The steps of a move between groups; each is its own PR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// The Lattice side adds the app's rules to the new group; the old group keeps them.
+    AddRules = 1,
+    /// The Kong side points the bridge and the rewrite host at the new group.
+    SwitchKong = 2,
+}
+
+impl Step {
+    pub fn number(self) -> u32 {
+        self as u32
+    }
+
+    pub fn from_number(n: u32) -> Option<Step> {
+        match n {
+            1 => Some(Step::AddRules),
+            2 => Some(Step::SwitchKong),
+            _ => None,
+        }
+    }
+}
+
+/// A move in flight: the app is in its `apps` group and also in `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move {
+    pub to: u32,
+    pub step: Step,
+}
+
+/// What the lock file records.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LockState {
+    /// App → the group that serves it (its Kong side points there).
+    pub apps: BTreeMap<String, u32>,
+    pub moves: BTreeMap<String, Move>,
+}
+
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Lock {
     /// App name → group number, with the line it is on.
     pub apps: BTreeMap<String, (u32, Pos)>,
+    pub moves: BTreeMap<String, (Move, Pos)>,
+}
+
+impl Lock {
+    pub fn state(&self) -> LockState {
+        LockState {
+            apps: self.apps.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
+            moves: self.moves.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -24,10 +73,20 @@ struct LockFile {
     version: Spanned<u32>,
     #[serde(default)]
     apps: BTreeMap<String, Spanned<u32>>,
+    #[serde(default)]
+    moves: BTreeMap<String, Spanned<MoveFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveFile {
+    to: u32,
+    step: u32,
 }
 
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile = crate::load::parse_yaml(file, text, &["version", "apps"], diags)?;
+    let raw: LockFile = crate::load::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
+    let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(
             Diagnostic::error(
@@ -37,7 +96,7 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
                     raw.version.value
                 ),
             )
-            .at(Span::new(file, Pos::of(&raw.version).line, Pos::of(&raw.version).column))
+            .at(at(Pos::of(&raw.version)))
             .help("use the latgen version that wrote it, or delete the file to assign groups anew"),
         );
         return None;
@@ -51,32 +110,77 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
                     "invalid-lock",
                     format!("app `{name}` is in group 0; groups start at 1"),
                 )
-                .at(Span::new(file, pos.line, pos.column))
+                .at(at(pos))
                 .help("remove the line so that render places the app anew"),
             );
             continue;
         }
         lock.apps.insert(name, (group.value, pos));
     }
+    for (name, m) in raw.moves {
+        let pos = Pos::of(&m);
+        let step = Step::from_number(m.value.step);
+        let from = lock.apps.get(&name).map(|g| g.0);
+        let problem = match (step, from) {
+            (None, _) => Some(format!(
+                "move of `{name}` is at step {}; steps are 1 and 2",
+                m.value.step
+            )),
+            (_, None) => Some(format!("`{name}` is moving but has no group under `apps`")),
+            (_, Some(f)) if f == m.value.to || m.value.to == 0 => {
+                Some(format!("move of `{name}` goes to group {}", m.value.to))
+            }
+            _ => None,
+        };
+        match (problem, step) {
+            (None, Some(step)) => {
+                lock.moves.insert(
+                    name,
+                    (
+                        Move {
+                            to: m.value.to,
+                            step,
+                        },
+                        pos,
+                    ),
+                );
+            }
+            (p, _) => diags.push(
+                Diagnostic::error("invalid-lock", p.unwrap_or_default())
+                    .at(at(pos))
+                    .help("restart the move with `latgen move APP --group N`, or remove the line"),
+            ),
+        }
+    }
     Some(lock)
 }
 
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
-pub fn serialize(assignments: &BTreeMap<String, u32>) -> String {
+pub fn serialize(state: &LockState) -> String {
     let mut out = String::from(
-        "# latgen.lock: the shared Lattice group of each path-routed app.\n\
-         # Written by `latgen render`; commit it with apps/. Groups never change on their own:\n\
-         # adding an app never moves another.\n",
+        "# latgen.lock: the shared Lattice group of each path-routed app, and moves in flight.\n\
+         # Written by `latgen render` and `latgen move`; commit it with apps/. Groups never\n\
+         # change on their own: adding an app never moves another.\n",
     );
     out.push_str(&format!("version: {LOCK_VERSION}\n"));
-    if assignments.is_empty() {
+    if state.apps.is_empty() {
         out.push_str("apps: {}\n");
-        return out;
+    } else {
+        out.push_str("apps:\n");
+        for (name, group) in &state.apps {
+            // Names are validated DNS-1123 labels, so they need no quoting.
+            out.push_str(&format!("  {name}: {group}\n"));
+        }
     }
-    out.push_str("apps:\n");
-    for (name, group) in assignments {
-        // Names are validated DNS-1123 labels, so they need no quoting.
-        out.push_str(&format!("  {name}: {group}\n"));
+    if !state.moves.is_empty() {
+        out.push_str("moves:\n");
+        for (name, m) in &state.moves {
+            out.push_str(&format!(
+                "  {name}: {{ to: {}, step: {} }}\n",
+                m.to,
+                m.step.number()
+            ));
+        }
     }
     out
 }
@@ -87,15 +191,21 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        let mut a = BTreeMap::new();
-        a.insert("shop".to_string(), 2);
-        a.insert("cart".to_string(), 1);
-        let text = serialize(&a);
+        let mut state = LockState::default();
+        state.apps.insert("shop".to_string(), 2);
+        state.apps.insert("cart".to_string(), 1);
+        state.moves.insert(
+            "shop".to_string(),
+            Move {
+                to: 4,
+                step: Step::SwitchKong,
+            },
+        );
+        let text = serialize(&state);
         let mut diags = Diagnostics::new();
         let lock = parse(Path::new("latgen.lock"), &text, &mut diags).unwrap();
-        assert!(diags.is_empty());
-        let back: BTreeMap<String, u32> = lock.apps.iter().map(|(k, v)| (k.clone(), v.0)).collect();
-        assert_eq!(back, a);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(lock.state(), state);
         assert!(text.find("cart").unwrap() < text.find("shop").unwrap());
     }
 
@@ -104,5 +214,18 @@ mod tests {
         let mut diags = Diagnostics::new();
         assert!(parse(Path::new("l"), "version: 9\napps: {}\n", &mut diags).is_none());
         assert_eq!(diags.iter().next().unwrap().code, "invalid-lock");
+    }
+
+    #[test]
+    fn refuses_a_move_without_a_home_or_with_a_bad_step() {
+        let mut diags = Diagnostics::new();
+        let lock = parse(
+            Path::new("l"),
+            "version: 1\napps:\n  a: 1\nmoves:\n  a: { to: 2, step: 3 }\n  b: { to: 2, step: 1 }\n",
+            &mut diags,
+        )
+        .unwrap();
+        assert!(lock.moves.is_empty());
+        assert_eq!(diags.len(), 2);
     }
 }

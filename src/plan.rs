@@ -1,8 +1,9 @@
 //! Stage 3, plan: which shared group each path-routed app is in, and the order of every
 //! route's rules.
 //!
-//! Apps keep the group the lock gives them; an explicit `group:` pin wins over the lock; new
-//! apps go, in name order, to the lowest-numbered group with room (an emptied group's number
+//! Apps keep the group the lock gives them, and an app in the middle of a move is in both its
+//! groups until the move ends; a `group:` pin places a new app; other new apps go, in name
+//! order, to the lowest-numbered group with room (an emptied group's number
 //! counts as a group with room, so it is reused first). Room means: rules within the quota,
 //! distinct backends within the target-group quota, no second isolated app, the declared rps
 //! within the per-service budget, and no prefix of another app nested segment-wise under or
@@ -13,7 +14,7 @@ use std::path::Path;
 
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::lock::Lock;
+use crate::lock::{Lock, LockState, Move, Step};
 use crate::model::{App, Backend, MatchKind};
 use crate::platform;
 
@@ -44,8 +45,10 @@ pub struct Dedicated {
 pub struct Plan {
     pub groups: Vec<Group>,
     pub dedicated: Vec<Dedicated>,
-    /// What the lock file records: path-routed app → group.
-    pub assignments: BTreeMap<String, u32>,
+    /// What the lock file records: path-routed app → group, and the moves in flight.
+    pub lock: LockState,
+    /// App index → the group its Kong side points at.
+    pub kong_group: BTreeMap<usize, u32>,
 }
 
 impl Plan {
@@ -54,8 +57,9 @@ impl Plan {
         self.groups.len() + self.dedicated.len()
     }
 
-    pub fn group_of(&self, app: usize) -> Option<&Group> {
-        self.groups.iter().find(|g| g.apps.contains(&app))
+    /// The group that serves a path-routed app: where its bridge and rewrite host point.
+    pub fn serving_group(&self, app: usize) -> Option<u32> {
+        self.kong_group.get(&app).copied()
     }
 }
 
@@ -288,19 +292,18 @@ pub fn plan(
         );
     }
 
-    // The lock first (those placements were valid when written), then pins (a new pin is
-    // the change, so a conflict is reported at the pin), then new apps; each in name order.
-    let pinned: Vec<usize> = path_apps
-        .iter()
-        .copied()
-        .filter(|&i| apps[i].pin.is_some() && !too_big(i))
-        .collect();
-    let locked: Vec<usize> = path_apps
-        .iter()
-        .copied()
-        .filter(|&i| apps[i].pin.is_none() && lock.apps.contains_key(&apps[i].name) && !too_big(i))
-        .collect();
-    for &i in &locked {
+    // The lock first (those placements were valid when written), then the second group of
+    // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
+    // reported at the pin), then other new apps; each pass in name order.
+    let in_lock = |i: usize| lock.apps.contains_key(&apps[i].name);
+    let at_app = |i: usize| {
+        Span::new(
+            &apps[i].file,
+            apps[i].name_pos.line,
+            apps[i].name_pos.column,
+        )
+    };
+    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
         let (number, pos) = lock.apps[&apps[i].name];
         match planner.fits(number, i) {
             Ok(()) => planner.place(number, i),
@@ -314,20 +317,55 @@ pub fn plan(
                     Origin::Lock,
                     config,
                 )
-                .related(
-                    Span::new(
-                        &apps[i].file,
-                        apps[i].name_pos.line,
-                        apps[i].name_pos.column,
-                    ),
-                    "the app",
-                ),
+                .related(at_app(i), "the app"),
             ),
         }
     }
-    for &i in &pinned {
-        let (number, pos) = apps[i].pin.unwrap();
+    let mut moves: BTreeMap<usize, Move> = BTreeMap::new();
+    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
+        let Some(&(m, pos)) = lock.moves.get(&apps[i].name) else {
+            continue;
+        };
+        match planner.fits(m.to, i) {
+            Ok(()) => {
+                planner.place(m.to, i);
+                moves.insert(i, m);
+            }
+            Err(why) => diags.push(
+                no_room(
+                    apps,
+                    i,
+                    m.to,
+                    why,
+                    Span::new(lock_file, pos.line, pos.column),
+                    Origin::Lock,
+                    config,
+                )
+                .related(at_app(i), "the app being moved"),
+            ),
+        }
+    }
+    for &i in path_apps
+        .iter()
+        .filter(|&&i| apps[i].pin.is_some() && !too_big(i))
+    {
+        let (number, pos) = apps[i].pin.expect("filtered");
         if number == 0 {
+            continue;
+        }
+        if let Some(&(home, _)) = lock.apps.get(&apps[i].name) {
+            let target = moves.get(&i).map(|m| m.to);
+            if number != home && Some(number) != target {
+                let name = &apps[i].name;
+                diags.push(
+                    Diagnostic::error(
+                        "pin-conflict",
+                        format!("app `{name}` is in {} (latgen.lock) but pinned to {}", config.group_name(home), config.group_name(number)),
+                    )
+                    .at(Span::new(&apps[i].file, pos.line, pos.column))
+                    .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step")),
+                );
+            }
             continue;
         }
         match planner.fits(number, i) {
@@ -349,11 +387,7 @@ pub fn plan(
         .flat_map(|g| g.apps.iter().copied())
         .collect();
     for &i in &path_apps {
-        if placed.contains(&i)
-            || too_big(i)
-            || apps[i].pin.is_some()
-            || lock.apps.contains_key(&apps[i].name)
-        {
+        if placed.contains(&i) || too_big(i) || apps[i].pin.is_some() || in_lock(i) {
             continue;
         }
         let number = planner.first_fit(i);
@@ -376,7 +410,20 @@ pub fn plan(
             .collect();
         sort_rules(&mut rules);
         for &i in &members {
-            plan.assignments.insert(apps[i].name.clone(), number);
+            let home = lock
+                .apps
+                .get(&apps[i].name)
+                .map(|h| h.0)
+                .filter(|_| moves.contains_key(&i));
+            // An app in two groups is at home in the one the lock names.
+            if home.is_none_or(|h| h == number) {
+                plan.lock.apps.insert(apps[i].name.clone(), number);
+                let serving = match moves.get(&i) {
+                    Some(m) if m.step == Step::SwitchKong => m.to,
+                    _ => number,
+                };
+                plan.kong_group.insert(i, serving);
+            }
         }
         plan.groups.push(Group {
             number,
@@ -396,6 +443,9 @@ pub fn plan(
             .collect();
         sort_rules(&mut rules);
         plan.dedicated.push(Dedicated { app: i, rules });
+    }
+    for (i, m) in moves {
+        plan.lock.moves.insert(apps[i].name.clone(), m);
     }
     plan
 }

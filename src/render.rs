@@ -413,31 +413,23 @@ pub fn render(
         }
     }
 
-    let group_of: BTreeMap<usize, u32> = plan
-        .groups
-        .iter()
-        .flat_map(|g| g.apps.iter().map(move |&i| (i, g.number)))
-        .collect();
     for (i, app) in apps.iter().enumerate() {
-        let (target, rules): (String, Vec<&Rule>) = match (&app.host, group_of.get(&i)) {
-            (Some(host), _) => (
-                host.clone(),
-                plan.dedicated
-                    .iter()
-                    .find(|d| d.app == i)
-                    .map(|d| d.rules.iter().collect())
-                    .unwrap_or_default(),
-            ),
-            (None, Some(&n)) => (
-                config.group_domain(n),
-                plan.groups
-                    .iter()
-                    .find(|g| g.number == n)
-                    .map(|g| g.rules.iter().filter(|r| r.app == i).collect())
-                    .unwrap_or_default(),
-            ),
+        let target = match (&app.host, plan.serving_group(i)) {
+            (Some(host), _) => host.clone(),
+            (None, Some(n)) => config.group_domain(n),
             (None, None) => continue,
         };
+        // The Kong route matches the app's own paths, in the order its Lattice rules have.
+        let mut rules: Vec<Rule> = app
+            .paths
+            .iter()
+            .map(|p| Rule {
+                kind: p.kind,
+                path: p.value.clone(),
+                app: i,
+            })
+            .collect();
+        crate::plan::sort_rules(&mut rules);
         let bridge = format!("{}{BRIDGE_SUFFIX}", app.name);
         let ctx = minijinja::context! {
             name => &bridge, namespace => &config.kong.namespace, app => &app.name,
@@ -457,7 +449,7 @@ pub fn render(
             Some(h) => vec![h.as_str()],
             None => config.kong.hostnames.iter().map(String::as_str).collect(),
         };
-        let matches: Vec<RuleCtx> = rules.into_iter().map(|rule| rule_ctx(apps, rule)).collect();
+        let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
         let ctx = minijinja::context! {
             name => &app.name, namespace => &config.kong.namespace, app => &app.name,
             gateway => Ctx::from(Serde(&kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),

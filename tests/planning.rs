@@ -11,14 +11,14 @@ use latgen::platform::nests_under;
 use pretty_assertions::assert_eq;
 
 fn lock_of(dir: &Path) -> BTreeMap<String, u32> {
-    common::built(dir).prepared.plan.assignments
+    common::built(dir).prepared.plan.lock.apps
 }
 
 /// Renders and writes the lock back, as `latgen render` does.
 fn render_and_lock(dir: &Path) -> BTreeMap<String, u32> {
     let built = common::built(dir);
     std::fs::write(dir.join("latgen.lock"), built.prepared.lock_text()).unwrap();
-    built.prepared.plan.assignments
+    built.prepared.plan.lock.apps.clone()
 }
 
 /// A small deterministic generator (xorshift), so failures reproduce from the seed.

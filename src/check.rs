@@ -61,6 +61,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
                     quota,
                     &opts.out_dir,
                 ));
+                diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
                 let (stale, d) = staleness(opts, prepared, &rendered, &committed)?;
                 diags.extend(stale);
                 diff = d;
@@ -211,14 +212,13 @@ pub fn quota_during_change(
         };
         let peak = before.union(&after).count();
         if peak > quota && before != after {
-            let added: Vec<&str> = after
-                .difference(&before)
-                .map(|s| s.split_once(' ').map_or(s.as_str(), |x| x.1))
-                .collect();
-            let removed: Vec<&str> = before
-                .difference(&after)
-                .map(|s| s.split_once(' ').map_or(s.as_str(), |x| x.1))
-                .collect();
+            let shown = |s: &String| match s.split_once(' ') {
+                Some(("Exact", p)) => format!("{p} (Exact)"),
+                Some((_, p)) => p.to_string(),
+                None => s.clone(),
+            };
+            let added: Vec<String> = after.difference(&before).map(shown).collect();
+            let removed: Vec<String> = before.difference(&after).map(shown).collect();
             diags.push(
                 Diagnostic::warning(
                     "group-at-quota",
@@ -231,6 +231,77 @@ pub fn quota_during_change(
                 )
                 .at(Span::new(out_dir.join(rel), name_line(Some(text)), 0))
                 .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
+            );
+        }
+    }
+    diags
+}
+
+/// The controller renumbers rules whose position changes; more than 5 at once need a
+/// BatchUpdateRule call, which the Lattice API caps at 5 items.
+pub fn priority_churn(
+    old: &BTreeMap<PathBuf, String>,
+    new: &BTreeMap<PathBuf, String>,
+    out_dir: &Path,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let order = |text: &String, rel: &Path| -> Option<Vec<String>> {
+        let mut net = Network::default();
+        net.add_file(rel, text, false).ok()?;
+        let route = net.lattice.first()?;
+        Some(
+            route
+                .rules
+                .iter()
+                .map(|r| {
+                    let m: Vec<String> = r
+                        .matches
+                        .iter()
+                        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
+                        .collect();
+                    format!(
+                        "{} -> {}",
+                        m.join(","),
+                        r.backend
+                            .as_ref()
+                            .map(|b| b.to_string())
+                            .unwrap_or_default()
+                    )
+                })
+                .collect(),
+        )
+    };
+    for (rel, text) in new {
+        let Some(before_text) = old.get(rel).filter(|t| *t != text) else {
+            continue;
+        };
+        if side_of(rel) != Side::Lattice {
+            continue;
+        }
+        let (Some(before), Some(after)) = (order(before_text, rel), order(text, rel)) else {
+            continue;
+        };
+        let moved = after
+            .iter()
+            .enumerate()
+            .filter(|(i, rule)| {
+                before
+                    .iter()
+                    .position(|b| b == *rule)
+                    .is_some_and(|j| j != *i)
+            })
+            .count();
+        if moved > 5 {
+            diags.push(
+                Diagnostic::warning(
+                    "priority-churn",
+                    format!(
+                        "{moved} rules of {} change position, so their priorities change: more than the 5 one BatchUpdateRule call takes",
+                        rel.file_stem().map(|s| s.to_string_lossy().trim_start_matches("httproute-").to_string()).unwrap_or_default()
+                    ),
+                )
+                .at(Span::new(out_dir.join(rel), name_line(Some(text)), 0))
+                .help("watch the controller's events for this route when it syncs, or add the new paths in smaller changes"),
             );
         }
     }

@@ -40,6 +40,54 @@ pub enum Command {
     Render(RenderArgs),
     /// The PR gate: quotas, prefix shadowing, conflicts, names, staleness, rollout safety.
     Check(CheckArgs),
+    /// Move one app to another group in three safe steps (one PR each).
+    Move(MoveArgs),
+    /// Propose the fewest moves that bring the number of groups down.
+    Plan(PlanArgs),
+    /// What the Lattice services cost per month, against one service per app.
+    Cost(CostArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MoveArgs {
+    /// The app to move.
+    pub app: String,
+    /// The group to move it to (a group in use, or the next new one).
+    #[arg(long, conflicts_with = "continue_")]
+    pub group: Option<u32>,
+    /// Advance the move in flight by one step.
+    #[arg(long = "continue")]
+    pub continue_: bool,
+    /// Folder of app declarations.
+    #[arg(long, default_value = "apps")]
+    pub apps: PathBuf,
+    /// Project settings [default: latgen.yaml beside the apps folder].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Group assignments [default: latgen.lock beside the apps folder].
+    #[arg(long)]
+    pub lock: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CostArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CostFormat::Table)]
+    pub format: CostFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum CostFormat {
+    Table,
+    Json,
 }
 
 /// One half of the output, one per Argo CD Application.
@@ -156,6 +204,9 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Render(args) => render(&args, color),
         Command::Check(args) => check(&args, color),
+        Command::Move(args) => move_app(&args, color),
+        Command::Plan(args) => plan(&args, color),
+        Command::Cost(args) => cost(&args, color),
     };
     ExitCode::from(code)
 }
@@ -196,6 +247,11 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
             &before,
             &built.output.files,
             quota,
+            &args.output,
+        ));
+        notes.extend(crate::check::priority_churn(
+            &before,
+            &built.output.files,
             &args.output,
         ));
     }
@@ -330,6 +386,92 @@ fn check(args: &CheckArgs, color: bool) -> u8 {
         .iter()
         .any(|d| d.severity == Severity::Error || args.deny.is_some());
     u8::from(failing)
+}
+
+/// Load → validate → plan, reporting problems; None when the project cannot be planned.
+fn prepared(paths: &ProjectPaths, color: bool) -> Option<crate::Prepared> {
+    let run = crate::prepare(paths);
+    report(&run.diags, &run.sources, color);
+    run.prepared
+}
+
+fn move_app(args: &MoveArgs, color: bool) -> u8 {
+    let input = InputArgs {
+        apps: args.apps.clone(),
+        config: args.config.clone(),
+        lock: args.lock.clone(),
+    };
+    let paths = input.paths();
+    let Some(prepared) = prepared(&paths, color) else {
+        return 2;
+    };
+    match crate::rebalance::move_app(&prepared, &args.app, args.group, args.continue_) {
+        Ok(result) => {
+            let text = crate::lock::serialize(&result.lock);
+            if let Err(d) = write::write_atomic(&paths.lock, text.as_bytes()) {
+                return fail(d, &Sources::default(), color);
+            }
+            println!("{}", result.message);
+            0
+        }
+        Err(d) => {
+            let mut diags = Diagnostics::new();
+            diags.push(d);
+            report(&diags, &Sources::default(), color);
+            1
+        }
+    }
+}
+
+fn plan(args: &PlanArgs, color: bool) -> u8 {
+    let Some(prepared) = prepared(&args.input.paths(), color) else {
+        return 2;
+    };
+    let c = match crate::rebalance::compaction(&prepared) {
+        Ok(c) => c,
+        Err(d) => return fail(d, &Sources::default(), color),
+    };
+    let price = prepared.config.pricing.service_hour_usd * crate::rebalance::HOURS_PER_MONTH;
+    println!(
+        "{} now; the apps fit in no fewer than {} (lower bound)",
+        plural(c.groups_now, "shared group"),
+        c.lower_bound
+    );
+    if c.moves.is_empty() {
+        println!("no move brings the count down");
+        return 0;
+    }
+    println!(
+        "{} bring it to {}, saving {}/month; each move is three PRs, and nothing is applied until you run them:",
+        plural(c.moves.len(), "move"),
+        c.groups_after,
+        crate::rebalance::dollars((c.groups_now - c.groups_after) as f64 * price)
+    );
+    for (app, _, to) in &c.moves {
+        println!("  latgen move {app} --group {to}");
+    }
+    0
+}
+
+fn cost(args: &CostArgs, color: bool) -> u8 {
+    let Some(prepared) = prepared(&args.input.paths(), color) else {
+        return 2;
+    };
+    let c = crate::rebalance::cost(&prepared);
+    match args.format {
+        CostFormat::Table => print!("{}", crate::rebalance::cost_table(&c)),
+        CostFormat::Json => println!(
+            "{}",
+            serde_json::json!({
+                "services": c.services, "groups": c.groups, "dedicated": c.dedicated, "apps": c.apps,
+                "monthlyUsd": (c.monthly * 100.0).round() / 100.0,
+                "monthlyOnePerAppUsd": (c.monthly_one_per_app * 100.0).round() / 100.0,
+                "savingUsd": (c.saving * 100.0).round() / 100.0,
+                "savingRatio": (c.saving_ratio * 1000.0).round() / 1000.0,
+            })
+        ),
+    }
+    0
 }
 
 /// The output folder must not be a file nor lie inside the apps folder (its YAML would be

@@ -191,6 +191,10 @@ pub const CODES: &[Code] = &[
         "the output folder is a file or overlaps apps/",
     ),
     e("git-error", "the base revision cannot be read"),
+    e(
+        "move-refused",
+        "a move that would break a quota or names no app or group",
+    ),
 ];
 
 pub fn lookup(id: &str) -> Option<&'static Code> {

@@ -250,6 +250,78 @@ fn nested_with(
         .map(|(p, &other)| (p.clone(), other))
 }
 
+impl<'a> Planner<'a> {
+    fn new(apps: &'a [App], config: &'a Config) -> Self {
+        Planner {
+            apps,
+            config,
+            cap: config.group_rule_capacity(),
+            groups: BTreeMap::new(),
+            open: BTreeSet::new(),
+            gaps: BTreeSet::new(),
+            highest: 0,
+        }
+    }
+}
+
+/// Groups as a plan fills them, for questions asked after planning: does this app fit
+/// that group, and where would first-fit put it.
+pub struct Occupancy<'a> {
+    planner: Planner<'a>,
+}
+
+impl<'a> Occupancy<'a> {
+    /// The groups of `plan`, or only those for which `keep` says so.
+    pub fn of(
+        plan: &Plan,
+        apps: &'a [App],
+        config: &'a Config,
+        keep: impl Fn(u32) -> bool,
+    ) -> Self {
+        let mut planner = Planner::new(apps, config);
+        for g in plan.groups.iter().filter(|g| keep(g.number)) {
+            for &i in &g.apps {
+                planner.place(g.number, i);
+            }
+        }
+        Occupancy { planner }
+    }
+
+    /// None when `app` fits group `number`; otherwise why not, as a sentence.
+    pub fn no_room(&self, app: usize, number: u32) -> Option<String> {
+        let why = self.planner.fits(number, app).err()?;
+        let d = no_room(
+            self.planner.apps,
+            app,
+            number,
+            why,
+            Span::file(""),
+            Origin::Pin,
+            self.planner.config,
+        );
+        Some(d.message)
+    }
+
+    pub fn place(&mut self, number: u32, app: usize) {
+        self.planner.place(number, app);
+    }
+
+    /// The lowest-numbered group in use with room for `app`, if any.
+    pub fn first_with_room(&self, app: usize) -> Option<u32> {
+        let n = self.planner.first_fit(app);
+        self.planner.groups.contains_key(&n).then_some(n)
+    }
+
+    /// The number a new group would get: an emptied group's first, else the next one.
+    pub fn next_new_group(&self) -> u32 {
+        self.planner
+            .gaps
+            .first()
+            .copied()
+            .unwrap_or(self.planner.highest + 1)
+    }
+}
+
 pub fn plan(
     apps: &[App],
     lock: &Lock,
@@ -257,15 +329,7 @@ pub fn plan(
     config: &Config,
     diags: &mut Diagnostics,
 ) -> Plan {
-    let mut planner = Planner {
-        apps,
-        config,
-        cap: config.group_rule_capacity(),
-        groups: BTreeMap::new(),
-        open: BTreeSet::new(),
-        gaps: BTreeSet::new(),
-        highest: 0,
-    };
+    let mut planner = Planner::new(apps, config);
     let path_apps: Vec<usize> = (0..apps.len())
         .filter(|&i| apps[i].is_path_routed())
         .collect();

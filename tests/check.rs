@@ -208,7 +208,7 @@ fn every_finding_code_has_a_fixture() {
         "rendered-invalid",
         "invalid-output",
         "git-error",
-        "priority-churn",
+        "move-refused",
     ];
     let missing: Vec<&str> = latgen::codes::CODES
         .iter()

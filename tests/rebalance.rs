@@ -1,0 +1,381 @@
+//! Rebalancing: `latgen move` through its three steps, adds and removals in two halves, each
+//! step routed through the generated manifests and accepted by `check --base`; refused moves
+//! change nothing; compaction reaches the lower bound with the fewest moves; cost figures.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use latgen::routing::{Network, Outcome};
+use pretty_assertions::assert_eq;
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn latgen(dir: &Path, args: &[&str]) -> Out {
+    let o = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(o.stdout).unwrap(),
+        stderr: String::from_utf8(o.stderr).unwrap(),
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=latgen",
+            "-c",
+            "user.email=latgen@example.com",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A project with ten one-path apps in two groups (quota 6), rendered and committed.
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("latgen.yaml"),
+        "quotas:\n  rulesPerService: 6\n",
+    )
+    .unwrap();
+    for (name, path) in [
+        ("shop", "/shop"),
+        ("shopping", "/shopping"),
+        ("cart", "/shop/cart"),
+        ("api", "/api"),
+        ("api-v2", "/api/v2"),
+        ("help", "/help"),
+        ("blog", "/blog"),
+        ("docs", "/docs"),
+        ("pay", "/pay"),
+        ("payments", "/payments"),
+    ] {
+        common::path_app(tmp.path(), name, &[path]);
+    }
+    git(tmp.path(), &["init", "-q"]);
+    assert_eq!(latgen(tmp.path(), &["render"]).code, 0);
+    commit(tmp.path(), "initial");
+    tmp
+}
+
+fn commit(dir: &Path, msg: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", msg]);
+}
+
+fn lock(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("latgen.lock")).unwrap()
+}
+
+fn tree(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut t = common::read_tree(&dir.join("generated"));
+    t.insert("latgen.lock".into(), lock(dir));
+    t
+}
+
+/// Every declared path of every app in apps/ (and one segment deeper) reaches that app's
+/// Service through the manifests on disk.
+fn assert_routes(dir: &Path) {
+    let files = common::read_tree(&dir.join("generated"));
+    let net = Network::from_files(files.iter().map(|(p, t)| (p.as_path(), t.as_str()))).unwrap();
+    for (rel, text) in common::read_tree(&dir.join("apps")) {
+        let name = rel.file_stem().unwrap().to_string_lossy().to_string();
+        let decl: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+        for p in decl["paths"].as_array().unwrap() {
+            let p = p.as_str().unwrap();
+            for probe in [p.to_string(), format!("{p}/deeper")] {
+                let got = net.route("www.example.com", &probe);
+                match got {
+                    Outcome::Backend { backend, .. } => assert_eq!(backend.name, name, "{probe}"),
+                    other => panic!("{probe} of {name}: {other}"),
+                }
+            }
+        }
+    }
+}
+
+fn check_base(dir: &Path) -> Out {
+    latgen(dir, &["check", "--base", "HEAD"])
+}
+
+#[test]
+fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
+    let tmp = project();
+    let dir = tmp.path();
+    let from = lock(dir)
+        .lines()
+        .find(|l| l.trim_start().starts_with("blog:"))
+        .unwrap()
+        .split(':')
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse::<u32>()
+        .unwrap();
+    let to = if from == 1 { 2 } else { 1 };
+    let o = latgen(dir, &["move", "blog", "--group", &to.to_string()]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(o.stdout.contains("step 1 of 3"), "{}", o.stdout);
+    assert!(
+        lock(dir).contains(&format!("  blog: {{ to: {to}, step: 1 }}")),
+        "{}",
+        lock(dir)
+    );
+
+    let mut sides_changed = Vec::new();
+    for step in 1..=3 {
+        let before = tree(dir);
+        assert_eq!(latgen(dir, &["render"]).code, 0);
+        let after = tree(dir);
+        let changed: Vec<String> = after
+            .keys()
+            .chain(before.keys())
+            .filter(|k| before.get(*k) != after.get(*k) && !k.starts_with("latgen.lock"))
+            .map(|k| {
+                k.components()
+                    .next()
+                    .unwrap()
+                    .as_os_str()
+                    .to_string_lossy()
+                    .to_string()
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        sides_changed.push(changed);
+        assert_routes(dir);
+        let c = check_base(dir);
+        assert_eq!(
+            c.code, 0,
+            "step {step}: check --base refuses it:\n{}",
+            c.stdout
+        );
+        commit(dir, &format!("step {step}"));
+        if step < 3 {
+            let o = latgen(dir, &["move", "blog", "--continue"]);
+            assert_eq!(o.code, 0, "{}", o.stderr);
+            assert!(
+                o.stdout.contains(&format!("step {} of 3", step + 1)),
+                "{}",
+                o.stdout
+            );
+        }
+    }
+    assert_eq!(
+        sides_changed,
+        vec![vec!["lattice"], vec!["kong"], vec!["lattice"]],
+        "one side per step"
+    );
+    assert!(lock(dir).contains(&format!("  blog: {to}\n")));
+    assert!(!lock(dir).contains("moves:"));
+    // During the move the app's rules were in both groups; now only in the new one.
+    let group = std::fs::read_to_string(
+        dir.join(format!("generated/lattice/httproute-group-0{from}.yaml")),
+    )
+    .unwrap();
+    assert!(!group.contains("/blog"));
+}
+
+#[test]
+fn a_move_into_a_full_group_is_refused_and_changes_nothing() {
+    let tmp = project();
+    let dir = tmp.path();
+    let before = tree(dir);
+    // Ten apps with a quota of 6: group 1 is full, group 2 holds the other four.
+    let groups: BTreeMap<String, u32> = lock(dir)
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("  ")?
+                .split_once(": ")
+                .map(|(a, g)| (a.to_string(), g.parse().unwrap()))
+        })
+        .collect();
+    assert_eq!(groups.values().filter(|g| **g == 1).count(), 6);
+    let mover = groups.iter().find(|(_, g)| **g == 2).unwrap().0.clone();
+    let o = latgen(dir, &["move", &mover, "--group", "1"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains(&format!(
+            "error[move-refused]: group-01 has 6/6 rules; app `{mover}` needs 1"
+        )),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(tree(dir), before);
+}
+
+#[test]
+fn an_unknown_app_is_refused_with_the_closest_name() {
+    let tmp = project();
+    let before = tree(tmp.path());
+    let o = latgen(tmp.path(), &["move", "shoping", "--group", "2"]);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("there is no app `shoping`"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr.contains("did you mean `shopping`?"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(tree(tmp.path()), before);
+}
+
+#[test]
+fn a_move_to_a_new_group_opens_the_next_number_only() {
+    let tmp = project();
+    let dir = tmp.path();
+    let before = tree(dir);
+    let o = latgen(dir, &["move", "docs", "--group", "7"]);
+    assert_eq!(o.code, 1);
+    assert!(o.stderr.contains("group-07 does not exist"), "{}", o.stderr);
+    assert_eq!(tree(dir), before);
+    let o = latgen(dir, &["move", "docs", "--group", "3"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert!(
+        dir.join("generated/lattice/httproute-group-03.yaml")
+            .exists()
+    );
+    assert_routes(dir);
+}
+
+#[test]
+fn an_add_ships_lattice_first_and_a_removal_kong_first() {
+    let tmp = project();
+    let dir = tmp.path();
+    // Add: the combined change is refused; the Lattice half, then the rest, pass.
+    common::path_app(dir, "checkout", &["/checkout"]);
+    assert_eq!(latgen(dir, &["render"]).code, 0);
+    let c = check_base(dir);
+    assert_eq!(c.code, 1, "{}", c.stdout);
+    assert!(
+        c.stdout.contains("ship the Lattice side first"),
+        "{}",
+        c.stdout
+    );
+    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    git(dir, &["clean", "-fdq", "--", "generated"]);
+    assert_eq!(latgen(dir, &["render", "--only", "lattice"]).code, 0);
+    assert_eq!(check_base(dir).code, 0);
+    commit(dir, "add checkout: lattice");
+    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_routes(dir);
+    assert_eq!(check_base(dir).code, 0);
+    commit(dir, "add checkout: kong");
+
+    // Removal: the combined change is refused; the Kong half, then the rest, pass.
+    std::fs::remove_file(dir.join("apps/checkout.yaml")).unwrap();
+    assert_eq!(latgen(dir, &["render"]).code, 0);
+    let c = check_base(dir);
+    assert_eq!(c.code, 1, "{}", c.stdout);
+    assert!(
+        c.stdout.contains("ship the Kong side first"),
+        "{}",
+        c.stdout
+    );
+    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    git(dir, &["clean", "-fdq", "--", "generated"]);
+    assert_eq!(latgen(dir, &["render", "--only", "kong"]).code, 0);
+    assert_eq!(check_base(dir).code, 0);
+    assert_routes(dir);
+    commit(dir, "remove checkout: kong");
+    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_eq!(check_base(dir).code, 0);
+    assert_routes(dir);
+}
+
+#[test]
+fn compaction_reaches_the_lower_bound_with_the_fewest_moves() {
+    // Five groups holding 5, 3, 3, 2 and 1 one-rule apps: 14 rules fit in 2 groups of 10.
+    // Keeping the two fullest groups moves the fewest apps: 3 + 2 + 1 = 6.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sizes = [5, 3, 3, 2, 1];
+    let mut lock = String::from("version: 1\napps:\n");
+    let mut n = 0;
+    for (g, size) in sizes.iter().enumerate() {
+        for _ in 0..*size {
+            common::path_app(dir, &format!("app{n:02}"), &[&format!("/p{n:02}")]);
+            lock.push_str(&format!("  app{n:02}: {}\n", g + 1));
+            n += 1;
+        }
+    }
+    std::fs::write(dir.join("latgen.lock"), lock).unwrap();
+    let built = common::built(dir);
+    let c = latgen::rebalance::compaction(&built.prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound, c.groups_after), (5, 2, 2));
+    assert_eq!(c.moves.len(), 6, "{:?}", c.moves);
+    assert!(
+        c.moves
+            .iter()
+            .all(|(_, from, to)| *from != 1 && [1, 2, 3].contains(to))
+    );
+    let o = latgen(dir, &["plan"]);
+    assert_eq!(o.code, 0);
+    assert!(o.stdout.contains("6 moves bring it to 2"), "{}", o.stdout);
+    assert_eq!(o.stdout.matches("latgen move ").count(), 6);
+}
+
+#[test]
+fn compaction_respects_isolation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (i, g) in [1, 2, 3].iter().enumerate() {
+        common::app(
+            dir,
+            &format!("event{i}"),
+            &format!(
+                "namespace: ev\nservice: {{ name: e{i}, port: 80 }}\npaths: [/e{i}]\nisolate: true\ngroup: {g}\n"
+            ),
+        );
+    }
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.lower_bound, c.groups_after), (3, 3));
+    assert!(c.moves.is_empty());
+}
+
+#[test]
+fn cost_reproduces_the_field_report() {
+    let c = latgen::rebalance::cost(&common::built(&common::root()).prepared);
+    assert_eq!((c.services, c.groups, c.dedicated, c.apps), (14, 8, 6, 79));
+    assert_eq!(latgen::rebalance::dollars(c.monthly), "$332.15");
+    assert_eq!(
+        latgen::rebalance::dollars(c.monthly_one_per_app),
+        "$1,874.28"
+    );
+    assert_eq!((c.saving_ratio * 100.0).round(), 82.0);
+    let o = latgen(&common::root(), &["cost"]);
+    assert_eq!(o.code, 0);
+    assert!(
+        o.stdout.contains("$332.15/month")
+            && o.stdout.contains("$1,874.28/month")
+            && o.stdout.contains("(-82%)"),
+        "{}",
+        o.stdout
+    );
+}

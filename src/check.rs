@@ -39,7 +39,8 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let mut sources = run.sources;
     let mut diff = String::new();
 
-    let committed = read_output(&opts.out_dir)?;
+    let tree = write::read_tree(&opts.out_dir)?;
+    let committed = manifests(&tree);
     for (rel, text) in &committed {
         sources.insert(opts.out_dir.join(rel), text.clone());
     }
@@ -62,7 +63,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
                     &opts.out_dir,
                 ));
                 diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
-                let (stale, d) = staleness(opts, prepared, &rendered, &committed)?;
+                let (stale, d) = staleness(opts, prepared, &rendered, &committed, &tree)?;
                 diags.extend(stale);
                 diff = d;
                 if let Some(base) = &opts.base {
@@ -116,31 +117,14 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
 }
 
 /// The YAML files under the output folder's `lattice/` and `kong/`, by relative path.
-pub fn read_output(out_dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
-    let mut out = BTreeMap::new();
-    for side in [Side::Lattice, Side::Kong] {
-        let dir = out_dir.join(side.dir());
-        if !dir.is_dir() {
-            continue;
-        }
-        for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-            let entry = entry.map_err(|e| {
-                Diagnostic::error("io-error", format!("cannot read {}: {e}", dir.display()))
-                    .at(Span::file(&dir))
-            })?;
-            let p = entry.path();
-            if entry.file_type().is_file()
+pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
+    tree.iter()
+        .filter(|(p, _)| {
+            (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
                 && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-            {
-                let text = std::fs::read_to_string(p).map_err(|e| {
-                    Diagnostic::error("io-error", format!("cannot read {}: {e}", p.display()))
-                        .at(Span::file(p))
-                })?;
-                out.insert(p.strip_prefix(out_dir).unwrap_or(p).to_path_buf(), text);
-            }
-        }
-    }
-    Ok(out)
+        })
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect()
 }
 
 fn network(
@@ -332,6 +316,7 @@ fn staleness(
     prepared: &Prepared,
     rendered: &Output,
     committed: &BTreeMap<PathBuf, String>,
+    tree: &BTreeMap<PathBuf, String>,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     let mut accepted_sides = BTreeSet::new();
@@ -366,7 +351,7 @@ fn staleness(
             .collect(),
     };
     let lock = (opts.paths.lock.clone(), prepared.lock_text());
-    let mut changes = write::changes(&opts.out_dir, &filtered, std::slice::from_ref(&lock))?;
+    let mut changes = write::changes(&opts.out_dir, tree, &filtered, std::slice::from_ref(&lock))?;
     changes.retain(|c| {
         c.path == opts.paths.lock
             || !accepted_sides.contains(&side_of(

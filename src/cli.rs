@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::load::ProjectPaths;
@@ -46,6 +46,75 @@ pub enum Command {
     Plan(PlanArgs),
     /// What the Lattice services cost per month, against one service per app.
     Cost(CostArgs),
+    /// Follow one request through the generated manifests: Kong route, bridge, Lattice rule,
+    /// backend.
+    Trace(TraceArgs),
+    /// Print one side's manifests, built in memory, as a YAML stream (for an Argo CD plugin).
+    Manifests(ManifestsArgs),
+    /// Print the JSON Schema of an app declaration or of latgen.yaml.
+    Schema(SchemaArgs),
+    /// Start a project: latgen.yaml, an example app, the schemas and a CI workflow.
+    Init(InitArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
+    /// Print the man page.
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// The request: a URL (`https://www.example.com/shop/cart`) or a path (`/shop/cart`).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The Host of a request given as a path [default: none, so only routes that take any
+    /// host match].
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The output folder whose manifests are followed.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
+    pub format: TraceFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TraceFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManifestsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Folder of templates to use instead of the built-in ones (same file names).
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// The side to print.
+    #[arg(long, value_enum)]
+    pub side: OnlySide,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SchemaArgs {
+    /// The input the schema describes.
+    #[arg(value_enum, default_value_t = crate::schema::Kind::App)]
+    pub kind: crate::schema::Kind,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The project folder (created when missing).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -207,6 +276,16 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Move(args) => move_app(&args, color),
         Command::Plan(args) => plan(&args, color),
         Command::Cost(args) => cost(&args, color),
+        Command::Trace(args) => crate::trace::run(&args, color),
+        Command::Manifests(args) => manifests(&args, color),
+        Command::Schema(args) => to_stdout(args.kind.text().as_bytes()),
+        Command::Init(args) => init(&args, color),
+        Command::Completions(args) => {
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "latgen", &mut script);
+            to_stdout(&script)
+        }
+        Command::Man => man(),
     };
     ExitCode::from(code)
 }
@@ -240,21 +319,30 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
             return 2;
         }
     };
+    // One run at a time per output folder, from reading it to swapping the new tree in.
+    let _run = match write::lock_output(&args.output) {
+        Ok(l) => l,
+        Err(d) => return fail(d, &built.sources, color),
+    };
+    // The output folder as it is: read once, for the warnings about the change and for
+    // deciding which files to write.
+    let existing = match write::read_tree(&args.output) {
+        Ok(t) => t,
+        Err(d) => return fail(d, &built.sources, color),
+    };
     let mut notes = built.diags.clone();
-    if let Ok(before) = crate::check::read_output(&args.output) {
-        let quota = built.prepared.config.quotas.rules_per_service as usize;
-        notes.extend(crate::check::quota_during_change(
-            &before,
-            &built.output.files,
-            quota,
-            &args.output,
-        ));
-        notes.extend(crate::check::priority_churn(
-            &before,
-            &built.output.files,
-            &args.output,
-        ));
-    }
+    let quota = built.prepared.config.quotas.rules_per_service as usize;
+    notes.extend(crate::check::quota_during_change(
+        &existing,
+        &built.output.files,
+        quota,
+        &args.output,
+    ));
+    notes.extend(crate::check::priority_churn(
+        &existing,
+        &built.output.files,
+        &args.output,
+    ));
     notes.sort();
     report(&notes, &built.sources, color);
     let prepared = &built.prepared;
@@ -269,7 +357,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
             .collect(),
     };
     let extra = [(paths.lock.clone(), prepared.lock_text())];
-    let mut changes = match write::changes(&args.output, output, &extra) {
+    let mut changes = match write::changes(&args.output, &existing, output, &extra) {
         Ok(c) => c,
         Err(d) => return fail(d, &built.sources, color),
     };
@@ -309,7 +397,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         );
         return 1;
     }
-    if let Err(d) = write::apply(&changes) {
+    if let Err(d) = write::apply(&args.output, &existing, &changes) {
         return fail(d, &built.sources, color);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
@@ -472,6 +560,148 @@ fn cost(args: &CostArgs, color: bool) -> u8 {
         ),
     }
     0
+}
+
+/// Builds in memory and prints one side's documents as a YAML stream. An Argo CD plugin
+/// runs this on every sync, so any error fails the sync (exit 2) rather than printing less:
+/// an empty or partial stream would make Argo CD prune the objects it no longer sees.
+fn manifests(args: &ManifestsArgs, color: bool) -> u8 {
+    let paths = args.input.paths();
+    let templates = match Templates::load(args.templates.as_deref()) {
+        Ok(t) => t,
+        Err(d) => return fail(d, &Sources::default(), color),
+    };
+    let built = match crate::build(&paths, &templates) {
+        Ok(b) => b,
+        Err(failure) => {
+            report(&failure.diags, &failure.sources, color);
+            return 2;
+        }
+    };
+    report(&built.diags, &built.sources, color);
+    let side = args.side.side();
+    // kustomization.yaml lists the files for kustomize; it is not an object to apply.
+    let docs: Vec<&str> = built
+        .output
+        .files
+        .iter()
+        .filter(|(p, _)| {
+            p.starts_with(side.dir()) && p.file_name() != Some("kustomization.yaml".as_ref())
+        })
+        .map(|(_, text)| text.as_str())
+        .collect();
+    if docs.is_empty() {
+        eprintln!(
+            "error: the {} side has no manifest; refusing to print an empty stream, which would make Argo CD prune every object of the Application",
+            side.dir()
+        );
+        return 2;
+    }
+    let mut out = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(doc);
+        if !doc.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    to_stdout(out.as_bytes())
+}
+
+/// Writes a command's whole output; a closed or failing stdout is an error (exit 2), so
+/// that a consumer such as Argo CD never takes a cut stream for the full one.
+fn to_stdout(bytes: &[u8]) -> u8 {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        // The reader went away (`latgen man | head`): nothing to report.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 2,
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            2
+        }
+    }
+}
+
+/// What `latgen init` writes, by path relative to the project folder.
+fn init_files() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "latgen.yaml",
+            include_str!("../scaffold/latgen.yaml").to_string(),
+        ),
+        (
+            "apps/example.yaml",
+            include_str!("../scaffold/apps/example.yaml").to_string(),
+        ),
+        (
+            crate::schema::Kind::App.file(),
+            crate::schema::Kind::App.text(),
+        ),
+        (
+            crate::schema::Kind::Config.file(),
+            crate::schema::Kind::Config.text(),
+        ),
+        (
+            ".github/workflows/latgen.yml",
+            include_str!("../examples/github-actions.yml").to_string(),
+        ),
+    ]
+}
+
+fn init(args: &InitArgs, color: bool) -> u8 {
+    let files = init_files();
+    // Refuse before writing anything, so that a refused init changes nothing.
+    let existing: Vec<String> = files
+        .iter()
+        .map(|(rel, _)| args.dir.join(rel))
+        .filter(|p| p.symlink_metadata().is_ok())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !existing.is_empty() {
+        eprintln!(
+            "error: {} already exist{}; latgen init writes only new files and changed nothing",
+            existing.join(", "),
+            if existing.len() == 1 { "s" } else { "" }
+        );
+        return 2;
+    }
+    for (rel, text) in &files {
+        let path = args.dir.join(rel);
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                // create_new: a file that appeared since the check above is still not
+                // overwritten.
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&path)?;
+                std::io::Write::write_all(&mut f, text.as_bytes())
+            });
+        if let Err(e) = written {
+            let d = Diagnostic::error("io-error", format!("cannot write {}: {e}", path.display()));
+            return fail(d, &Sources::default(), color);
+        }
+        eprintln!("created {}", path.display());
+    }
+    eprintln!(
+        "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock and generated/"
+    );
+    0
+}
+
+fn man() -> u8 {
+    let mut page = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(Cli::command()).render(&mut page) {
+        eprintln!("error: cannot render the man page: {e}");
+        return 2;
+    }
+    to_stdout(&page)
 }
 
 /// The output folder must not be a file nor lie inside the apps folder (its YAML would be

@@ -1,29 +1,42 @@
 //! `latgen.yaml`: project settings. Every field is optional; the defaults are the ones the
 //! field report ran with (Seoul prices, a quota of 10 rules per Lattice service).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// Project settings, beside `apps/`. Every field is optional.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+#[schemars(title = "latgen.yaml")]
 pub struct Config {
+    /// The Lattice side: routes in the workload cluster.
     pub lattice: LatticeConfig,
+    /// The Kong side: bridges and routes in the gateway cluster.
     pub kong: KongConfig,
+    /// The account's Lattice quotas, which size the shared groups.
     pub quotas: Quotas,
+    /// Throughput budget of a Lattice service.
     pub throughput: Throughput,
+    /// Prices for `latgen cost` and `latgen plan`.
     pub pricing: Pricing,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// A Gateway that routes attach to (a parentRef).
+// Serialize only so that the schema can show the defaults.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GatewayRef {
+    /// The Gateway's name.
     pub name: String,
+    /// The Gateway's namespace; unset = the route's own namespace.
     #[serde(default)]
     pub namespace: Option<String>,
+    /// The Gateway listener to attach to; unset = every listener.
     #[serde(default)]
     pub section_name: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// Settings of the Lattice side.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct LatticeConfig {
     /// The Gateway (gatewayClass amazon-vpc-lattice) every Lattice-side route attaches to.
@@ -38,7 +51,9 @@ pub struct LatticeConfig {
     pub reference_grants: bool,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+/// Protocol Kong speaks to Lattice.
+// Serialize only so that the schema can show the default.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     Http,
@@ -54,7 +69,8 @@ impl Protocol {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// Settings of the Kong side.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct KongConfig {
     /// The Kong Gateway the per-app routes attach to (gateway cluster).
@@ -78,7 +94,8 @@ impl KongConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// Lattice service quotas of the account.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Quotas {
     /// Lattice "rules per listener" quota of the account.
@@ -90,14 +107,16 @@ pub struct Quotas {
     pub reserved_rules: u32,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// Throughput budget.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Throughput {
     /// Requests per second one Lattice service takes (per AZ); shared by a group's apps.
     pub rps_per_service: u64,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// Lattice prices.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Pricing {
     /// USD per Lattice service-hour.

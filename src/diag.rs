@@ -264,15 +264,31 @@ fn write_place(
     if let Some(text) = sources.line(&span.file, span.line) {
         let num = span.line.to_string();
         let pad = " ".repeat(num.len());
-        let _ = writeln!(out, "{pad} {}", paint("1;34", "|"));
-        let _ = writeln!(out, "{} {} {text}", paint("1;34", &num), paint("1;34", "|"));
-        // Columns count characters; keep tabs so the caret lines up under them. Without a
-        // column, point at the line's first word.
+        // Without a column, point at the line's first word.
         let column = if span.column > 0 {
             span.column as usize
         } else {
             text.chars().take_while(|c| c.is_whitespace()).count() + 1
         };
+        // A very long line is cut to a window around the column, so the report stays
+        // readable (a minified or hostile file can have one line of megabytes).
+        const WINDOW: usize = 100;
+        let skip = column
+            .saturating_sub(WINDOW / 2)
+            .min(text.chars().count().saturating_sub(WINDOW));
+        let shown: String = text.chars().skip(skip).take(WINDOW).collect();
+        let cut_left = skip > 0;
+        let cut_right = text.chars().count() > skip + WINDOW;
+        let text = format!(
+            "{}{}{}",
+            if cut_left { "…" } else { "" },
+            shown,
+            if cut_right { "…" } else { "" }
+        );
+        let column = column - skip + usize::from(cut_left);
+        let _ = writeln!(out, "{pad} {}", paint("1;34", "|"));
+        let _ = writeln!(out, "{} {} {text}", paint("1;34", &num), paint("1;34", "|"));
+        // Columns count characters; keep tabs so the caret lines up under them.
         let lead: String = text
             .chars()
             .take(column - 1)

@@ -20,6 +20,8 @@ pub mod rebalance;
 pub mod render;
 pub mod report;
 pub mod routing;
+pub mod schema;
+pub mod trace;
 pub mod validate;
 pub mod write;
 

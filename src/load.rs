@@ -54,22 +54,37 @@ pub struct Loaded {
 /// Reads everything; problems are collected in `diags` and the broken pieces left out.
 pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     let mut loaded = Loaded::default();
-    if let Some(text) = read_optional(&paths.config, &mut loaded.sources, diags) {
-        if let Some(config) = parse_yaml::<Config>(&paths.config, &text, CONFIG_FIELDS, diags) {
-            loaded.config = config;
-        }
+    if let Some(text) = read_optional(&paths.config, &mut loaded.sources, diags)
+        && let Some(config) = parse_yaml::<Config>(&paths.config, &text, CONFIG_FIELDS, diags)
+    {
+        loaded.config = config;
     }
-    if let Some(text) = read_optional(&paths.lock, &mut loaded.sources, diags) {
-        if let Some(lock) = crate::lock::parse(&paths.lock, &text, diags) {
-            loaded.lock = lock;
-        }
+    if let Some(text) = read_optional(&paths.lock, &mut loaded.sources, diags)
+        && let Some(lock) = crate::lock::parse(&paths.lock, &text, diags)
+    {
+        loaded.lock = lock;
     }
-    for file in find_declarations(&paths.apps_dir, diags) {
-        let Some(text) = read_declaration(&file, diags) else {
-            continue;
-        };
-        loaded.sources.insert(file.clone(), text.clone());
-        if let Some(decl) = parse_declaration(&file, &text, diags) {
+    // Reading and parsing are independent per file: do them in parallel, then merge in
+    // the sorted file order so that the result never depends on scheduling.
+    use rayon::prelude::*;
+    let files = find_declarations(&paths.apps_dir, diags);
+    let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
+        .into_par_iter()
+        .map(|file| {
+            let mut d = Diagnostics::new();
+            let text = read_declaration(&file, &mut d);
+            let decl = text
+                .as_deref()
+                .and_then(|t| parse_declaration(&file, t, &mut d));
+            (file, text, decl, d)
+        })
+        .collect();
+    for (file, text, decl, d) in parsed {
+        diags.extend(d);
+        if let Some(text) = text {
+            loaded.sources.insert(file.clone(), text);
+        }
+        if let Some(decl) = decl {
             let stem = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -313,10 +328,10 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
     } else if let Some(field) = between(&message, "missing field `", "`") {
         // The parser points at the mapping's last key; a missing top-level field belongs to
         // the whole document, so point at its first line instead.
-        if top_fields.contains(&field) {
-            if let Some(line) = first_content_line(text) {
-                span = Span::new(file, line, 1);
-            }
+        if top_fields.contains(&field)
+            && let Some(line) = first_content_line(text)
+        {
+            span = Span::new(file, line, 1);
         }
         ("missing-field", format!("add `{field}`"))
     } else if message.starts_with("duplicate mapping key") {
@@ -338,6 +353,19 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
                 "write the declaration as `field: value` lines ({})",
                 top_fields.join(", ")
             ),
+        )
+    } else if let Some(shape) = ["sequence", "string", "mapping"]
+        .into_iter()
+        .find(|s| message.starts_with(&format!("expected {s}")))
+    {
+        message = match shape {
+            "sequence" => "expected a list here, e.g. `[/shop, /cart]`".to_string(),
+            "string" => "expected a single value here, not a list or a mapping".to_string(),
+            _ => "expected a mapping of fields here, e.g. `{ name: shop, port: 8080 }`".to_string(),
+        };
+        (
+            "invalid-type",
+            "see the README for the shape of each field".to_string(),
         )
     } else if message.contains("expected mapping") || message.contains("invalid type") {
         (

@@ -21,33 +21,68 @@ pub const APP_FIELDS: &[&str] = &[
     "healthCheck",
 ];
 
-#[derive(Debug, Deserialize)]
+/// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
+///
+/// Path-routed apps (`paths`) share Kong's host space and become rules of a shared Lattice
+/// service; host-routed apps (`host`) get a dedicated route and Lattice service.
+// `Spanned` has no schema of its own: the schema is the one of the value it wraps.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "latgen app declaration")]
 pub struct AppDecl {
+    /// The app's name; defaults to the file name. A DNS-1123 label of at most 55 characters.
+    #[schemars(with = "Option<String>")]
     pub name: Option<Spanned<String>>,
+    /// Namespace of the app's Service in the workload cluster.
+    #[schemars(with = "String")]
     pub namespace: Spanned<String>,
+    /// The Kubernetes Service Lattice sends the app's requests to.
+    #[schemars(with = "ServiceDecl")]
     pub service: Spanned<ServiceDecl>,
+    /// Paths the app answers on, one Lattice rule each. A bare string is a PathPrefix.
+    /// Defaults to `[/]` for a host-routed app.
+    #[schemars(with = "Option<Vec<PathDecl>>")]
     pub paths: Option<Spanned<Vec<Spanned<PathDecl>>>>,
+    /// Routes the app by host instead: a dedicated route and Lattice service, whose custom
+    /// domain is this host.
+    #[schemars(with = "Option<String>")]
     pub host: Option<Spanned<String>>,
+    /// Places a new app in this shared group. The lock wins for an app already placed; use
+    /// `latgen move` to change its group.
+    #[schemars(with = "Option<u32>", range(min = 1))]
     pub group: Option<Spanned<u32>>,
+    /// Declared peak requests per second; counts against the group's throughput budget.
+    #[schemars(with = "Option<u64>")]
     pub peak_rps: Option<Spanned<u64>>,
+    /// Never share a group with another isolated app.
     #[serde(default)]
     pub isolate: bool,
+    /// The Lattice target group health check.
+    #[schemars(with = "Option<HealthCheck>")]
     pub health_check: Option<Spanned<HealthCheck>>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A Service and port in the app's namespace.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ServiceDecl {
+    /// The Service's name.
+    #[schemars(with = "String")]
     pub name: Spanned<String>,
-    /// Wider than u16 so that 70000 gets latgen's message rather than a parser's.
+    /// The Service port, 1 to 65535.
+    // Wider than u16 so that 70000 gets latgen's message rather than a parser's.
+    #[schemars(with = "u32", range(min = 1, max = 65535))]
     pub port: Spanned<u32>,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+/// The health check of the app's Lattice target group.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HealthCheck {
+    /// The path probed.
     pub path: Option<String>,
+    /// Seconds between probes, 5 to 300.
+    #[schemars(range(min = 5, max = 300))]
     pub interval_seconds: Option<u32>,
 }
 
@@ -114,6 +149,40 @@ impl<'de> Deserialize<'de> for PathDecl {
         }
 
         deserializer.deserialize_any(PathVisitor)
+    }
+}
+
+// Written by hand to match the hand-written Deserialize above.
+impl schemars::JsonSchema for PathDecl {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PathDecl".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A path such as `/shop` (PathPrefix), or a map `{ prefix: /shop }` or `{ exact: /shop }`.",
+            "oneOf": [
+                { "type": "string", "pattern": "^/" },
+                {
+                    "type": "object",
+                    "properties": {
+                        "prefix": {
+                            "description": "Matches the path and everything under it, segment by segment.",
+                            "type": "string",
+                            "pattern": "^/"
+                        },
+                        "exact": {
+                            "description": "Matches this path only.",
+                            "type": "string",
+                            "pattern": "^/"
+                        }
+                    },
+                    "additionalProperties": false,
+                    "minProperties": 1,
+                    "maxProperties": 1
+                }
+            ]
+        })
     }
 }
 

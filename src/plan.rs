@@ -152,10 +152,10 @@ impl<'a> Planner<'a> {
                 cap: self.config.quotas.target_groups_per_service,
             });
         }
-        if app.isolate {
-            if let Some(other) = g.isolated {
-                return Err(NoRoom::Isolated { other });
-            }
+        if app.isolate
+            && let Some(other) = g.isolated
+        {
+            return Err(NoRoom::Isolated { other });
         }
         if let Some(rps) = app.peak_rps {
             let budget = self.config.throughput.rps_per_service;
@@ -225,12 +225,11 @@ fn nested_with(
     let mut cut = path.len();
     while let Some(i) = path[..cut].rfind('/') {
         let ancestor = if i == 0 { "/" } else { &path[..i] };
-        if ancestor != path {
-            if let Some(&other) = prefixes.get(ancestor) {
-                if other != me {
-                    return Some((ancestor.to_string(), other));
-                }
-            }
+        if ancestor != path
+            && let Some(&other) = prefixes.get(ancestor)
+            && other != me
+        {
+            return Some((ancestor.to_string(), other));
         }
         if i == 0 {
             break;
@@ -330,9 +329,11 @@ pub fn plan(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    let path_apps: Vec<usize> = (0..apps.len())
+    // Passes go in name order whatever order the apps come in.
+    let mut path_apps: Vec<usize> = (0..apps.len())
         .filter(|&i| apps[i].is_path_routed())
         .collect();
+    path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
     let cap = planner.cap;
     let too_big = |i: usize| apps[i].rule_count() > cap;
     for &i in path_apps.iter().filter(|&&i| too_big(i)) {

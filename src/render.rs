@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use minijinja::value::Serde;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as Ctx};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::config::{Config, GatewayRef};
 use crate::diag::{Diagnostic, Diagnostics, Span};
@@ -199,10 +198,10 @@ fn rule_ctx<'a>(apps: &'a [App], rule: &'a Rule) -> RuleCtx<'a> {
 }
 
 /// What a rendered document must be.
-struct Expect<'a> {
+struct Expect {
     kind: Kind,
-    name: &'a str,
-    namespace: Option<&'a str>,
+    name: String,
+    namespace: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -239,86 +238,175 @@ fn file_name(kind: Kind, name: &str) -> String {
     format!("{}-{name}.yaml", kind.api().1.to_ascii_lowercase())
 }
 
+/// One object to render: the template, its context and what it must turn out to be.
+struct Job {
+    side: Side,
+    file: String,
+    template: &'static str,
+    ctx: Ctx,
+    expect: Expect,
+}
+
+/// Collects the objects of a tree, then renders and checks them in parallel (rendering and
+/// the typed read-back are most of the work; both are independent per object).
 struct Renderer<'a> {
     templates: &'a Templates,
-    out: Output,
-    resources: BTreeMap<Side, Vec<String>>,
-    diags: Diagnostics,
+    jobs: Vec<Job>,
+}
+
+/// A rendered, checked object.
+struct Rendered {
+    side: Side,
+    file: String,
+    body: String,
 }
 
 impl Renderer<'_> {
-    fn emit(&mut self, side: Side, template: &str, ctx: Ctx, expect: Expect) {
-        let file = file_name(expect.kind, expect.name);
+    fn emit(&mut self, side: Side, template: &'static str, ctx: Ctx, expect: Expect) {
+        let file = file_name(expect.kind, &expect.name);
         self.emit_as(side, file, template, ctx, expect);
     }
 
-    fn emit_as(&mut self, side: Side, file: String, template: &str, ctx: Ctx, expect: Expect) {
-        let (_, kind_name) = expect.kind.api();
-        let rel = PathBuf::from(side.dir()).join(&file);
-        let text = match self.templates.render(template, ctx) {
-            Ok(t) => t,
-            Err(e) => {
-                self.diags.push(template_error(template, None, &e));
-                return;
+    fn emit_as(
+        &mut self,
+        side: Side,
+        file: String,
+        template: &'static str,
+        ctx: Ctx,
+        expect: Expect,
+    ) {
+        self.jobs.push(Job {
+            side,
+            file,
+            template,
+            ctx,
+            expect,
+        });
+    }
+
+    fn run(self) -> (Vec<Rendered>, Diagnostics) {
+        use rayon::prelude::*;
+        let templates = self.templates;
+        let results: Vec<Result<Rendered, Diagnostic>> = self
+            .jobs
+            .into_par_iter()
+            .map(|job| {
+                let text = templates.render(job.template, job.ctx).map_err(|e| template_error(job.template, None, &e))?;
+                typed_check(&text, &job.expect).map_err(|why| {
+                    let (_, kind_name) = job.expect.kind.api();
+                    Diagnostic::error(
+                        "rendered-invalid",
+                        format!("template {} rendered an invalid {kind_name} `{}`: {why}", job.template, job.expect.name),
+                    )
+                    .help("fix the template; every rendered object must parse back as the object latgen meant")
+                })?;
+                let mut body = String::with_capacity(HEADER.len() + text.len());
+                body.push_str(HEADER);
+                body.push_str(text.trim_end());
+                body.push('\n');
+                Ok(Rendered { side: job.side, file: job.file, body })
+            })
+            .collect();
+        let mut diags = Diagnostics::new();
+        let mut out = Vec::with_capacity(results.len());
+        for r in results {
+            match r {
+                Ok(x) => out.push(x),
+                Err(d) => diags.push(d),
             }
-        };
-        if let Err(why) = typed_check(&text, &expect) {
-            self.diags.push(
-                Diagnostic::error("rendered-invalid", format!("template {template} rendered an invalid {kind_name} `{}`: {why}", expect.name))
-                    .help("fix the template; every rendered object must parse back as the object latgen meant"),
-            );
-            return;
         }
-        let mut body = String::with_capacity(HEADER.len() + text.len());
-        body.push_str(HEADER);
-        body.push_str(text.trim_end());
-        body.push('\n');
-        self.out.files.insert(rel, body);
-        self.resources.entry(side).or_default().push(file);
+        (out, diags)
     }
 }
 
 /// Parses `text` as one YAML document of the expected kind and checks that its typed form
 /// says the same as the text (no unknown or mistyped fields) and names the expected object.
 fn typed_check(text: &str, expect: &Expect) -> Result<(), String> {
-    let docs: Vec<Value> =
-        serde_saphyr::from_multiple(text).map_err(|e| e.without_snippet().to_string())?;
-    let [doc] = docs.as_slice() else {
-        return Err(format!("expected one YAML document, found {}", docs.len()));
+    use gateway_api::apis::standard::{
+        httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
+    use k8s_openapi::api::core::v1::Service;
     let (api_version, kind) = expect.kind.api();
-    if doc.get("apiVersion").and_then(Value::as_str) != Some(api_version)
-        || doc.get("kind").and_then(Value::as_str) != Some(kind)
-    {
+    let (doc_api, doc_kind, meta) = match expect.kind {
+        Kind::HttpRoute => {
+            let d: Object<HttpRouteSpec> = parse_typed(text)?;
+            (d.api_version, d.kind, d.metadata)
+        }
+        Kind::ReferenceGrant => {
+            let d: Object<ReferenceGrantSpec> = parse_typed(text)?;
+            (d.api_version, d.kind, d.metadata)
+        }
+        // k8s-openapi checks apiVersion and kind itself.
+        Kind::Service => (
+            api_version.to_string(),
+            kind.to_string(),
+            parse_typed::<Service>(text)?.metadata,
+        ),
+        Kind::Kustomization => {
+            let k: Kustomization = parse_typed(text)?;
+            return if (k.api_version.as_str(), k.kind.as_str()) == (api_version, kind) {
+                Ok(())
+            } else {
+                Err(format!("expected apiVersion {api_version} and kind {kind}"))
+            };
+        }
+    };
+    if (doc_api.as_str(), doc_kind.as_str()) != (api_version, kind) {
         return Err(format!("expected apiVersion {api_version} and kind {kind}"));
     }
-    let typed = match expect.kind {
-        Kind::HttpRoute => round_trip::<gateway_api::apis::standard::httproutes::HttpRoute>(doc)?,
-        Kind::Service => round_trip::<k8s_openapi::api::core::v1::Service>(doc)?,
-        Kind::ReferenceGrant => {
-            round_trip::<gateway_api::apis::standard::referencegrants::ReferenceGrant>(doc)?
-        }
-        Kind::Kustomization => return round_trip::<Kustomization>(doc).map(|_| ()),
-    };
-    if &typed != doc {
-        return Err("it has fields its type does not define, or values of the wrong type".into());
-    }
-    let meta = &doc["metadata"];
-    if meta.get("name").and_then(Value::as_str) != Some(expect.name) {
+    if meta.name.as_deref() != Some(expect.name.as_str()) {
         return Err(format!("metadata.name is not `{}`", expect.name));
     }
-    if meta.get("namespace").and_then(Value::as_str) != expect.namespace {
+    if meta.namespace != expect.namespace {
         return Err(format!(
             "metadata.namespace is not `{}`",
-            expect.namespace.unwrap_or("")
+            expect.namespace.as_deref().unwrap_or("")
         ));
     }
     Ok(())
 }
 
-fn round_trip<T: serde::de::DeserializeOwned + Serialize>(doc: &Value) -> Result<Value, String> {
-    let typed: T = serde_json::from_value(doc.clone()).map_err(|e| e.to_string())?;
-    serde_json::to_value(&typed).map_err(|e| e.to_string())
+/// A Kubernetes object with a typed spec, as a manifest writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Object<S> {
+    #[serde(rename = "apiVersion")]
+    api_version: String,
+    kind: String,
+    metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    // Read only to be checked: it must parse as the typed spec.
+    #[allow(dead_code)]
+    spec: S,
+}
+
+/// Parses one YAML document into `T` in a single pass; a field `T` does not define (at any
+/// depth) is an error rather than silently dropped. A second document is an error too.
+fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut ignored = Vec::new();
+    // Comments and error snippets are not needed to judge a document; skipping them is
+    // measurably faster on the tens of thousands of documents of a large tree.
+    let mut options = serde_saphyr::Options::default();
+    options.emit_comments = false;
+    options.with_snippet = false;
+    let value = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
+        serde_ignored::deserialize(de, |path| ignored.push(path.to_string()))
+    })
+    .map_err(|e| {
+        let msg = e.without_snippet().to_string();
+        if msg.contains("from_str_multiple") || msg.contains("multiple documents") {
+            "expected one YAML document, found more".to_string()
+        } else {
+            msg
+        }
+    })?;
+    if ignored.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!(
+            "it has fields its type does not define: {}",
+            ignored.join(", ")
+        ))
+    }
 }
 
 /// Renders the whole tree, or returns every problem found.
@@ -330,9 +418,7 @@ pub fn render(
 ) -> Result<Output, Diagnostics> {
     let mut r = Renderer {
         templates,
-        out: Output::default(),
-        resources: BTreeMap::new(),
-        diags: Diagnostics::new(),
+        jobs: Vec::new(),
     };
     let lattice_gw = GatewayCtx::from(&config.lattice.gateway);
     let kong_gw = GatewayCtx::from(&config.kong.gateway);
@@ -360,8 +446,8 @@ pub fn render(
             ctx,
             Expect {
                 kind: Kind::HttpRoute,
-                name: &name,
-                namespace: Some(&config.lattice.namespace),
+                name: name.clone(),
+                namespace: Some(config.lattice.namespace.clone()),
             },
         );
     }
@@ -382,8 +468,8 @@ pub fn render(
             ctx,
             Expect {
                 kind: Kind::HttpRoute,
-                name: &app.name,
-                namespace: Some(&app.namespace),
+                name: app.name.clone(),
+                namespace: Some(app.namespace.clone()),
             },
         );
     }
@@ -400,8 +486,8 @@ pub fn render(
             // One grant per namespace, all with one name: the file name carries the namespace.
             let expect = Expect {
                 kind: Kind::ReferenceGrant,
-                name: &name,
-                namespace: Some(ns),
+                name: name.clone(),
+                namespace: Some(ns.to_string()),
             };
             r.emit_as(
                 Side::Lattice,
@@ -441,8 +527,8 @@ pub fn render(
             ctx,
             Expect {
                 kind: Kind::Service,
-                name: &bridge,
-                namespace: Some(&config.kong.namespace),
+                name: bridge.clone(),
+                namespace: Some(config.kong.namespace.clone()),
             },
         );
         let hostnames: Vec<&str> = match &app.host {
@@ -461,33 +547,38 @@ pub fn render(
             ctx,
             Expect {
                 kind: Kind::HttpRoute,
-                name: &app.name,
-                namespace: Some(&config.kong.namespace),
+                name: app.name.clone(),
+                namespace: Some(config.kong.namespace.clone()),
             },
         );
     }
 
+    let (rendered, mut diags) = r.run();
+    let mut out = Output::default();
+    let mut resources: BTreeMap<Side, Vec<String>> = BTreeMap::new();
+    for x in rendered {
+        resources.entry(x.side).or_default().push(x.file.clone());
+        out.files
+            .insert(PathBuf::from(x.side.dir()).join(&x.file), x.body);
+    }
     for side in [Side::Lattice, Side::Kong] {
-        let mut resources = r.resources.remove(&side).unwrap_or_default();
-        resources.sort();
-        let ctx = minijinja::context! { resources => Ctx::from(Serde(&resources)) };
+        let mut list = resources.remove(&side).unwrap_or_default();
+        list.sort();
+        let ctx = minijinja::context! { resources => Ctx::from(Serde(&list)) };
         let text = match templates.render("kustomization.yaml.j2", ctx) {
             Ok(t) => t,
             Err(e) => {
-                r.diags
-                    .push(template_error("kustomization.yaml.j2", None, &e));
+                diags.push(template_error("kustomization.yaml.j2", None, &e));
                 continue;
             }
         };
-        if let Err(why) = typed_check(
-            &text,
-            &Expect {
-                kind: Kind::Kustomization,
-                name: "",
-                namespace: None,
-            },
-        ) {
-            r.diags.push(Diagnostic::error(
+        let expect = Expect {
+            kind: Kind::Kustomization,
+            name: String::new(),
+            namespace: None,
+        };
+        if let Err(why) = typed_check(&text, &expect) {
+            diags.push(Diagnostic::error(
                 "rendered-invalid",
                 format!("template kustomization.yaml.j2 rendered an invalid Kustomization: {why}"),
             ));
@@ -496,15 +587,15 @@ pub fn render(
         let mut body = String::from(HEADER);
         body.push_str(text.trim_end());
         body.push('\n');
-        r.out
-            .files
+        out.files
             .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
     }
 
-    if r.diags.is_empty() {
-        Ok(r.out)
+    if diags.is_empty() {
+        Ok(out)
     } else {
-        Err(r.diags)
+        diags.sort();
+        Err(diags)
     }
 }
 
@@ -532,8 +623,8 @@ mod tests {
         let ok = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: b\nspec:\n  type: ExternalName\n  externalName: x.y\n";
         let expect = Expect {
             kind: Kind::Service,
-            name: "a",
-            namespace: Some("b"),
+            name: "a".into(),
+            namespace: Some("b".into()),
         };
         assert_eq!(typed_check(ok, &expect), Ok(()));
         let typo = ok.replace("externalName", "externalNmae");

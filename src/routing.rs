@@ -70,6 +70,58 @@ pub struct KongRoute {
     pub backend: Option<BackendRef>,
 }
 
+/// How strongly a Kong route claims a request, compared field by field (higher wins): how
+/// specifically a hostname matched (its length; 0 when the route takes any host), whether
+/// the best path match is Exact, and that path's length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KongRank {
+    pub host: usize,
+    pub exact: bool,
+    pub length: usize,
+}
+
+/// A Kong route that matches a request, and the path that makes it match.
+#[derive(Debug, Clone, Copy)]
+pub struct KongClaim<'a> {
+    pub route: &'a KongRoute,
+    pub rank: KongRank,
+    pub rule: &'a PathRule,
+}
+
+/// Orders two matching routes: the greater one wins. On equal rank the route first by
+/// namespace/name wins.
+fn kong_precedence(a: (KongRank, &KongRoute), b: (KongRank, &KongRoute)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+        .then_with(|| (&b.1.namespace, &b.1.name).cmp(&(&a.1.namespace, &a.1.name)))
+}
+
+impl KongRoute {
+    /// The route's claim on a request: its rank and best matching path, or None when it
+    /// does not match the host or the path.
+    pub fn claim(&self, host: &str, path: &str) -> Option<(KongRank, &PathRule)> {
+        let host_rank = if self.hostnames.is_empty() {
+            Some(0)
+        } else {
+            self.hostnames
+                .iter()
+                .filter(|h| h.as_str() == host)
+                .map(|h| h.len())
+                .max()
+        }?;
+        let best = self
+            .matches
+            .iter()
+            .filter(|m| m.gateway_api_match(path))
+            .max_by_key(|m| (m.kind == MatchKind::Exact, m.path.len()))?;
+        let rank = KongRank {
+            host: host_rank,
+            exact: best.kind == MatchKind::Exact,
+            length: best.path.len(),
+        };
+        Some((rank, best))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct LatticeRule {
     pub matches: Vec<PathRule>,
@@ -433,15 +485,15 @@ impl Network {
         };
         let route = format!("{}/{}", service.namespace, service.name);
         for (i, rule) in service.rules.iter().enumerate() {
-            if rule.matches.iter().any(|m| m.lattice_match(path)) {
-                if let Some(b) = &rule.backend {
-                    return Outcome::Backend {
-                        backend: b.clone(),
-                        kong_route: format!("{}/{}", kong.namespace, kong.name),
-                        lattice_route: route,
-                        rule: i,
-                    };
-                }
+            if rule.matches.iter().any(|m| m.lattice_match(path))
+                && let Some(b) = &rule.backend
+            {
+                return Outcome::Backend {
+                    backend: b.clone(),
+                    kong_route: format!("{}/{}", kong.namespace, kong.name),
+                    lattice_route: route,
+                    rule: i,
+                };
             }
         }
         Outcome::NoLatticeRule {
@@ -454,29 +506,24 @@ impl Network {
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
         self.kong
             .iter()
-            .filter_map(|r| {
-                let host_rank = if r.hostnames.is_empty() {
-                    Some(0)
-                } else {
-                    r.hostnames
-                        .iter()
-                        .filter(|h| h.as_str() == host)
-                        .map(|h| h.len())
-                        .max()
-                }?;
-                let best = r
-                    .matches
-                    .iter()
-                    .filter(|m| m.gateway_api_match(path))
-                    .map(|m| (m.kind == MatchKind::Exact, m.path.len()))
-                    .max()?;
-                Some(((host_rank, best.0, best.1), r))
-            })
-            .max_by(|(ka, ra), (kb, rb)| {
-                ka.cmp(kb)
-                    .then_with(|| (&rb.namespace, &rb.name).cmp(&(&ra.namespace, &ra.name)))
-            })
+            .filter_map(|r| Some((r.claim(host, path)?.0, r)))
+            .max_by(|(ka, ra), (kb, rb)| kong_precedence((*ka, ra), (*kb, rb)))
             .map(|(_, r)| r)
+    }
+
+    /// Every Kong route that matches a request, with its rank and best path, in precedence
+    /// order: the first is [`Network::kong_route`]'s answer, the others lost to it.
+    pub fn kong_candidates(&self, host: &str, path: &str) -> Vec<KongClaim<'_>> {
+        let mut out: Vec<KongClaim<'_>> = self
+            .kong
+            .iter()
+            .filter_map(|route| {
+                let (rank, rule) = route.claim(host, path)?;
+                Some(KongClaim { route, rank, rule })
+            })
+            .collect();
+        out.sort_by(|a, b| kong_precedence((b.rank, b.route), (a.rank, a.route)));
+        out
     }
 
     /// Requests worth following to compare two networks or to check one: every path a Kong

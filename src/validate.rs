@@ -236,17 +236,17 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 );
             }
         }
-        if let Some(i) = h.value.interval_seconds {
-            if !(5..=300).contains(&i) {
-                diags.push(
-                    Diagnostic::error(
-                        "invalid-health-check",
-                        format!("interval {i}s is out of range"),
-                    )
-                    .at(span(file, Pos::of(h)))
-                    .help("Lattice health check intervals are 5 to 300 seconds"),
-                );
-            }
+        if let Some(i) = h.value.interval_seconds
+            && !(5..=300).contains(&i)
+        {
+            diags.push(
+                Diagnostic::error(
+                    "invalid-health-check",
+                    format!("interval {i}s is out of range"),
+                )
+                .at(span(file, Pos::of(h)))
+                .help("Lattice health check intervals are 5 to 300 seconds"),
+            );
         }
         h.value.clone()
     });
@@ -384,18 +384,20 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
     let mut claims: BTreeMap<(Option<&str>, MatchKind, &str), &App> = BTreeMap::new();
     let mut hosts: BTreeMap<&str, &App> = BTreeMap::new();
     for app in apps {
-        if let Some(h) = &app.host {
-            if let Some(other) = hosts.insert(h, app) {
-                diags.push(
-                    Diagnostic::error(
-                        "duplicate-host",
-                        format!("host `{h}` is also served by app `{}`", other.name),
-                    )
-                    .at(span(&app.file, app.name_pos))
-                    .related(span(&other.file, other.name_pos), "the other app")
-                    .help("a host gets one dedicated Lattice service: merge the apps or use another host"),
-                );
-            }
+        if let Some(h) = &app.host
+            && let Some(other) = hosts.insert(h, app)
+        {
+            diags.push(
+                Diagnostic::error(
+                    "duplicate-host",
+                    format!("host `{h}` is also served by app `{}`", other.name),
+                )
+                .at(span(&app.file, app.name_pos))
+                .related(span(&other.file, other.name_pos), "the other app")
+                .help(
+                    "a host gets one dedicated Lattice service: merge the apps or use another host",
+                ),
+            );
         }
         for p in &app.paths {
             let key = (app.host.as_deref(), p.kind, p.value.as_str());

@@ -31,31 +31,6 @@ pub struct Change {
     pub new: Option<String>,
 }
 
-/// The files under `dir` that latgen generated (they start with its header).
-fn owned_files(dir: &Path) -> Result<Vec<PathBuf>, Diagnostic> {
-    let mut out = Vec::new();
-    if !dir.exists() {
-        return Ok(out);
-    }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| {
-            Diagnostic::error("io-error", format!("cannot read the output folder: {e}"))
-                .at(Span::file(dir))
-        })?;
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let mut head = [0u8; 256];
-        let n = fs::File::open(entry.path())
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .map_err(|e| io_error(entry.path(), "read", &e))?;
-        if head[..n].starts_with(HEADER.as_bytes()) {
-            out.push(entry.path().to_path_buf());
-        }
-    }
-    Ok(out)
-}
-
 fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Diagnostic {
     Diagnostic::error("io-error", format!("cannot {what} {}: {e}", path.display()))
         .at(Span::file(path))
@@ -70,56 +45,76 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
     }
 }
 
-/// What it takes to turn the disk into `output` (under `out_dir`) plus `extra` files (the
-/// lock). Sorted by path.
-pub fn changes(
-    out_dir: &Path,
-    output: &Output,
-    extra: &[(PathBuf, String)],
-) -> Result<Vec<Change>, Diagnostic> {
-    if out_dir.exists() && !out_dir.is_dir() {
+/// Every file under `dir`, by path relative to it, read in parallel (a large tree has tens
+/// of thousands of small files). A missing folder is an empty tree.
+pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+    use rayon::prelude::*;
+    if !dir.exists() {
+        return Ok(BTreeMap::new());
+    }
+    if !dir.is_dir() {
         return Err(Diagnostic::error(
             "io-error",
-            format!("output {} is a file, not a folder", out_dir.display()),
+            format!("output {} is a file, not a folder", dir.display()),
         )
         .help("give a folder for -o, e.g. `-o generated/`"));
     }
-    let mut wanted: BTreeMap<PathBuf, &str> = output
-        .files
-        .iter()
-        .map(|(rel, text)| (out_dir.join(rel), text.as_str()))
-        .collect();
-    for (p, text) in extra {
-        wanted.insert(p.clone(), text);
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir) {
+        let entry = entry.map_err(|e| {
+            Diagnostic::error("io-error", format!("cannot read the output folder: {e}"))
+                .at(Span::file(dir))
+        })?;
+        if entry.file_type().is_file() {
+            files.push(entry.into_path());
+        }
     }
+    files
+        .into_par_iter()
+        .map(|p| {
+            let text = fs::read(&p).map_err(|e| io_error(&p, "read", &e))?;
+            let rel = p.strip_prefix(dir).unwrap_or(&p).to_path_buf();
+            Ok((rel, String::from_utf8_lossy(&text).into_owned()))
+        })
+        .collect()
+}
+
+/// What it takes to turn the output folder, whose files are `existing` (from
+/// [`read_tree`]), into `output`, plus `extra` files such as the lock. Files without
+/// latgen's header are never touched. Sorted by path.
+pub fn changes(
+    out_dir: &Path,
+    existing: &BTreeMap<PathBuf, String>,
+    output: &Output,
+    extra: &[(PathBuf, String)],
+) -> Result<Vec<Change>, Diagnostic> {
     let mut out = Vec::new();
-    for (path, new) in &wanted {
-        match read_if_exists(path)? {
-            Some(old) if old == *new => {}
-            Some(old) => out.push(Change {
-                path: path.clone(),
-                kind: ChangeKind::Changed,
-                old: Some(old),
-                new: Some(new.to_string()),
-            }),
-            None => out.push(Change {
-                path: path.clone(),
-                kind: ChangeKind::Added,
-                old: None,
-                new: Some(new.to_string()),
-            }),
+    let mut change = |path: PathBuf, old: Option<&String>, new: Option<&String>| {
+        let kind = match (old, new) {
+            (Some(o), Some(n)) if o == n => return,
+            (Some(_), Some(_)) => ChangeKind::Changed,
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Removed,
+            (None, None) => return,
+        };
+        out.push(Change {
+            path,
+            kind,
+            old: old.cloned(),
+            new: new.cloned(),
+        });
+    };
+    for (rel, new) in &output.files {
+        change(out_dir.join(rel), existing.get(rel), Some(new));
+    }
+    for (rel, old) in existing {
+        if !output.files.contains_key(rel) && old.starts_with(HEADER) {
+            change(out_dir.join(rel), Some(old), None);
         }
     }
-    for path in owned_files(out_dir)? {
-        if !wanted.contains_key(&path) {
-            let old = read_if_exists(&path)?;
-            out.push(Change {
-                path,
-                kind: ChangeKind::Removed,
-                old,
-                new: None,
-            });
-        }
+    for (path, new) in extra {
+        let old = read_if_exists(path)?;
+        change(path.clone(), old.as_ref(), Some(new));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
@@ -149,42 +144,171 @@ pub fn unified_diff(changes: &[Change]) -> String {
     out
 }
 
-/// Applies the changes; on any failure, restores every file already touched and removes
-/// folders it created, so the disk is left as it was.
-pub fn apply(changes: &[Change]) -> Result<(), Diagnostic> {
-    let mut done: Vec<&Change> = Vec::new();
-    let mut created_dirs: Vec<PathBuf> = Vec::new();
-    for c in changes {
-        let result = apply_one(c, &mut created_dirs);
-        if let Err(e) = result {
-            rollback(&done, &created_dirs);
-            return Err(e);
+/// Holds the output folder for one run: renders of the same folder never interleave.
+pub struct RunLock {
+    _file: fs::File,
+}
+
+/// Takes an exclusive lock for runs on `out_dir`, waiting for another run to finish. The
+/// lock is on the folder that holds `out_dir` (the output folder itself is replaced by
+/// each run, so it cannot carry the lock), and goes with the process.
+pub fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
+    let parent = parent_of(out_dir);
+    let file = fs::File::open(&parent).map_err(|e| io_error(&parent, "open", &e))?;
+    file.lock().map_err(|e| io_error(&parent, "lock", &e))?;
+    Ok(RunLock { _file: file })
+}
+
+fn parent_of(dir: &Path) -> PathBuf {
+    match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The hidden siblings of the output folder a run uses: the tree being built, and the old
+/// tree while it is swapped out (only where an atomic exchange is not available).
+fn siblings(out_dir: &Path) -> (PathBuf, PathBuf) {
+    let name = out_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "generated".into());
+    let parent = parent_of(out_dir);
+    (
+        parent.join(format!(".{name}.latgen-new")),
+        parent.join(format!(".{name}.latgen-old")),
+    )
+}
+
+/// Applies the changes as one transaction. The new output tree is built beside the old one
+/// — unchanged files hard-linked, so they keep their mtime — and swapped in with one atomic
+/// exchange; files outside the output folder (the lock) are written after the swap, and a
+/// failure there swaps the old tree back. A run killed at any moment leaves the old tree or
+/// the new one, never a mix; the next run clears what a killed run left beside it.
+pub fn apply(
+    out_dir: &Path,
+    existing: &BTreeMap<PathBuf, String>,
+    changes: &[Change],
+) -> Result<(), Diagnostic> {
+    let (staging, old) = siblings(out_dir);
+    recover(out_dir, &staging, &old)?;
+    let (inside, outside): (Vec<&Change>, Vec<&Change>) =
+        changes.iter().partition(|c| c.path.starts_with(out_dir));
+    if inside.is_empty() {
+        return write_outside(&outside);
+    }
+    let result = build_staging(out_dir, &staging, existing, &inside)
+        .and_then(|()| swap(out_dir, &staging, &old));
+    if let Err(e) = result {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    let had_old = staging.exists() || old.exists();
+    if let Err(e) = write_outside(&outside) {
+        // Put the old tree back so that a failed run changes nothing.
+        if had_old {
+            let _ = swap(out_dir, &staging, &old);
+        } else {
+            let _ = fs::remove_dir_all(out_dir);
         }
-        done.push(c);
+        let _ = fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    let _ = fs::remove_dir_all(&staging);
+    let _ = fs::remove_dir_all(&old);
+    Ok(())
+}
+
+/// Clears what a killed run left: a half-built tree, or an old tree that was swapped out
+/// without an atomic exchange (restored when the output folder is missing).
+fn recover(out_dir: &Path, staging: &Path, old: &Path) -> Result<(), Diagnostic> {
+    if old.exists() {
+        if out_dir.exists() {
+            fs::remove_dir_all(old).map_err(|e| io_error(old, "remove", &e))?;
+        } else {
+            fs::rename(old, out_dir).map_err(|e| io_error(old, "restore", &e))?;
+        }
+    }
+    if staging.exists() {
+        fs::remove_dir_all(staging).map_err(|e| io_error(staging, "remove", &e))?;
     }
     Ok(())
 }
 
-fn apply_one(c: &Change, created_dirs: &mut Vec<PathBuf>) -> Result<(), Diagnostic> {
-    match &c.new {
-        Some(text) => {
-            if let Some(parent) = c.path.parent() {
-                let mut missing = Vec::new();
-                let mut p = parent;
-                while !p.as_os_str().is_empty() && !p.exists() {
-                    missing.push(p.to_path_buf());
-                    match p.parent() {
-                        Some(q) => p = q,
-                        None => break,
-                    }
-                }
-                fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", &e))?;
-                created_dirs.extend(missing.into_iter().rev());
-            }
-            write_atomic(&c.path, text.as_bytes())
+fn build_staging(
+    out_dir: &Path,
+    staging: &Path,
+    existing: &BTreeMap<PathBuf, String>,
+    changes: &[&Change],
+) -> Result<(), Diagnostic> {
+    let by_path: BTreeMap<PathBuf, &Change> = changes
+        .iter()
+        .map(|c| {
+            (
+                c.path
+                    .strip_prefix(out_dir)
+                    .unwrap_or(&c.path)
+                    .to_path_buf(),
+                *c,
+            )
+        })
+        .collect();
+    fs::create_dir_all(staging).map_err(|e| io_error(staging, "create", &e))?;
+    let mut made: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+    let mut ensure_parent = |p: &Path| -> Result<(), Diagnostic> {
+        if let Some(parent) = p.parent()
+            && made.insert(parent.to_path_buf())
+        {
+            fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", &e))?;
         }
-        None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e)),
+        Ok(())
+    };
+    for rel in existing.keys() {
+        if by_path.contains_key(rel) {
+            continue;
+        }
+        let (from, to) = (out_dir.join(rel), staging.join(rel));
+        ensure_parent(&to)?;
+        if fs::hard_link(&from, &to).is_err() {
+            fs::copy(&from, &to).map_err(|e| io_error(&from, "copy", &e))?;
+        }
     }
+    for (rel, c) in &by_path {
+        if let Some(text) = &c.new {
+            let to = staging.join(rel);
+            ensure_parent(&to)?;
+            fs::write(&to, text).map_err(|e| io_error(&to, "write", &e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Exchanges `staging` and `out_dir` atomically where the system can (Linux
+/// `renameat2(RENAME_EXCHANGE)`), else with two renames that `recover` can finish.
+fn swap(out_dir: &Path, staging: &Path, old: &Path) -> Result<(), Diagnostic> {
+    if !out_dir.exists() {
+        return fs::rename(staging, out_dir).map_err(|e| io_error(out_dir, "create", &e));
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        if renameat_with(CWD, staging, CWD, out_dir, RenameFlags::EXCHANGE).is_ok() {
+            return Ok(());
+        }
+    }
+    fs::rename(out_dir, old).map_err(|e| io_error(out_dir, "move aside", &e))?;
+    fs::rename(staging, out_dir).map_err(|e| io_error(out_dir, "replace", &e))?;
+    fs::rename(old, staging).map_err(|e| io_error(old, "move", &e))
+}
+
+fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
+    for c in changes {
+        match &c.new {
+            Some(text) => write_atomic(&c.path, text.as_bytes())?,
+            None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e))?,
+        }
+    }
+    Ok(())
 }
 
 /// Writes through a temporary file in the same folder and renames it into place, so a
@@ -198,23 +322,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
     let result = (|| {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
-        f.sync_all()?;
+        drop(f);
         fs::rename(&tmp, path)
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&tmp);
         io_error(path, "write", &e)
     })
-}
-
-fn rollback(done: &[&Change], created_dirs: &[PathBuf]) {
-    for c in done.iter().rev() {
-        let _ = match &c.old {
-            Some(old) => write_atomic(&c.path, old.as_bytes()).map(|_| ()),
-            None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e)),
-        };
-    }
-    for d in created_dirs.iter().rev() {
-        let _ = fs::remove_dir(d);
-    }
 }

@@ -77,10 +77,7 @@ fn a_smuggled_second_object_is_refused() {
         &src,
     )
     .unwrap_err();
-    assert!(
-        errs[0].1.contains("expected one YAML document, found 2"),
-        "{errs:?}"
-    );
+    assert!(errs[0].1.contains("expected one YAML document"), "{errs:?}");
 }
 
 #[test]

@@ -1,10 +1,11 @@
-//! Writing is all or nothing: when a write fails part way, every file already touched is
-//! restored and every folder created is removed.
+//! Writing is one transaction: the new output tree is swapped in whole, unchanged files keep
+//! their inode and mtime, latgen's files no longer wanted go, other files stay, and a
+//! failure at the last step (the lock) puts the old tree back.
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 use latgen::render::{HEADER, Output};
 use latgen::write::{self, ChangeKind};
@@ -19,113 +20,181 @@ fn output(files: &[(&str, &str)]) -> Output {
     }
 }
 
+/// Renders `out` as `render` does: read the tree, compute the changes, apply them.
+fn apply(
+    out: &Path,
+    files: &Output,
+    extra: &[(PathBuf, String)],
+) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
+    let existing = write::read_tree(out)?;
+    let changes = write::changes(out, &existing, files, extra)?;
+    write::apply(out, &existing, &changes)?;
+    Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
+}
+
+fn inode(p: &Path) -> (u64, i64) {
+    let m = std::fs::metadata(p).unwrap();
+    (m.ino(), m.mtime_nsec())
+}
+
 #[test]
-fn a_failed_write_restores_every_file_it_touched() {
+fn changed_added_and_removed_files_swap_in_together_and_others_keep_their_inode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("generated");
+    apply(
+        &out,
+        &output(&[
+            ("lattice/a.yaml", "a: 1"),
+            ("lattice/b.yaml", "b: 1"),
+            ("kong/c.yaml", "c: 1"),
+        ]),
+        &[],
+    )
+    .unwrap();
+    std::fs::write(out.join("lattice/mine.yaml"), "kind: ConfigMap\n").unwrap();
+    let (b_before, mine_before) = (
+        inode(&out.join("lattice/b.yaml")),
+        inode(&out.join("lattice/mine.yaml")),
+    );
+
+    let changes = apply(
+        &out,
+        &output(&[
+            ("lattice/a.yaml", "a: 2"),
+            ("lattice/b.yaml", "b: 1"),
+            ("kong/d.yaml", "d: 1"),
+        ]),
+        &[],
+    )
+    .unwrap();
+    let rel: Vec<(String, ChangeKind)> = changes
+        .into_iter()
+        .map(|(p, k)| (p.strip_prefix(&out).unwrap().display().to_string(), k))
+        .collect();
+    assert_eq!(
+        rel,
+        vec![
+            ("kong/c.yaml".to_string(), ChangeKind::Removed),
+            ("kong/d.yaml".to_string(), ChangeKind::Added),
+            ("lattice/a.yaml".to_string(), ChangeKind::Changed),
+        ]
+    );
+    let tree = common::read_tree(&out);
+    assert_eq!(
+        tree.keys()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+        [
+            "kong/d.yaml",
+            "lattice/a.yaml",
+            "lattice/b.yaml",
+            "lattice/mine.yaml"
+        ]
+    );
+    assert_eq!(
+        tree[Path::new("lattice/mine.yaml")],
+        "kind: ConfigMap\n",
+        "a file latgen did not write is kept"
+    );
+    assert_eq!(
+        inode(&out.join("lattice/b.yaml")),
+        b_before,
+        "an unchanged file is the same file"
+    );
+    assert_eq!(inode(&out.join("lattice/mine.yaml")), mine_before);
+    let parent: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        parent,
+        vec![std::ffi::OsString::from("generated")],
+        "nothing is left beside the output"
+    );
+}
+
+#[test]
+fn a_failure_writing_the_lock_puts_the_old_tree_back() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
     let lock = tmp.path().join("latgen.lock");
-    let first = output(&[
-        ("lattice/a.yaml", "a: 1"),
-        ("lattice/b.yaml", "b: 1"),
-        ("kong/c.yaml", "c: 1"),
-    ]);
-    let changes = write::changes(&out, &first, &[(lock.clone(), "version: 1\n".into())]).unwrap();
-    write::apply(&changes).unwrap();
-    let before = common::read_tree(tmp.path());
-
-    // The next run changes a, removes c, adds d in a new folder, and writes z — but by the
-    // time it writes z a folder stands there, so that write fails after the others succeeded.
-    let second = output(&[
-        ("lattice/a.yaml", "a: 2"),
-        ("lattice/b.yaml", "b: 1"),
-        ("a-new/d.yaml", "d: 1"),
-        ("lattice/z.yaml", "z: 1"),
-    ]);
-    let changes = write::changes(
+    apply(
         &out,
-        &second,
-        &[(lock.clone(), "version: 1\napps: {}\n".into())],
+        &output(&[("lattice/a.yaml", "a: 1")]),
+        &[(lock.clone(), "version: 1\n".into())],
     )
     .unwrap();
-    let kinds: BTreeMap<_, _> = changes
-        .iter()
-        .map(|c| {
-            (
-                c.path.strip_prefix(tmp.path()).unwrap().to_path_buf(),
-                c.kind.clone(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        kinds[&PathBuf::from("generated/lattice/a.yaml")],
-        ChangeKind::Changed
-    );
-    assert_eq!(
-        kinds[&PathBuf::from("generated/kong/c.yaml")],
-        ChangeKind::Removed
-    );
-    assert_eq!(
-        kinds[&PathBuf::from("generated/a-new/d.yaml")],
-        ChangeKind::Added
-    );
-
-    std::fs::create_dir_all(out.join("lattice/z.yaml")).unwrap();
-    let err = write::apply(&changes).unwrap_err();
+    let before = common::read_tree(tmp.path());
+    // The lock cannot be replaced: a folder stands in its place.
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
+    std::fs::write(lock.join("keep"), "x").unwrap();
+    let err = apply(
+        &out,
+        &output(&[("lattice/a.yaml", "a: 2"), ("kong/b.yaml", "b: 1")]),
+        &[(lock.clone(), "version: 1\napps: {}\n".into())],
+    )
+    .unwrap_err();
     assert_eq!(err.code, "io-error");
-    std::fs::remove_dir(out.join("lattice/z.yaml")).unwrap();
+    std::fs::remove_dir_all(&lock).unwrap();
+    std::fs::write(&lock, "version: 1\n").unwrap();
     assert_eq!(
         common::read_tree(tmp.path()),
         before,
         "the tree is as it was before the failed run"
     );
-    assert!(
-        !out.join("a-new").exists(),
-        "the folder the failed run created is gone"
-    );
+    let parent: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(parent, ["generated", "latgen.lock"]);
 }
 
 #[test]
-fn files_without_the_header_are_never_touched() {
+fn what_a_killed_run_left_beside_the_output_is_cleared() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
-    std::fs::create_dir_all(out.join("lattice")).unwrap();
-    std::fs::write(out.join("lattice/mine.yaml"), "kind: ConfigMap\n").unwrap();
-    std::fs::write(out.join("lattice/old.yaml"), format!("{HEADER}old: 1\n")).unwrap();
-    let changes = write::changes(&out, &output(&[("lattice/a.yaml", "a: 1")]), &[]).unwrap();
-    let touched: Vec<_> = changes
-        .iter()
-        .map(|c| (c.path.file_name().unwrap().to_owned(), c.kind.clone()))
-        .collect();
+    apply(&out, &output(&[("lattice/a.yaml", "a: 1")]), &[]).unwrap();
+    // A half-built tree, as a run killed while building leaves it.
+    std::fs::create_dir_all(tmp.path().join(".generated.latgen-new/lattice")).unwrap();
+    std::fs::write(
+        tmp.path().join(".generated.latgen-new/lattice/a.yaml"),
+        "half",
+    )
+    .unwrap();
+    apply(&out, &output(&[("lattice/a.yaml", "a: 2")]), &[]).unwrap();
     assert_eq!(
-        touched,
-        vec![
-            ("a.yaml".into(), ChangeKind::Added),
-            ("old.yaml".into(), ChangeKind::Removed)
-        ]
+        common::read_tree(&out)[Path::new("lattice/a.yaml")],
+        format!("{HEADER}a: 2\n")
     );
-    write::apply(&changes).unwrap();
+    assert!(!tmp.path().join(".generated.latgen-new").exists());
+    // An old tree moved aside with the output folder missing, as a run killed between two
+    // renames leaves it on systems without an atomic exchange: it is restored.
+    std::fs::rename(&out, tmp.path().join(".generated.latgen-old")).unwrap();
+    let existing = write::read_tree(&out).unwrap();
+    write::apply(&out, &existing, &[]).unwrap();
     assert_eq!(
-        std::fs::read_to_string(out.join("lattice/mine.yaml")).unwrap(),
-        "kind: ConfigMap\n"
+        common::read_tree(&out)[Path::new("lattice/a.yaml")],
+        format!("{HEADER}a: 2\n")
     );
-    assert!(!out.join("lattice/old.yaml").exists());
 }
 
 #[test]
 fn the_diff_names_changed_missing_and_extra_files() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("g");
-    write::apply(
-        &write::changes(
-            &out,
-            &output(&[("k/a.yaml", "a: 1"), ("k/b.yaml", "b: 1")]),
-            &[],
-        )
-        .unwrap(),
+    apply(
+        &out,
+        &output(&[("k/a.yaml", "a: 1"), ("k/b.yaml", "b: 1")]),
+        &[],
     )
     .unwrap();
+    let existing = write::read_tree(&out).unwrap();
     let changes = write::changes(
         &out,
+        &existing,
         &output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")]),
         &[],
     )

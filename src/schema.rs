@@ -1,0 +1,70 @@
+//! JSON Schemas of the inputs, derived from the types that read them, so that editors
+//! (yaml-language-server) complete and check `apps/*.yaml` and `latgen.yaml` as latgen does.
+//! Draft-07, the newest draft yaml-language-server reads.
+
+use schemars::generate::SchemaSettings;
+
+use crate::config::Config;
+use crate::model::AppDecl;
+
+/// Which input a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// An app declaration, `apps/**/<name>.yaml`.
+    App,
+    /// The project settings, `latgen.yaml`.
+    Config,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 2] = [Kind::App, Kind::Config];
+
+    /// Where a project keeps the schema, relative to its root.
+    pub fn file(self) -> &'static str {
+        match self {
+            Kind::App => "schemas/app.schema.json",
+            Kind::Config => "schemas/latgen.schema.json",
+        }
+    }
+
+    pub fn schema(self) -> serde_json::Value {
+        let generator = SchemaSettings::draft07().into_generator();
+        let schema = match self {
+            Kind::App => generator.into_root_schema_for::<AppDecl>(),
+            Kind::Config => generator.into_root_schema_for::<Config>(),
+        };
+        schema.to_value()
+    }
+
+    /// The schema as written to disk: pretty JSON and a final newline, so that the
+    /// committed files diff line by line.
+    pub fn text(self) -> String {
+        let mut text =
+            serde_json::to_string_pretty(&self.schema()).expect("a JSON value serializes");
+        text.push('\n');
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_draft_07() {
+        for kind in Kind::ALL {
+            let schema = kind.schema();
+            assert_eq!(
+                schema["$schema"], "http://json-schema.org/draft-07/schema#",
+                "{kind:?}"
+            );
+            assert!(schema.get("$defs").is_none(), "draft-07 uses definitions");
+        }
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        assert_eq!(Kind::App.schema()["additionalProperties"], false);
+        assert_eq!(Kind::Config.schema()["additionalProperties"], false);
+    }
+}

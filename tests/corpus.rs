@@ -1,0 +1,389 @@
+//! The bad-input corpus: each case is a small project that `latgen render` must refuse with
+//! exactly the error in `tests/corpus/<case>.stderr` (file, line, message, help) and exit 2,
+//! writing nothing — or, for the cases marked as fine (a BOM, CRLF line endings), render.
+//! Hostile inputs (alias bombs, deep nesting, a 10 MB file, a symlink loop) must also end
+//! quickly. Refresh the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const OK_APP: &str = "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n";
+
+fn write(dir: &Path, rel: &str, bytes: &[u8]) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, bytes).unwrap();
+}
+
+fn app(body: &str) -> impl Fn(&Path) + '_ {
+    move |d: &Path| write(d, "apps/shop.yaml", body.as_bytes())
+}
+
+fn alias_bomb() -> String {
+    let mut s = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let prev = format!("*a{}", i - 1);
+        s.push_str(&format!(
+            "a{i}: &a{i} [{}]\n",
+            [prev.as_str(); 10].join(", ")
+        ));
+    }
+    s.push_str("namespace: web\n");
+    s
+}
+
+/// (case, how to set it up, exit code). Exit 0 cases must render.
+#[allow(clippy::type_complexity)]
+fn cases() -> Vec<(&'static str, Box<dyn Fn(&Path)>, i32)> {
+    vec![
+        (
+            "malformed-yaml",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        ("empty-file", Box::new(app("")), 2),
+        ("only-comments", Box::new(app("# nothing here\n\n")), 2),
+        ("not-a-mapping", Box::new(app("- namespace: web\n")), 2),
+        ("scalar-document", Box::new(app("just a string\n")), 2),
+        (
+            "several-documents",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n---\nnamespace: other\n",
+            )),
+            2,
+        ),
+        (
+            "binary-garbage",
+            Box::new(|d: &Path| {
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    &[0x00, 0xff, 0xfe, 0x89, b'P', b'N', b'G', 0x0d, 0x0a],
+                )
+            }),
+            2,
+        ),
+        (
+            "utf8-bom",
+            Box::new(|d: &Path| write(d, "apps/shop.yaml", format!("\u{feff}{OK_APP}").as_bytes())),
+            0,
+        ),
+        (
+            "crlf-line-endings",
+            Box::new(app(
+                "namespace: web\r\nservice: { name: shop, port: 8080 }\r\npaths: [/shop]\r\n",
+            )),
+            0,
+        ),
+        (
+            "unknown-field",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nowner: team-a\n",
+            )),
+            2,
+        ),
+        (
+            "misspelled-field",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npath: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "misspelled-nested-field",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, prot: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "wrong-type",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: eighty }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "wrong-type-list",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: /shop\n",
+            )),
+            2,
+        ),
+        (
+            "missing-namespace",
+            Box::new(app("service: { name: shop, port: 8080 }\npaths: [/shop]\n")),
+            2,
+        ),
+        (
+            "missing-paths-and-host",
+            Box::new(app("namespace: web\nservice: { name: shop, port: 8080 }\n")),
+            2,
+        ),
+        (
+            "duplicate-app-across-files",
+            Box::new(|d: &Path| {
+                write(d, "apps/a/shop.yaml", OK_APP.as_bytes());
+                write(
+                    d,
+                    "apps/b/shop.yaml",
+                    b"namespace: b\nservice: { name: shop, port: 8080 }\npaths: [/store]\n",
+                );
+            }),
+            2,
+        ),
+        (
+            "uppercase-name",
+            Box::new(app(
+                "name: Shop\nnamespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "dot-dot-name",
+            Box::new(app(
+                "name: ../etc\nnamespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "over-long-name",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", format!("name: {}\nnamespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [/shop]\n", "a".repeat(60)).as_bytes())
+            }),
+            2,
+        ),
+        (
+            "port-zero",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 0 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "port-70000",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 70000 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "path-without-slash",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [shop]\n",
+            )),
+            2,
+        ),
+        (
+            "path-double-slash",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop//cart]\n",
+            )),
+            2,
+        ),
+        (
+            "path-dot-segments",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop/../admin, /shop/./x]\n",
+            )),
+            2,
+        ),
+        (
+            "path-space",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [\"/shop cart\"]\n",
+            )),
+            2,
+        ),
+        (
+            "path-encoded-slash",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop%2fcart]\n",
+            )),
+            2,
+        ),
+        (
+            "path-hash",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [\"/shop#top\"]\n",
+            )),
+            2,
+        ),
+        (
+            "path-too-long",
+            Box::new(|d: &Path| {
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!(
+                        "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [/{}]\n",
+                        "a".repeat(130)
+                    )
+                    .as_bytes(),
+                )
+            }),
+            2,
+        ),
+        (
+            "host-ip",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\nhost: 10.0.0.1\n",
+            )),
+            2,
+        ),
+        (
+            "host-with-port",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\nhost: shop.example.com:8443\n",
+            )),
+            2,
+        ),
+        (
+            "host-uppercase",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\nhost: Shop.Example.com\n",
+            )),
+            2,
+        ),
+        (
+            "injection-newline",
+            Box::new(app(
+                "namespace: \"web\\nkind: Secret\"\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "injection-colon",
+            Box::new(app(
+                "namespace: web\nservice: { name: \"shop: evil\", port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "alias-bomb",
+            Box::new(|d: &Path| write(d, "apps/shop.yaml", alias_bomb().as_bytes())),
+            2,
+        ),
+        (
+            "deep-nesting",
+            Box::new(|d: &Path| {
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!("namespace: {}{}\n", "[".repeat(20_000), "]".repeat(20_000)).as_bytes(),
+                )
+            }),
+            2,
+        ),
+        (
+            "ten-megabytes",
+            Box::new(|d: &Path| {
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!("namespace: web\n# {}\n", "x".repeat(10 * 1024 * 1024)).as_bytes(),
+                )
+            }),
+            2,
+        ),
+        (
+            "symlink-loop",
+            Box::new(|d: &Path| {
+                write(d, "apps/team/shop.yaml", OK_APP.as_bytes());
+                std::os::unix::fs::symlink("..", d.join("apps/team/loop")).unwrap();
+            }),
+            2,
+        ),
+        (
+            "unreadable-file",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                std::os::unix::fs::symlink("/nonexistent/cart.yaml", d.join("apps/cart.yaml"))
+                    .unwrap();
+            }),
+            2,
+        ),
+        ("output-inside-apps", Box::new(app(OK_APP)), 2),
+        (
+            "output-is-a-file",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "out.yaml", b"keep me\n");
+            }),
+            2,
+        ),
+    ]
+}
+
+fn output_arg(case: &str) -> &'static str {
+    match case {
+        "output-inside-apps" => "apps/generated",
+        "output-is-a-file" => "out.yaml",
+        _ => "generated",
+    }
+}
+
+#[test]
+fn every_bad_input_gives_its_documented_error_and_writes_nothing() {
+    let bless = std::env::var_os("LATGEN_BLESS").is_some();
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut failures = Vec::new();
+    for (case, setup, want_code) in cases() {
+        let tmp = tempfile::tempdir().unwrap();
+        setup(tmp.path());
+        let before: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let start = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+            .args(["render", "apps", "-o", output_arg(case), "--color", "never"])
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        let code = out.status.code().unwrap_or(-1);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if took > Duration::from_secs(10) {
+            failures.push(format!("{case}: took {took:?}"));
+        }
+        if code != want_code {
+            failures.push(format!("{case}: exit {code}, want {want_code}\n{stderr}"));
+            continue;
+        }
+        if want_code != 0 {
+            let mut after: Vec<_> = std::fs::read_dir(tmp.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            after.sort();
+            let mut before = before.clone();
+            before.sort();
+            if after != before {
+                failures.push(format!(
+                    "{case}: the run wrote {after:?} (before: {before:?})"
+                ));
+            }
+            let file = snapshots.join(format!("{case}.stderr"));
+            if bless {
+                std::fs::write(&file, &stderr).unwrap();
+            } else if std::fs::read_to_string(&file).unwrap_or_default() != stderr {
+                failures.push(format!(
+                    "{case}: stderr differs from {}\n--- expected\n{}\n--- got\n{stderr}",
+                    file.display(),
+                    std::fs::read_to_string(&file).unwrap_or_default()
+                ));
+            }
+        } else if !tmp
+            .path()
+            .join("generated/kong/httproute-shop.yaml")
+            .exists()
+        {
+            failures.push(format!("{case}: rendered nothing\n{stderr}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

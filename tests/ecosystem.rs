@@ -1,0 +1,603 @@
+//! The commands and files that fit latgen into the tools around it: `init`, `trace`,
+//! `manifests` (the Argo CD plugin), `completions`, `man`, and the integration files
+//! (pre-commit hooks, the GitHub Actions workflow, the Argo CD plugin, .gitattributes).
+//! Each test runs the real binary the way a user or a tool would.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn latgen(dir: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(dir)
+        .output()
+        .expect("the latgen binary runs");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn ok(run: &Run) {
+    assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(common::root().join(rel)).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------
+// init
+// ---------------------------------------------------------------------------------------
+
+const INIT_FILES: &[&str] = &[
+    ".github/workflows/latgen.yml",
+    "apps/example.yaml",
+    "latgen.yaml",
+    "schemas/app.schema.json",
+    "schemas/latgen.schema.json",
+];
+
+#[test]
+fn init_scaffolds_a_project_that_renders_and_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let run = latgen(dir, &["init"]);
+    ok(&run);
+    assert_eq!(run.stdout, "");
+    let tree = common::read_tree(dir);
+    let names: Vec<String> = tree.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(names, INIT_FILES);
+    assert_eq!(
+        tree[Path::new("schemas/app.schema.json")],
+        read("schemas/app.schema.json")
+    );
+    assert_eq!(
+        tree[Path::new("schemas/latgen.schema.json")],
+        read("schemas/latgen.schema.json")
+    );
+    assert_eq!(
+        tree[Path::new(".github/workflows/latgen.yml")],
+        read("examples/github-actions.yml")
+    );
+
+    ok(&latgen(dir, &["render"]));
+    let check = latgen(dir, &["check"]);
+    ok(&check);
+    assert_eq!(check.stdout, "no findings\n");
+    assert!(dir.join("latgen.lock").is_file());
+    assert!(dir.join("generated/kong/httproute-example.yaml").is_file());
+}
+
+#[test]
+fn init_writes_every_default_into_latgen_yaml() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&latgen(tmp.path(), &["init"]));
+    let run = latgen::prepare(&latgen::load::ProjectPaths::at_root(tmp.path()));
+    let prepared = run.prepared.expect("the scaffold loads");
+    assert!(run.diags.is_empty(), "{:?}", run.diags);
+    assert_eq!(prepared.config, latgen::config::Config::default());
+    // Written out, not left to the defaults: every setting of the schema is in the file.
+    let text = std::fs::read_to_string(tmp.path().join("latgen.yaml")).unwrap();
+    let schema = latgen::schema::Kind::Config.schema();
+    for (section, props) in schema["definitions"].as_object().unwrap() {
+        for key in props["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|p| p.0)
+        {
+            assert!(
+                text.contains(&format!("{key}:")),
+                "latgen.yaml lacks {section}.{key}"
+            );
+        }
+    }
+}
+
+#[test]
+fn init_into_a_new_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&latgen(tmp.path(), &["init", "project"]));
+    assert_eq!(
+        common::read_tree(&tmp.path().join("project")).len(),
+        INIT_FILES.len()
+    );
+}
+
+#[test]
+fn a_second_init_refuses_and_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    ok(&latgen(dir, &["init"]));
+    ok(&latgen(dir, &["render"]));
+    std::fs::write(dir.join("apps/example.yaml"), "namespace: mine\n").unwrap();
+    let before = common::read_tree(dir);
+    let run = latgen(dir, &["init"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    for f in INIT_FILES {
+        assert!(run.stderr.contains(f), "{f} not named in:\n{}", run.stderr);
+    }
+    assert_eq!(common::read_tree(dir), before);
+}
+
+#[test]
+fn init_refuses_when_any_one_file_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("latgen.yaml"), "quotas: { rulesPerService: 20 }\n").unwrap();
+    let run = latgen(dir, &["init"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr,
+        "error: ./latgen.yaml already exists; latgen init writes only new files and changed nothing\n"
+    );
+    let tree = common::read_tree(dir);
+    assert_eq!(tree.len(), 1, "{:?}", tree.keys());
+}
+
+// ---------------------------------------------------------------------------------------
+// trace, on the committed example
+// ---------------------------------------------------------------------------------------
+
+fn trace_json(args: &[&str]) -> (Option<i32>, Value) {
+    let mut all = vec!["trace"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", "generated", "--format", "json"]);
+    let run = latgen(&common::root(), &all);
+    let v = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    (run.code, v)
+}
+
+#[test]
+fn trace_follows_the_traps_of_the_example() {
+    // (request, the Kong route that wins, the Service it reaches)
+    let cases = [
+        ("/shop", "kong-routes/shop-web", "shop-web"),
+        ("/shop/cartx", "kong-routes/shop-web", "shop-web"),
+        ("/shop/cart", "kong-routes/cart", "cart-web"),
+        ("/shop/cart/x", "kong-routes/cart", "cart-web"),
+        ("/shopping", "kong-routes/shopping-lists", "shopping-lists"),
+        (
+            "https://www.example.com/shopping/cart?id=3",
+            "kong-routes/shopping-lists",
+            "shopping-lists",
+        ),
+        (
+            "https://www.example-shop.com/shop",
+            "kong-routes/storefront-www",
+            "storefront-www",
+        ),
+    ];
+    for (url, route, service) in cases {
+        let (code, v) = trace_json(&[url]);
+        assert_eq!(code, Some(0), "{url}: {v:#}");
+        assert_eq!(v["reached"], true, "{url}");
+        assert_eq!(v["outcome"], "backend", "{url}");
+        assert_eq!(v["kong"]["route"], route, "{url}");
+        assert_eq!(v["backend"]["name"], service, "{url}");
+        // The bridge and the rewritten Host lead to the Lattice service that answered.
+        assert_eq!(v["bridge"]["externalName"], v["latticeHost"], "{url}");
+        assert_eq!(v["lattice"]["customDomain"], v["latticeHost"], "{url}");
+    }
+}
+
+#[test]
+fn trace_explains_segment_and_string_matching() {
+    let (_, v) = trace_json(&["/shop/cartx"]);
+    // Kong: /shop/cart does not match /shop/cartx (whole segments only).
+    assert_eq!(v["notMatching"][0]["route"], "kong-routes/cart");
+    assert_eq!(v["kong"]["over"], serde_json::json!([]));
+    let (_, v) = trace_json(&["/shopping"]);
+    // Lattice: /shop would match /shopping as a string, but /shopping comes first.
+    let later = &v["lattice"]["laterMatching"];
+    assert_eq!(later[0]["match"]["value"], "/shop");
+    assert!(later[0]["rule"].as_u64() > v["lattice"]["rule"].as_u64());
+    let (_, v) = trace_json(&["/shop/cart/x"]);
+    assert_eq!(v["kong"]["over"][0]["route"], "kong-routes/shop-web");
+    assert_eq!(v["kong"]["over"][0]["why"], "a shorter prefix");
+}
+
+#[test]
+fn trace_of_an_unknown_path_is_a_404_from_kong() {
+    let (code, v) = trace_json(&["/no-such-app"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(v["reached"], false);
+    assert_eq!(v["outcome"], "no-kong-route");
+    assert_eq!(v["kong"], Value::Null);
+    // The host-routed apps would take it on their own hosts.
+    assert_eq!(v["otherHosts"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn trace_human_output() {
+    let run = latgen(&common::root(), &["trace", "/shop/cart/x"]);
+    ok(&run);
+    assert_eq!(run.stderr, "");
+    assert_eq!(
+        run.stdout,
+        "\
+request   path /shop/cart/x, no Host (only routes for any host match)
+kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:18)
+          matched PathPrefix /shop/cart on any host (the route names no hostname): the longest matching prefix wins
+          won over kong-routes/shop-web (PathPrefix /shop): a shorter prefix
+bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.internal (generated/kong/service-cart-lattice.yaml)
+          Host rewritten to group-02.lattice.internal
+lattice   service lattice-groups/group-02, custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
+          rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:45), the first rule, in order, whose prefix starts the path as a string
+backend   Service team-commerce/cart-web, port 8080
+"
+    );
+    let run = latgen(
+        &common::root(),
+        &["trace", "/no-such-app", "--host", "x.example.com"],
+    );
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stdout.starts_with(
+            "request   Host x.example.com, path /no-such-app\nkong      no route matches: Kong answers 404\n          kong-routes/brand-assets would take it on host brand.example-shop.com\n"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn trace_reports_a_broken_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    common::path_app(dir, "shop", &["/shop"]);
+    ok(&latgen(dir, &["render"]));
+    let path = "/shop/x";
+    ok(&latgen(dir, &["trace", path]));
+    // The Kong side went live before the Lattice side.
+    std::fs::remove_file(dir.join("generated/lattice/httproute-group-01.yaml")).unwrap();
+    let run = latgen(dir, &["trace", path, "--format", "json"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["outcome"], "no-lattice-service");
+    assert_eq!(v["reached"], false);
+    let human = latgen(dir, &["trace", path]);
+    assert_eq!(human.code, Some(1));
+    assert!(
+        human
+            .stdout
+            .contains("\nbroken    no Lattice service answers on "),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn trace_agrees_with_the_routing_model() {
+    // The winner trace shows is the route `check` follows, for every probe of the example.
+    let net = latgen::trace::read_network(&common::root().join("generated")).unwrap();
+    let probes = net.probes();
+    assert!(probes.len() > 300);
+    for (host, path) in probes {
+        let candidates = net.kong_candidates(&host, &path);
+        let first = candidates
+            .first()
+            .map(|c| (&c.route.namespace, &c.route.name));
+        let model = net
+            .kong_route(&host, &path)
+            .map(|r| (&r.namespace, &r.name));
+        assert_eq!(first, model, "{host}{path}");
+        let t = latgen::trace::trace(
+            &net,
+            latgen::trace::Request {
+                host: Some(host.clone()),
+                path: path.clone(),
+            },
+        );
+        assert_eq!(t.outcome, net.route(&host, &path), "{host}{path}");
+    }
+}
+
+#[test]
+fn trace_usage_errors_exit_2() {
+    let root = common::root();
+    for args in [
+        vec!["trace", "shop"],
+        vec!["trace", "ftp://x/shop"],
+        vec![
+            "trace",
+            "https://a.example.com/x",
+            "--host",
+            "b.example.com",
+        ],
+        vec!["trace", "/shop", "-o", "no-such-folder"],
+        vec!["trace"],
+    ] {
+        let run = latgen(&root, &args);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(!run.stderr.is_empty(), "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// manifests (the Argo CD plugin's generate command)
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn manifests_print_one_side_as_a_yaml_stream() {
+    let root = common::root();
+    for side in ["kong", "lattice"] {
+        let run = latgen(&root, &["manifests", "--side", side]);
+        ok(&run);
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&run.stdout).unwrap();
+        let files = common::read_tree(&root.join("generated").join(side));
+        let objects: Vec<&String> = files
+            .iter()
+            .filter(|(p, _)| p.as_os_str() != "kustomization.yaml")
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(docs.len(), objects.len(), "{side}");
+        assert!(
+            docs.iter()
+                .all(|d| d["kind"].is_string() && d["metadata"]["name"].is_string())
+        );
+        // The committed output is current, so the stream is exactly its files.
+        let joined: Vec<&str> = objects.iter().map(|t| t.as_str()).collect();
+        assert_eq!(run.stdout, joined.join("---\n"), "{side}");
+    }
+}
+
+#[test]
+fn manifests_fail_loudly() {
+    // An input error: diagnostics on stderr, nothing on stdout.
+    let tmp = tempfile::tempdir().unwrap();
+    common::app(
+        tmp.path(),
+        "bad",
+        "namespace: a\nservice: { name: a, port: 80 }\npaths: [shop]\n",
+    );
+    let run = latgen(tmp.path(), &["manifests", "--side", "kong"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("error["), "{}", run.stderr);
+
+    // No app: an empty stream would make Argo CD prune everything.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("apps")).unwrap();
+    let run = latgen(tmp.path(), &["manifests", "--side", "lattice"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("no manifest"), "{}", run.stderr);
+
+    // A side is required.
+    let run = latgen(&common::root(), &["manifests"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+}
+
+// ---------------------------------------------------------------------------------------
+// completions, man
+// ---------------------------------------------------------------------------------------
+
+const SUBCOMMANDS: &[&str] = &[
+    "render",
+    "check",
+    "move",
+    "plan",
+    "cost",
+    "trace",
+    "manifests",
+    "schema",
+    "init",
+    "completions",
+    "man",
+];
+
+#[test]
+fn completions_cover_the_subcommands() {
+    let run = latgen(&common::root(), &["completions", "bash"]);
+    ok(&run);
+    assert!(run.stdout.contains("complete -F _latgen"), "{}", run.stdout);
+    for sub in SUBCOMMANDS {
+        assert!(run.stdout.contains(sub), "bash completion lacks {sub}");
+    }
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let run = latgen(&common::root(), &["completions", shell]);
+        ok(&run);
+        assert!(run.stdout.contains("trace"), "{shell}");
+    }
+    assert_eq!(
+        latgen(&common::root(), &["completions", "tcsh"]).code,
+        Some(2)
+    );
+}
+
+#[test]
+fn man_page_lists_the_subcommands() {
+    let run = latgen(&common::root(), &["man"]);
+    ok(&run);
+    assert!(run.stdout.contains(".TH latgen 1"), "{}", run.stdout);
+    for sub in SUBCOMMANDS {
+        assert!(
+            run.stdout.contains(&format!("latgen\\-{sub}")) || run.stdout.contains(sub),
+            "{sub}"
+        );
+    }
+}
+
+#[test]
+fn schema_prints_the_committed_schemas() {
+    let root = common::root();
+    let app = latgen(&root, &["schema"]);
+    ok(&app);
+    assert_eq!(app.stdout, read("schemas/app.schema.json"));
+    assert_eq!(latgen(&root, &["schema", "app"]).stdout, app.stdout);
+    let config = latgen(&root, &["schema", "config"]);
+    ok(&config);
+    assert_eq!(config.stdout, read("schemas/latgen.schema.json"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Integration files
+// ---------------------------------------------------------------------------------------
+
+fn yaml(rel: &str) -> Value {
+    serde_saphyr::from_str(&read(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+#[test]
+fn pre_commit_hooks() {
+    let hooks = yaml(".pre-commit-hooks.yaml");
+    let hooks = hooks.as_array().expect("a list of hooks");
+    let ids: Vec<&str> = hooks.iter().map(|h| h["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["latgen-check", "latgen-render"]);
+    for h in hooks {
+        let id = h["id"].as_str().unwrap();
+        assert_eq!(h["entry"], id.replace('-', " "), "{id}");
+        assert_eq!(h["language"], "system", "{id}");
+        assert_eq!(h["pass_filenames"], false, "{id}");
+        assert!(h["name"].is_string(), "{id}");
+        let files = h["files"].as_str().unwrap();
+        for path in ["apps/", "latgen.yaml", "latgen.lock", "generated/"] {
+            let escaped = path.replace('.', "\\.");
+            assert!(
+                files.contains(&escaped),
+                "{id}: files does not match {path}"
+            );
+        }
+    }
+}
+
+#[test]
+fn argocd_plugin() {
+    let p = yaml("examples/argocd-cmp/plugin.yaml");
+    assert_eq!(p["apiVersion"], "argoproj.io/v1alpha1");
+    assert_eq!(p["kind"], "ConfigManagementPlugin");
+    assert_eq!(p["metadata"]["name"], "latgen");
+    let generate = &p["spec"]["generate"];
+    let script = generate["args"][0].as_str().unwrap();
+    assert_eq!(generate["command"], serde_json::json!(["sh", "-c"]));
+    assert!(script.contains("latgen manifests apps --side"), "{script}");
+    // An unset parameter stops the shell before latgen runs.
+    assert!(script.contains("${PARAM_SIDE:?"), "{script}");
+    assert_eq!(p["spec"]["parameters"]["static"][0]["name"], "side");
+    assert_eq!(p["spec"]["discover"]["fileName"], "./latgen.lock");
+}
+
+#[test]
+fn argocd_plugin_script_runs() {
+    // The generate script, as the sidecar runs it, in the example project.
+    let p = yaml("examples/argocd-cmp/plugin.yaml");
+    let script = p["spec"]["generate"]["args"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bin = Path::new(env!("CARGO_BIN_EXE_latgen"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |side: Option<&str>| {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &script])
+            .current_dir(common::root())
+            .env("PATH", &path);
+        cmd.env_remove("PARAM_SIDE");
+        if let Some(s) = side {
+            cmd.env("PARAM_SIDE", s);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(Some("kong"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        latgen(&common::root(), &["manifests", "--side", "kong"]).stdout
+    );
+    let out = run(None);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn github_actions_workflow() {
+    let w = yaml("examples/github-actions.yml");
+    let steps = w["jobs"]["check"]["steps"].as_array().unwrap();
+    let checkout = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout@"))
+        })
+        .unwrap();
+    assert_eq!(checkout["with"]["fetch-depth"], 0);
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(runs.iter().any(|r| r.contains("cargo install")));
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("latgen check --format github --base \"$BASE\""))
+    );
+    assert_eq!(
+        w["jobs"]["check"]["env"]["BASE"],
+        "origin/${{ github.base_ref }}"
+    );
+    assert!(runs.iter().any(|r| r.contains("--format sarif")));
+    assert!(steps.iter().any(|s| {
+        s["uses"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+    }));
+    assert_eq!(w["permissions"]["security-events"], "write");
+}
+
+#[test]
+fn gitattributes_mark_the_output_generated_and_keep_its_diffs() {
+    let text = read(".gitattributes");
+    let rules: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(rules, ["generated/** linguist-generated=true"]);
+}
+
+#[test]
+fn the_readme_documents_the_integrations() {
+    let readme = read("README.md");
+    assert!(readme.contains("## Integrations"));
+    for f in [
+        ".pre-commit-hooks.yaml",
+        "examples/github-actions.yml",
+        "examples/argocd-cmp/plugin.yaml",
+        ".gitattributes",
+        "latgen trace",
+        "latgen init",
+        "latgen schema",
+        "latgen manifests",
+        "latgen completions",
+        "latgen man",
+    ] {
+        assert!(readme.contains(f), "README does not mention {f}");
+    }
+}

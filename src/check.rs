@@ -127,30 +127,21 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> 
         .collect()
 }
 
-fn network(
-    files: &BTreeMap<PathBuf, String>,
-    out_dir: &Path,
-    diags: &mut Diagnostics,
-) -> Option<Network> {
-    let mut net = Network::default();
-    let mut ok = true;
-    for (rel, text) in files {
-        if rel.file_name().is_some_and(|n| n == "kustomization.yaml") {
-            continue;
-        }
-        if let Err(e) = net.add_file(&out_dir.join(rel), text, is_kong_file(rel)) {
-            ok = false;
-            diags.push(
-                Diagnostic::error(
-                    "yaml-syntax",
-                    format!("a committed manifest cannot be read: {e}"),
-                )
-                .at(Span::file(out_dir.join(rel)))
+fn network(files: &BTreeMap<PathBuf, String>, out_dir: &Path, diags: &mut Diagnostics) -> Option<Network> {
+    let list: Vec<(PathBuf, &str, bool)> = files
+        .iter()
+        .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
+        .map(|(rel, text)| (out_dir.join(rel), text.as_str(), is_kong_file(rel)))
+        .collect();
+    let (net, errors) = Network::from_files_par(&list);
+    for (path, e) in &errors {
+        diags.push(
+            Diagnostic::error("yaml-syntax", format!("a committed manifest cannot be read: {e}"))
+                .at(Span::file(path))
                 .help("run `latgen render` to write it anew"),
-            );
-        }
+        );
     }
-    ok.then_some(net)
+    errors.is_empty().then_some(net)
 }
 
 /// The line of `name:` in a manifest, where findings about the whole object point.
@@ -621,14 +612,13 @@ fn rollout_safety(
         m
     };
     let build = |files: &BTreeMap<PathBuf, String>| {
-        let mut net = Network::default();
-        for (rel, text) in files {
-            if rel.file_name().is_some_and(|n| n != "kustomization.yaml") {
-                // An unreadable file adds nothing: its routes are simply absent in that state.
-                let _ = net.add_file(rel, text, is_kong_file(rel));
-            }
-        }
-        net
+        let list: Vec<(PathBuf, &str, bool)> = files
+            .iter()
+            .filter(|(rel, _)| rel.file_name().is_some_and(|n| n != "kustomization.yaml"))
+            .map(|(rel, text)| (rel.clone(), text.as_str(), is_kong_file(rel)))
+            .collect();
+        // An unreadable file adds nothing: its routes are simply absent in that state.
+        Network::from_files_par(&list).0
     };
     let b = build(base);
     let r = build(&rendered.files);

@@ -118,6 +118,39 @@ const CONFIG_FIELDS: &[&str] = &[
     "serviceHourUsd",
 ];
 
+/// A project from texts instead of files (for tools and fuzzing): the settings, the lock,
+/// and the declarations by path. Problems go to `diags` exactly as with [`load`].
+pub fn from_texts(
+    config: Option<(&Path, &str)>,
+    lock: Option<(&Path, &str)>,
+    decls: &[(PathBuf, String)],
+    diags: &mut Diagnostics,
+) -> Loaded {
+    let mut loaded = Loaded::default();
+    if let Some((path, text)) = config {
+        loaded.sources.insert(path.to_path_buf(), text.to_string());
+        if let Some(c) = parse_yaml::<Config>(path, text, CONFIG_FIELDS, diags) {
+            loaded.config = c;
+        }
+    }
+    if let Some((path, text)) = lock {
+        loaded.sources.insert(path.to_path_buf(), text.to_string());
+        if let Some(l) = crate::lock::parse(path, text, diags) {
+            loaded.lock = l;
+        }
+    }
+    let mut sorted: Vec<&(PathBuf, String)> = decls.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (file, text) in sorted {
+        loaded.sources.insert(file.clone(), text.clone());
+        if let Some(decl) = parse_declaration(file, text, diags) {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            loaded.decls.push(LoadedDecl { file: file.clone(), stem, decl });
+        }
+    }
+    loaded
+}
+
 /// The `*.yaml`/`*.yml` files under `dir`, sorted by path so that the result never depends
 /// on the file system's order. Hidden files and folders are skipped.
 pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
@@ -238,7 +271,8 @@ fn decode(path: &Path, bytes: Vec<u8>, diags: &mut Diagnostics) -> Option<String
     }
 }
 
-fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<AppDecl> {
+/// Parses the text of one declaration file (what `load` does for each file it reads).
+pub fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<AppDecl> {
     let content_lines: Vec<(usize, &str)> = text
         .trim_start_matches('\u{feff}')
         .lines()

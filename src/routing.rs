@@ -227,9 +227,24 @@ impl std::fmt::Display for Outcome {
 
 // The parts of the manifests the model reads, with positions.
 
+/// Any manifest, read once: the fields of routes and of Services together (each kind
+/// simply lacks the other's), so a file is parsed a single time whatever its kind.
 #[derive(Deserialize)]
-struct Head {
+struct AnyDoc {
     kind: Option<String>,
+    #[serde(default)]
+    metadata: Meta,
+    spec: Option<AnySpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct AnySpec {
+    #[serde(default)]
+    hostnames: Vec<String>,
+    #[serde(default)]
+    rules: Vec<Spanned<RuleDoc>>,
+    external_name: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -238,21 +253,6 @@ struct Meta {
     namespace: Option<String>,
     #[serde(default)]
     labels: BTreeMap<String, String>,
-}
-
-#[derive(Deserialize)]
-struct RouteDoc {
-    #[serde(default)]
-    metadata: Meta,
-    spec: Option<RouteSpec>,
-}
-
-#[derive(Deserialize, Default)]
-struct RouteSpec {
-    #[serde(default)]
-    hostnames: Vec<String>,
-    #[serde(default)]
-    rules: Vec<Spanned<RuleDoc>>,
 }
 
 #[derive(Deserialize)]
@@ -296,19 +296,6 @@ struct BackendDoc {
     port: Option<i32>,
 }
 
-#[derive(Deserialize)]
-struct ServiceDoc {
-    #[serde(default)]
-    metadata: Meta,
-    spec: Option<ServiceSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ServiceSpec {
-    external_name: Option<String>,
-}
-
 fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
     matches
         .iter()
@@ -335,6 +322,12 @@ fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
         .collect()
 }
 
+fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
+    let mut options = serde_saphyr::Options::default();
+    options.emit_comments = false;
+    serde_saphyr::from_str_with_options(text, options).map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
+}
+
 /// Which half of the output a file belongs to, by its first folder.
 pub fn is_kong_file(path: &Path) -> bool {
     path.components().any(|c| c.as_os_str() == "kong")
@@ -344,43 +337,50 @@ impl Network {
     /// Reads one manifest. `is_kong` says which half it belongs to. Kinds other than
     /// HTTPRoute and Service are ignored.
     pub fn add_file(&mut self, file: &Path, text: &str, is_kong: bool) -> Result<(), String> {
-        let err = |e: serde_saphyr::Error| format!("{}: {}", file.display(), e.without_snippet());
-        let head: Head = serde_saphyr::from_str(text).map_err(err)?;
-        match head.kind.as_deref() {
-            Some("HTTPRoute") => {
-                let doc: RouteDoc = serde_saphyr::from_str(text).map_err(err)?;
-                self.add_route(file, doc, is_kong);
-            }
+        let doc = parse_doc(file, text)?;
+        self.add_doc(file, doc, is_kong);
+        Ok(())
+    }
+
+    fn add_doc(&mut self, file: &Path, doc: AnyDoc, is_kong: bool) {
+        match doc.kind.as_deref() {
+            Some("HTTPRoute") => self.add_route(file, doc.metadata, doc.spec.unwrap_or_default(), is_kong),
             Some("Service") => {
-                let doc: ServiceDoc = serde_saphyr::from_str(text).map_err(err)?;
                 if let Some(target) = doc.spec.and_then(|s| s.external_name) {
                     let key = (
                         doc.metadata.namespace.unwrap_or_default(),
                         doc.metadata.name.map(|n| n.value).unwrap_or_default(),
                     );
-                    self.bridges.insert(
-                        key,
-                        Bridge {
-                            file: file.to_path_buf(),
-                            target,
-                        },
-                    );
+                    self.bridges.insert(key, Bridge { file: file.to_path_buf(), target });
                 }
             }
             _ => {}
         }
-        Ok(())
     }
 
-    fn add_route(&mut self, file: &Path, doc: RouteDoc, is_kong: bool) {
-        let namespace = doc.metadata.namespace.clone().unwrap_or_default();
-        let (name, name_pos) = doc
-            .metadata
+    /// Reads many manifests (path, text, which half) in parallel, keeping their order;
+    /// returns the network and the files that could not be read, with why.
+    pub fn from_files_par(files: &[(PathBuf, &str, bool)]) -> (Network, Vec<(PathBuf, String)>) {
+        use rayon::prelude::*;
+        let parsed: Vec<Result<AnyDoc, String>> = files.par_iter().map(|(p, t, _)| parse_doc(p, t)).collect();
+        let mut net = Network::default();
+        let mut errors = Vec::new();
+        for ((path, _, is_kong), doc) in files.iter().zip(parsed) {
+            match doc {
+                Ok(doc) => net.add_doc(path, doc, *is_kong),
+                Err(e) => errors.push((path.clone(), e)),
+            }
+        }
+        (net, errors)
+    }
+
+    fn add_route(&mut self, file: &Path, metadata: Meta, spec: AnySpec, is_kong: bool) {
+        let namespace = metadata.namespace.clone().unwrap_or_default();
+        let (name, name_pos) = metadata
             .name
             .as_ref()
             .map(|n| (n.value.clone(), Pos::of(n)))
             .unwrap_or_default();
-        let spec = doc.spec.unwrap_or_default();
         let backend_of = |refs: &[BackendDoc]| {
             refs.first().map(|b| BackendRef {
                 namespace: b.namespace.clone().unwrap_or_else(|| namespace.clone()),
@@ -395,7 +395,7 @@ impl Network {
                     file: file.to_path_buf(),
                     namespace: namespace.clone(),
                     name: name.clone(),
-                    app: doc.metadata.labels.get("app.kubernetes.io/name").cloned(),
+                    app: metadata.labels.get("app.kubernetes.io/name").cloned(),
                     hostnames: spec.hostnames.clone(),
                     matches: path_rules(&rule.value.matches, pos),
                     rewrite_host: rule
@@ -424,7 +424,7 @@ impl Network {
                 namespace,
                 name,
                 name_pos,
-                labels: doc.metadata.labels,
+                labels: metadata.labels,
                 hostnames: spec.hostnames,
                 rules,
             });

@@ -1,0 +1,359 @@
+//! The benchmark harness: generates N apps deterministically (as latgen declarations and as
+//! values for the Helm chart that does the same job), times latgen's stages in-process and
+//! its whole-process runs, the Helm chart side by side, and the I/O floor, and writes
+//! BENCHMARKS.md.
+//!
+//!     cargo run --release --example bench -- --sizes 1000,10000,100000 \
+//!         --helm target/bench/helm/bin/helm --chart ../shared/bench/helm-peer --out BENCHMARKS.md
+//!
+//! `bench/run.sh` fetches `helm` and runs exactly that.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use latgen::load::ProjectPaths;
+use latgen::render::Templates;
+
+struct Args {
+    sizes: Vec<usize>,
+    helm: Option<PathBuf>,
+    chart: Option<PathBuf>,
+    out: Option<PathBuf>,
+    runs: usize,
+    work: PathBuf,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        sizes: vec![1000, 10_000],
+        helm: None,
+        chart: None,
+        out: None,
+        runs: 3,
+        work: PathBuf::from("target/bench"),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--sizes" => a.sizes = value().split(',').map(|s| s.trim().parse().expect("a number")).collect(),
+            "--helm" => a.helm = Some(value().into()),
+            "--chart" => a.chart = Some(value().into()),
+            "--out" => a.out = Some(value().into()),
+            "--runs" => a.runs = value().parse().expect("a number"),
+            "--work" => a.work = value().into(),
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    a
+}
+
+/// Deterministic, well mixed numbers for the generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+// First segments share string prefixes on purpose (/shop, /shopping, /shops...).
+const ROOTS: &[&str] = &[
+    "shop", "shopping", "shops", "shop-admin", "cart", "carts", "checkout", "pay", "payment", "payments", "order",
+    "orders", "order-history", "account", "accounts", "auth", "user", "users", "search", "search-suggest", "catalog",
+    "product", "products", "inventory", "ship", "shipping", "track", "review", "reviews", "promo", "media", "img",
+    "static", "api", "admin", "help", "support", "chat", "report", "reports", "gift", "wish", "store", "stores", "feed",
+    "blog", "news", "partner", "vendor", "m", "a", "ab", "abc",
+];
+const SUBS: &[&str] = &["v1", "v2", "v22", "cart", "items", "list", "search", "admin", "public", "events", "beta", "eu", "us"];
+const NAMESPACES: usize = 24;
+
+struct GenApp {
+    name: String,
+    namespace: String,
+    paths: Vec<String>,
+    host: Option<String>,
+    port: u16,
+}
+
+/// N apps: ~8% on their own host, 1-3 unique paths each, many sharing string prefixes and
+/// some nesting segment-wise.
+fn generate(n: usize) -> Vec<GenApp> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
+    let mut used = BTreeSet::new();
+    (0..n)
+        .map(|i| {
+            let name = format!("app-{i:06}");
+            let namespace = format!("team-{:02}", rng.below(NAMESPACES));
+            let port = [80, 3000, 8080][rng.below(3)];
+            if rng.below(100) < 8 {
+                let mut paths = vec!["/".to_string()];
+                if rng.below(2) == 0 {
+                    paths.push(format!("/{}", ROOTS[rng.below(ROOTS.len())]));
+                }
+                return GenApp { host: Some(format!("{name}.example.com")), name, namespace, paths, port };
+            }
+            let count = 1 + rng.below(3);
+            let mut paths = Vec::new();
+            while paths.len() < count {
+                let root = ROOTS[rng.below(ROOTS.len())];
+                let p = match rng.below(4) {
+                    0 => format!("/{root}"),
+                    1 => format!("/{root}/{}", SUBS[rng.below(SUBS.len())]),
+                    _ => format!("/{root}-{i}"),
+                };
+                if used.insert(p.clone()) {
+                    paths.push(p);
+                }
+            }
+            GenApp { name, namespace, paths, host: None, port }
+        })
+        .collect()
+}
+
+fn write_inputs(dir: &Path, apps: &[GenApp]) -> PathBuf {
+    let _ = std::fs::remove_dir_all(dir);
+    let apps_dir = dir.join("apps");
+    std::fs::create_dir_all(&apps_dir).unwrap();
+    let mut values = String::from("rulesPerGroup: 10\napps:\n");
+    for a in apps {
+        let mut decl = format!("namespace: {}\nservice: {{ name: {}, port: {} }}\npaths: [{}]\n", a.namespace, a.name, a.port, a.paths.join(", "));
+        if let Some(h) = &a.host {
+            decl.push_str(&format!("host: {h}\n"));
+        }
+        std::fs::write(apps_dir.join(format!("{}.yaml", a.name)), decl).unwrap();
+        let quoted: Vec<String> = a.paths.iter().map(|p| format!("\"{p}\"")).collect();
+        let _ = write!(
+            values,
+            "  - name: {}\n    namespace: {}\n    paths: [{}]\n    service: {{name: {}, port: {}}}\n",
+            a.name,
+            a.namespace,
+            quoted.join(", "),
+            a.name,
+            a.port
+        );
+        if let Some(h) = &a.host {
+            let _ = writeln!(values, "    host: {h}");
+        }
+    }
+    let values_file = dir.join("values.yaml");
+    std::fs::write(&values_file, values).unwrap();
+    values_file
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Runs a command `runs` times; median wall time and the largest peak RSS (KiB), measured
+/// with GNU time when it is there.
+fn measure(runs: usize, mut make: impl FnMut() -> Command, before: &mut dyn FnMut()) -> (Duration, Option<u64>) {
+    let gnu_time = Path::new("/usr/bin/time").exists();
+    let mut times = Vec::new();
+    let mut rss = None;
+    for _ in 0..runs {
+        before();
+        let cmd = make();
+        let mut full = if gnu_time {
+            let mut c = Command::new("/usr/bin/time");
+            c.arg("-f").arg("LATGEN_BENCH_RSS=%M").arg(cmd.get_program()).args(cmd.get_args());
+            if let Some(d) = cmd.get_current_dir() {
+                c.current_dir(d);
+            }
+            c
+        } else {
+            cmd
+        };
+        let start = Instant::now();
+        let out = full.output().expect("runs");
+        times.push(start.elapsed());
+        assert!(out.status.success(), "{:?} failed: {}", full, String::from_utf8_lossy(&out.stderr));
+        let err = String::from_utf8_lossy(&out.stderr);
+        if let Some(kb) = err.lines().find_map(|l| l.strip_prefix("LATGEN_BENCH_RSS=")).and_then(|v| v.trim().parse::<u64>().ok()) {
+            rss = Some(rss.map_or(kb, |r: u64| r.max(kb)));
+        }
+    }
+    (median(times), rss)
+}
+
+/// Reading every input file and writing as many files of the same sizes as the output:
+/// what any tool producing this tree must at least do.
+fn io_floor(apps_dir: &Path, output: &Path, runs: usize, scratch: &Path) -> Duration {
+    let sizes: Vec<(PathBuf, usize)> = walk(output).into_iter().map(|p| {
+        let len = std::fs::metadata(&p).unwrap().len() as usize;
+        (p.strip_prefix(output).unwrap().to_path_buf(), len)
+    }).collect();
+    let inputs = walk(apps_dir);
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let _ = std::fs::remove_dir_all(scratch);
+        let start = Instant::now();
+        let mut total = 0;
+        for p in &inputs {
+            total += std::fs::read(p).unwrap().len();
+        }
+        let mut dirs = BTreeSet::new();
+        let buf = vec![b'x'; sizes.iter().map(|s| s.1).max().unwrap_or(0)];
+        for (rel, len) in &sizes {
+            let p = scratch.join(rel);
+            let parent = p.parent().unwrap().to_path_buf();
+            if dirs.insert(parent.clone()) {
+                std::fs::create_dir_all(&parent).unwrap();
+            }
+            std::fs::write(&p, &buf[..*len]).unwrap();
+        }
+        times.push(start.elapsed());
+        assert!(total > 0);
+    }
+    let _ = std::fs::remove_dir_all(scratch);
+    median(times)
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()).map(|e| e.into_path()).collect()
+}
+
+struct Stages {
+    load: Duration,
+    plan: Duration,
+    render: Duration,
+    write: Duration,
+}
+
+/// latgen's stages in-process, writing into an empty output folder.
+fn stages(project: &Path) -> Stages {
+    let paths = ProjectPaths::at_root(project);
+    let out = project.join("generated");
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_file(&paths.lock);
+    let t = Instant::now();
+    let mut diags = latgen::diag::Diagnostics::new();
+    let loaded = latgen::load::load(&paths, &mut diags);
+    let load = t.elapsed();
+    let t = Instant::now();
+    let apps = latgen::validate::validate(&loaded, &paths.config, &mut diags);
+    let plan = latgen::plan::plan(&apps, &loaded.lock, &paths.lock, &loaded.config, &mut diags);
+    let plan_t = t.elapsed();
+    assert!(!diags.has_errors());
+    let templates = Templates::load(None).unwrap();
+    let t = Instant::now();
+    let output = latgen::render::render(&plan, &apps, &loaded.config, &templates).unwrap();
+    let render = t.elapsed();
+    let t = Instant::now();
+    let existing = latgen::write::read_tree(&out).unwrap();
+    let lock = (paths.lock.clone(), latgen::lock::serialize(&plan.lock));
+    let changes = latgen::write::changes(&out, &existing, &output, &[lock]).unwrap();
+    latgen::write::apply(&out, &existing, &changes).unwrap();
+    let write = t.elapsed();
+    Stages { load, plan: plan_t, render, write }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+fn mb(kb: Option<u64>) -> String {
+    kb.map(|k| format!("{:.0} MB", k as f64 / 1024.0)).unwrap_or_else(|| "–".into())
+}
+
+fn main() {
+    let a = args();
+    let latgen_bin = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("latgen");
+    assert!(latgen_bin.exists(), "build the binary first: cargo build --release");
+    let helm = a.helm.clone().filter(|h| h.exists()).zip(a.chart.clone().filter(|c| c.exists()));
+    let mut rows = Vec::new();
+    for &n in &a.sizes {
+        eprintln!("== {n} apps");
+        let dir = a.work.join(format!("n{n}"));
+        let apps = generate(n);
+        let values = write_inputs(&dir, &apps);
+        let st = stages(&dir);
+        let out = dir.join("generated");
+        let files = walk(&out).len();
+        let runs = if n >= 100_000 { 1.max(a.runs / 3) } else { a.runs };
+        let render = |dir: PathBuf| {
+            let bin = latgen_bin.clone();
+            move || {
+                let mut c = Command::new(&bin);
+                c.args(["render", "apps", "-o", "generated"]).current_dir(&dir);
+                c
+            }
+        };
+        let clean = {
+            let dir = dir.clone();
+            move || {
+                let _ = std::fs::remove_dir_all(dir.join("generated"));
+                let _ = std::fs::remove_file(dir.join("latgen.lock"));
+            }
+        };
+        let (first, first_rss) = measure(runs, render(dir.clone()), &mut { clean });
+        let (again, again_rss) = measure(runs, render(dir.clone()), &mut || {});
+        let (check, check_rss) = measure(runs, {
+            let (bin, dir) = (latgen_bin.clone(), dir.clone());
+            move || {
+                let mut c = Command::new(&bin);
+                c.args(["check", "apps", "-o", "generated"]).current_dir(&dir);
+                c
+            }
+        }, &mut || {});
+        let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
+        let helm_result = helm.as_ref().map(|(bin, chart)| {
+            let helm_out = dir.join("helm-out");
+            measure(runs, || {
+                let mut c = Command::new(bin);
+                c.arg("template").arg("peer").arg(chart).arg("-f").arg(&values).arg("--output-dir").arg(&helm_out);
+                c
+            }, &mut || {
+                let _ = std::fs::remove_dir_all(&helm_out);
+            })
+        });
+        rows.push((n, files, st, first, first_rss, again, again_rss, check, check_rss, floor, helm_result));
+        let _ = std::fs::remove_dir_all(dir.join("helm-out"));
+    }
+
+    let mut md = String::new();
+    let _ = writeln!(md, "# Benchmarks\n");
+    let _ = writeln!(md, "Regenerate with `bench/run.sh` (it fetches a real `helm` and runs `cargo run --release --example bench`). Generated by `examples/bench.rs`; do not edit by hand.\n");
+    let _ = writeln!(
+        md,
+        "Machine: {} cores, {}. Times are medians of {} runs (one at 100,000 apps), whole processes, wall clock; memory is peak RSS.\n",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())).unwrap_or_else(|| "unknown CPU".into()),
+        a.runs
+    );
+    let _ = writeln!(md, "| apps | output files | `helm template` | latgen render (empty output) | speed-up | latgen render (nothing changed) | latgen check | I/O floor | render ÷ floor |");
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (n, files, _, first, first_rss, again, again_rss, check, check_rss, floor, helm) in &rows {
+        let helm_cell = helm.map(|(t, r)| format!("{} / {}", secs(t), mb(r))).unwrap_or_else(|| "not run".into());
+        let speedup = helm.map(|(t, _)| format!("{:.1}×", t.as_secs_f64() / first.as_secs_f64())).unwrap_or_else(|| "–".into());
+        let _ = writeln!(
+            md,
+            "| {n} | {files} | {helm_cell} | {} / {} | {speedup} | {} / {} | {} / {} | {} | {:.1}× |",
+            secs(*first), mb(*first_rss), secs(*again), mb(*again_rss), secs(*check), mb(*check_rss), secs(*floor),
+            first.as_secs_f64() / floor.as_secs_f64()
+        );
+    }
+    let _ = writeln!(md, "\nlatgen's stages in-process (empty output folder):\n");
+    let _ = writeln!(md, "| apps | load | validate + plan | render + typed read-back | write |");
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+    for (n, _, st, ..) in &rows {
+        let _ = writeln!(md, "| {n} | {} | {} | {} | {} |", secs(st.load), secs(st.plan), secs(st.render), secs(st.write));
+    }
+    if let Some(w) = rows.windows(2).find(|w| w[1].0 == w[0].0 * 10) {
+        let _ = writeln!(md, "\nGrowth: {} apps take {:.1}× the time of {} (render, empty output).", w[1].0, w[1].3.as_secs_f64() / w[0].3.as_secs_f64(), w[0].0);
+    }
+    print!("{md}");
+    if let Some(out) = &a.out {
+        std::fs::write(out, md).unwrap();
+    }
+}

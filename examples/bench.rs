@@ -39,7 +39,12 @@ fn args() -> Args {
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
         match flag.as_str() {
-            "--sizes" => a.sizes = value().split(',').map(|s| s.trim().parse().expect("a number")).collect(),
+            "--sizes" => {
+                a.sizes = value()
+                    .split(',')
+                    .map(|s| s.trim().parse().expect("a number"))
+                    .collect()
+            }
             "--helm" => a.helm = Some(value().into()),
             "--chart" => a.chart = Some(value().into()),
             "--out" => a.out = Some(value().into()),
@@ -68,13 +73,64 @@ impl Rng {
 
 // First segments share string prefixes on purpose (/shop, /shopping, /shops...).
 const ROOTS: &[&str] = &[
-    "shop", "shopping", "shops", "shop-admin", "cart", "carts", "checkout", "pay", "payment", "payments", "order",
-    "orders", "order-history", "account", "accounts", "auth", "user", "users", "search", "search-suggest", "catalog",
-    "product", "products", "inventory", "ship", "shipping", "track", "review", "reviews", "promo", "media", "img",
-    "static", "api", "admin", "help", "support", "chat", "report", "reports", "gift", "wish", "store", "stores", "feed",
-    "blog", "news", "partner", "vendor", "m", "a", "ab", "abc",
+    "shop",
+    "shopping",
+    "shops",
+    "shop-admin",
+    "cart",
+    "carts",
+    "checkout",
+    "pay",
+    "payment",
+    "payments",
+    "order",
+    "orders",
+    "order-history",
+    "account",
+    "accounts",
+    "auth",
+    "user",
+    "users",
+    "search",
+    "search-suggest",
+    "catalog",
+    "product",
+    "products",
+    "inventory",
+    "ship",
+    "shipping",
+    "track",
+    "review",
+    "reviews",
+    "promo",
+    "media",
+    "img",
+    "static",
+    "api",
+    "admin",
+    "help",
+    "support",
+    "chat",
+    "report",
+    "reports",
+    "gift",
+    "wish",
+    "store",
+    "stores",
+    "feed",
+    "blog",
+    "news",
+    "partner",
+    "vendor",
+    "m",
+    "a",
+    "ab",
+    "abc",
 ];
-const SUBS: &[&str] = &["v1", "v2", "v22", "cart", "items", "list", "search", "admin", "public", "events", "beta", "eu", "us"];
+const SUBS: &[&str] = &[
+    "v1", "v2", "v22", "cart", "items", "list", "search", "admin", "public", "events", "beta",
+    "eu", "us",
+];
 const NAMESPACES: usize = 24;
 
 struct GenApp {
@@ -100,7 +156,13 @@ fn generate(n: usize) -> Vec<GenApp> {
                 if rng.below(2) == 0 {
                     paths.push(format!("/{}", ROOTS[rng.below(ROOTS.len())]));
                 }
-                return GenApp { host: Some(format!("{name}.example.com")), name, namespace, paths, port };
+                return GenApp {
+                    host: Some(format!("{name}.example.com")),
+                    name,
+                    namespace,
+                    paths,
+                    port,
+                };
             }
             let count = 1 + rng.below(3);
             let mut paths = Vec::new();
@@ -115,7 +177,13 @@ fn generate(n: usize) -> Vec<GenApp> {
                     paths.push(p);
                 }
             }
-            GenApp { name, namespace, paths, host: None, port }
+            GenApp {
+                name,
+                namespace,
+                paths,
+                host: None,
+                port,
+            }
         })
         .collect()
 }
@@ -126,7 +194,13 @@ fn write_inputs(dir: &Path, apps: &[GenApp]) -> PathBuf {
     std::fs::create_dir_all(&apps_dir).unwrap();
     let mut values = String::from("rulesPerGroup: 10\napps:\n");
     for a in apps {
-        let mut decl = format!("namespace: {}\nservice: {{ name: {}, port: {} }}\npaths: [{}]\n", a.namespace, a.name, a.port, a.paths.join(", "));
+        let mut decl = format!(
+            "namespace: {}\nservice: {{ name: {}, port: {} }}\npaths: [{}]\n",
+            a.namespace,
+            a.name,
+            a.port,
+            a.paths.join(", ")
+        );
         if let Some(h) = &a.host {
             decl.push_str(&format!("host: {h}\n"));
         }
@@ -157,7 +231,11 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// Runs a command `runs` times; median wall time and the largest peak RSS (KiB), measured
 /// with GNU time when it is there.
-fn measure(runs: usize, mut make: impl FnMut() -> Command, before: &mut dyn FnMut()) -> (Duration, Option<u64>) {
+fn measure(
+    runs: usize,
+    mut make: impl FnMut() -> Command,
+    before: &mut dyn FnMut(),
+) -> (Duration, Option<u64>) {
     let gnu_time = Path::new("/usr/bin/time").exists();
     let mut times = Vec::new();
     let mut rss = None;
@@ -166,7 +244,10 @@ fn measure(runs: usize, mut make: impl FnMut() -> Command, before: &mut dyn FnMu
         let cmd = make();
         let mut full = if gnu_time {
             let mut c = Command::new("/usr/bin/time");
-            c.arg("-f").arg("LATGEN_BENCH_RSS=%M").arg(cmd.get_program()).args(cmd.get_args());
+            c.arg("-f")
+                .arg("LATGEN_BENCH_RSS=%M")
+                .arg(cmd.get_program())
+                .args(cmd.get_args());
             if let Some(d) = cmd.get_current_dir() {
                 c.current_dir(d);
             }
@@ -177,9 +258,18 @@ fn measure(runs: usize, mut make: impl FnMut() -> Command, before: &mut dyn FnMu
         let start = Instant::now();
         let out = full.output().expect("runs");
         times.push(start.elapsed());
-        assert!(out.status.success(), "{:?} failed: {}", full, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{:?} failed: {}",
+            full,
+            String::from_utf8_lossy(&out.stderr)
+        );
         let err = String::from_utf8_lossy(&out.stderr);
-        if let Some(kb) = err.lines().find_map(|l| l.strip_prefix("LATGEN_BENCH_RSS=")).and_then(|v| v.trim().parse::<u64>().ok()) {
+        if let Some(kb) = err
+            .lines()
+            .find_map(|l| l.strip_prefix("LATGEN_BENCH_RSS="))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
             rss = Some(rss.map_or(kb, |r: u64| r.max(kb)));
         }
     }
@@ -189,10 +279,13 @@ fn measure(runs: usize, mut make: impl FnMut() -> Command, before: &mut dyn FnMu
 /// Reading every input file and writing as many files of the same sizes as the output:
 /// what any tool producing this tree must at least do.
 fn io_floor(apps_dir: &Path, output: &Path, runs: usize, scratch: &Path) -> Duration {
-    let sizes: Vec<(PathBuf, usize)> = walk(output).into_iter().map(|p| {
-        let len = std::fs::metadata(&p).unwrap().len() as usize;
-        (p.strip_prefix(output).unwrap().to_path_buf(), len)
-    }).collect();
+    let sizes: Vec<(PathBuf, usize)> = walk(output)
+        .into_iter()
+        .map(|p| {
+            let len = std::fs::metadata(&p).unwrap().len() as usize;
+            (p.strip_prefix(output).unwrap().to_path_buf(), len)
+        })
+        .collect();
     let inputs = walk(apps_dir);
     let mut times = Vec::new();
     for _ in 0..runs {
@@ -220,7 +313,12 @@ fn io_floor(apps_dir: &Path, output: &Path, runs: usize, scratch: &Path) -> Dura
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()).map(|e| e.into_path()).collect()
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
 }
 
 struct Stages {
@@ -252,10 +350,15 @@ fn stages(project: &Path) -> Stages {
     let t = Instant::now();
     let existing = latgen::write::read_tree(&out).unwrap();
     let lock = (paths.lock.clone(), latgen::lock::serialize(&plan.lock));
-    let changes = latgen::write::changes(&out, &existing, &output, &[lock]).unwrap();
+    let changes = latgen::write::changes(&out, &existing, output, &[lock]).unwrap();
     latgen::write::apply(&out, &existing, &changes).unwrap();
     let write = t.elapsed();
-    Stages { load, plan: plan_t, render, write }
+    Stages {
+        load,
+        plan: plan_t,
+        render,
+        write,
+    }
 }
 
 fn secs(d: Duration) -> String {
@@ -263,14 +366,28 @@ fn secs(d: Duration) -> String {
 }
 
 fn mb(kb: Option<u64>) -> String {
-    kb.map(|k| format!("{:.0} MB", k as f64 / 1024.0)).unwrap_or_else(|| "–".into())
+    kb.map(|k| format!("{:.0} MB", k as f64 / 1024.0))
+        .unwrap_or_else(|| "–".into())
 }
 
 fn main() {
     let a = args();
-    let latgen_bin = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("latgen");
-    assert!(latgen_bin.exists(), "build the binary first: cargo build --release");
-    let helm = a.helm.clone().filter(|h| h.exists()).zip(a.chart.clone().filter(|c| c.exists()));
+    let latgen_bin = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("latgen");
+    assert!(
+        latgen_bin.exists(),
+        "build the binary first: cargo build --release"
+    );
+    let helm = a
+        .helm
+        .clone()
+        .filter(|h| h.exists())
+        .zip(a.chart.clone().filter(|c| c.exists()));
     let mut rows = Vec::new();
     for &n in &a.sizes {
         eprintln!("== {n} apps");
@@ -280,12 +397,17 @@ fn main() {
         let st = stages(&dir);
         let out = dir.join("generated");
         let files = walk(&out).len();
-        let runs = if n >= 100_000 { 1.max(a.runs / 3) } else { a.runs };
+        let runs = if n >= 100_000 {
+            1.max(a.runs / 3)
+        } else {
+            a.runs
+        };
         let render = |dir: PathBuf| {
             let bin = latgen_bin.clone();
             move || {
                 let mut c = Command::new(&bin);
-                c.args(["render", "apps", "-o", "generated"]).current_dir(&dir);
+                c.args(["render", "apps", "-o", "generated"])
+                    .current_dir(&dir);
                 c
             }
         };
@@ -298,59 +420,130 @@ fn main() {
         };
         let (first, first_rss) = measure(runs, render(dir.clone()), &mut { clean });
         let (again, again_rss) = measure(runs, render(dir.clone()), &mut || {});
-        let (check, check_rss) = measure(runs, {
-            let (bin, dir) = (latgen_bin.clone(), dir.clone());
-            move || {
-                let mut c = Command::new(&bin);
-                c.args(["check", "apps", "-o", "generated"]).current_dir(&dir);
-                c
-            }
-        }, &mut || {});
+        let (check, check_rss) = measure(
+            runs,
+            {
+                let (bin, dir) = (latgen_bin.clone(), dir.clone());
+                move || {
+                    let mut c = Command::new(&bin);
+                    c.args(["check", "apps", "-o", "generated"])
+                        .current_dir(&dir);
+                    c
+                }
+            },
+            &mut || {},
+        );
         let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
         let helm_result = helm.as_ref().map(|(bin, chart)| {
             let helm_out = dir.join("helm-out");
-            measure(runs, || {
-                let mut c = Command::new(bin);
-                c.arg("template").arg("peer").arg(chart).arg("-f").arg(&values).arg("--output-dir").arg(&helm_out);
-                c
-            }, &mut || {
-                let _ = std::fs::remove_dir_all(&helm_out);
-            })
+            measure(
+                runs,
+                || {
+                    let mut c = Command::new(bin);
+                    c.arg("template")
+                        .arg("peer")
+                        .arg(chart)
+                        .arg("-f")
+                        .arg(&values)
+                        .arg("--output-dir")
+                        .arg(&helm_out);
+                    c
+                },
+                &mut || {
+                    let _ = std::fs::remove_dir_all(&helm_out);
+                },
+            )
         });
-        rows.push((n, files, st, first, first_rss, again, again_rss, check, check_rss, floor, helm_result));
+        rows.push((
+            n,
+            files,
+            st,
+            first,
+            first_rss,
+            again,
+            again_rss,
+            check,
+            check_rss,
+            floor,
+            helm_result,
+        ));
         let _ = std::fs::remove_dir_all(dir.join("helm-out"));
     }
 
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
-    let _ = writeln!(md, "Regenerate with `bench/run.sh` (it fetches a real `helm` and runs `cargo run --release --example bench`). Generated by `examples/bench.rs`; do not edit by hand.\n");
+    let _ = writeln!(
+        md,
+        "Regenerate with `bench/run.sh` (it fetches a real `helm` and runs `cargo run --release --example bench`). Generated by `examples/bench.rs`; do not edit by hand.\n"
+    );
     let _ = writeln!(
         md,
         "Machine: {} cores, {}. Times are medians of {} runs (one at 100,000 apps), whole processes, wall clock; memory is peak RSS.\n",
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|c| c.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())).unwrap_or_else(|| "unknown CPU".into()),
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(
+                |c| c.lines().find(|l| l.starts_with("model name")).map(|l| l
+                    .split(':')
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string())
+            )
+            .unwrap_or_else(|| "unknown CPU".into()),
         a.runs
     );
-    let _ = writeln!(md, "| apps | output files | `helm template` | latgen render (empty output) | speed-up | latgen render (nothing changed) | latgen check | I/O floor | render ÷ floor |");
+    let _ = writeln!(
+        md,
+        "| apps | output files | `helm template` | latgen render (empty output) | speed-up | latgen render (nothing changed) | latgen check | I/O floor | render ÷ floor |"
+    );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (n, files, _, first, first_rss, again, again_rss, check, check_rss, floor, helm) in &rows {
-        let helm_cell = helm.map(|(t, r)| format!("{} / {}", secs(t), mb(r))).unwrap_or_else(|| "not run".into());
-        let speedup = helm.map(|(t, _)| format!("{:.1}×", t.as_secs_f64() / first.as_secs_f64())).unwrap_or_else(|| "–".into());
+        let helm_cell = helm
+            .map(|(t, r)| format!("{} / {}", secs(t), mb(r)))
+            .unwrap_or_else(|| "not run".into());
+        let speedup = helm
+            .map(|(t, _)| format!("{:.1}×", t.as_secs_f64() / first.as_secs_f64()))
+            .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             md,
             "| {n} | {files} | {helm_cell} | {} / {} | {speedup} | {} / {} | {} / {} | {} | {:.1}× |",
-            secs(*first), mb(*first_rss), secs(*again), mb(*again_rss), secs(*check), mb(*check_rss), secs(*floor),
+            secs(*first),
+            mb(*first_rss),
+            secs(*again),
+            mb(*again_rss),
+            secs(*check),
+            mb(*check_rss),
+            secs(*floor),
             first.as_secs_f64() / floor.as_secs_f64()
         );
     }
     let _ = writeln!(md, "\nlatgen's stages in-process (empty output folder):\n");
-    let _ = writeln!(md, "| apps | load | validate + plan | render + typed read-back | write |");
+    let _ = writeln!(
+        md,
+        "| apps | load | validate + plan | render + typed read-back | write |"
+    );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
     for (n, _, st, ..) in &rows {
-        let _ = writeln!(md, "| {n} | {} | {} | {} | {} |", secs(st.load), secs(st.plan), secs(st.render), secs(st.write));
+        let _ = writeln!(
+            md,
+            "| {n} | {} | {} | {} | {} |",
+            secs(st.load),
+            secs(st.plan),
+            secs(st.render),
+            secs(st.write)
+        );
     }
     if let Some(w) = rows.windows(2).find(|w| w[1].0 == w[0].0 * 10) {
-        let _ = writeln!(md, "\nGrowth: {} apps take {:.1}× the time of {} (render, empty output).", w[1].0, w[1].3.as_secs_f64() / w[0].3.as_secs_f64(), w[0].0);
+        let _ = writeln!(
+            md,
+            "\nGrowth: {} apps take {:.1}× the time of {} (render, empty output).",
+            w[1].0,
+            w[1].3.as_secs_f64() / w[0].3.as_secs_f64(),
+            w[0].0
+        );
     }
     print!("{md}");
     if let Some(out) = &a.out {

@@ -127,7 +127,11 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> 
         .collect()
 }
 
-fn network(files: &BTreeMap<PathBuf, String>, out_dir: &Path, diags: &mut Diagnostics) -> Option<Network> {
+fn network(
+    files: &BTreeMap<PathBuf, String>,
+    out_dir: &Path,
+    diags: &mut Diagnostics,
+) -> Option<Network> {
     let list: Vec<(PathBuf, &str, bool)> = files
         .iter()
         .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
@@ -136,9 +140,12 @@ fn network(files: &BTreeMap<PathBuf, String>, out_dir: &Path, diags: &mut Diagno
     let (net, errors) = Network::from_files_par(&list);
     for (path, e) in &errors {
         diags.push(
-            Diagnostic::error("yaml-syntax", format!("a committed manifest cannot be read: {e}"))
-                .at(Span::file(path))
-                .help("run `latgen render` to write it anew"),
+            Diagnostic::error(
+                "yaml-syntax",
+                format!("a committed manifest cannot be read: {e}"),
+            )
+            .at(Span::file(path))
+            .help("run `latgen render` to write it anew"),
         );
     }
     errors.is_empty().then_some(net)
@@ -342,7 +349,7 @@ fn staleness(
             .collect(),
     };
     let lock = (opts.paths.lock.clone(), prepared.lock_text());
-    let mut changes = write::changes(&opts.out_dir, tree, &filtered, std::slice::from_ref(&lock))?;
+    let mut changes = write::changes(&opts.out_dir, tree, filtered, std::slice::from_ref(&lock))?;
     changes.retain(|c| {
         c.path == opts.paths.lock
             || !accepted_sides.contains(&side_of(

@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::load::ProjectPaths;
-use crate::render::{Output, Side, Templates};
+use crate::render::{Side, Templates};
 use crate::write::{self, ChangeKind};
 
 #[derive(Debug, Parser)]
@@ -345,21 +345,20 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
     ));
     notes.sort();
     report(&notes, &built.sources, color);
-    let prepared = &built.prepared;
+    let crate::Built {
+        prepared,
+        output: mut all,
+        sources,
+        ..
+    } = built;
     let only = args.only.map(OnlySide::side);
-    let output = &Output {
-        files: built
-            .output
-            .files
-            .iter()
-            .filter(|(p, _)| only.is_none_or(|s| p.starts_with(s.dir())))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect(),
-    };
+    all.files
+        .retain(|p, _| only.is_none_or(|s| p.starts_with(s.dir())));
+    let rendered_files = all.files.len();
     let extra = [(paths.lock.clone(), prepared.lock_text())];
-    let mut changes = match write::changes(&args.output, &existing, output, &extra) {
+    let mut changes = match write::changes(&args.output, &existing, all, &extra) {
         Ok(c) => c,
-        Err(d) => return fail(d, &built.sources, color),
+        Err(d) => return fail(d, &sources, color),
     };
     if let Some(side) = only {
         // The other side stays exactly as it is.
@@ -398,7 +397,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         return 1;
     }
     if let Err(d) = write::apply(&args.output, &existing, &changes) {
-        return fail(d, &built.sources, color);
+        return fail(d, &sources, color);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
     eprintln!(
@@ -406,7 +405,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         count(ChangeKind::Added),
         count(ChangeKind::Changed),
         count(ChangeKind::Removed),
-        output.files.len() + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
+        rendered_files + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
     0
 }

@@ -144,8 +144,15 @@ pub fn from_texts(
     for (file, text) in sorted {
         loaded.sources.insert(file.clone(), text.clone());
         if let Some(decl) = parse_declaration(file, text, diags) {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            loaded.decls.push(LoadedDecl { file: file.clone(), stem, decl });
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            loaded.decls.push(LoadedDecl {
+                file: file.clone(),
+                stem,
+                decl,
+            });
         }
     }
     loaded

@@ -247,12 +247,18 @@ struct Job {
     expect: Expect,
 }
 
-/// Collects the objects of a tree, then renders and checks them in parallel (rendering and
-/// the typed read-back are most of the work; both are independent per object).
+/// Collects the objects of a tree and renders and checks them in parallel, a batch at a
+/// time (rendering and the typed read-back are most of the work and independent per
+/// object; batches keep the contexts waiting in memory few).
 struct Renderer<'a> {
     templates: &'a Templates,
     jobs: Vec<Job>,
+    done: Vec<Rendered>,
+    diags: Diagnostics,
 }
+
+/// Objects rendered per parallel batch.
+const BATCH: usize = 4096;
 
 /// A rendered, checked object.
 struct Rendered {
@@ -282,13 +288,15 @@ impl Renderer<'_> {
             ctx,
             expect,
         });
+        if self.jobs.len() >= BATCH {
+            self.flush();
+        }
     }
 
-    fn run(self) -> (Vec<Rendered>, Diagnostics) {
+    fn flush(&mut self) {
         use rayon::prelude::*;
         let templates = self.templates;
-        let results: Vec<Result<Rendered, Diagnostic>> = self
-            .jobs
+        let results: Vec<Result<Rendered, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .map(|job| {
                 let text = templates.render(job.template, job.ctx).map_err(|e| template_error(job.template, None, &e))?;
@@ -307,15 +315,17 @@ impl Renderer<'_> {
                 Ok(Rendered { side: job.side, file: job.file, body })
             })
             .collect();
-        let mut diags = Diagnostics::new();
-        let mut out = Vec::with_capacity(results.len());
         for r in results {
             match r {
-                Ok(x) => out.push(x),
-                Err(d) => diags.push(d),
+                Ok(x) => self.done.push(x),
+                Err(d) => self.diags.push(d),
             }
         }
-        (out, diags)
+    }
+
+    fn run(mut self) -> (Vec<Rendered>, Diagnostics) {
+        self.flush();
+        (self.done, self.diags)
     }
 }
 
@@ -419,6 +429,8 @@ pub fn render(
     let mut r = Renderer {
         templates,
         jobs: Vec::new(),
+        done: Vec::new(),
+        diags: Diagnostics::new(),
     };
     let lattice_gw = GatewayCtx::from(&config.lattice.gateway);
     let kong_gw = GatewayCtx::from(&config.kong.gateway);

@@ -325,7 +325,8 @@ fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
 fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
     let mut options = serde_saphyr::Options::default();
     options.emit_comments = false;
-    serde_saphyr::from_str_with_options(text, options).map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
+    serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
 }
 
 /// Which half of the output a file belongs to, by its first folder.
@@ -344,14 +345,22 @@ impl Network {
 
     fn add_doc(&mut self, file: &Path, doc: AnyDoc, is_kong: bool) {
         match doc.kind.as_deref() {
-            Some("HTTPRoute") => self.add_route(file, doc.metadata, doc.spec.unwrap_or_default(), is_kong),
+            Some("HTTPRoute") => {
+                self.add_route(file, doc.metadata, doc.spec.unwrap_or_default(), is_kong)
+            }
             Some("Service") => {
                 if let Some(target) = doc.spec.and_then(|s| s.external_name) {
                     let key = (
                         doc.metadata.namespace.unwrap_or_default(),
                         doc.metadata.name.map(|n| n.value).unwrap_or_default(),
                     );
-                    self.bridges.insert(key, Bridge { file: file.to_path_buf(), target });
+                    self.bridges.insert(
+                        key,
+                        Bridge {
+                            file: file.to_path_buf(),
+                            target,
+                        },
+                    );
                 }
             }
             _ => {}
@@ -362,7 +371,8 @@ impl Network {
     /// returns the network and the files that could not be read, with why.
     pub fn from_files_par(files: &[(PathBuf, &str, bool)]) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
-        let parsed: Vec<Result<AnyDoc, String>> = files.par_iter().map(|(p, t, _)| parse_doc(p, t)).collect();
+        let parsed: Vec<Result<AnyDoc, String>> =
+            files.par_iter().map(|(p, t, _)| parse_doc(p, t)).collect();
         let mut net = Network::default();
         let mut errors = Vec::new();
         for ((path, _, is_kong), doc) in files.iter().zip(parsed) {

@@ -85,12 +85,12 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
 pub fn changes(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
-    output: &Output,
+    output: Output,
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<Change>, Diagnostic> {
     let mut out = Vec::new();
-    let mut change = |path: PathBuf, old: Option<&String>, new: Option<&String>| {
-        let kind = match (old, new) {
+    let mut change = |path: PathBuf, old: Option<&String>, new: Option<String>| {
+        let kind = match (old, &new) {
             (Some(o), Some(n)) if o == n => return,
             (Some(_), Some(_)) => ChangeKind::Changed,
             (None, Some(_)) => ChangeKind::Added,
@@ -101,20 +101,20 @@ pub fn changes(
             path,
             kind,
             old: old.cloned(),
-            new: new.cloned(),
+            new,
         });
     };
-    for (rel, new) in &output.files {
-        change(out_dir.join(rel), existing.get(rel), Some(new));
-    }
     for (rel, old) in existing {
         if !output.files.contains_key(rel) && old.starts_with(HEADER) {
             change(out_dir.join(rel), Some(old), None);
         }
     }
+    for (rel, new) in output.files {
+        change(out_dir.join(&rel), existing.get(&rel), Some(new));
+    }
     for (path, new) in extra {
         let old = read_if_exists(path)?;
-        change(path.clone(), old.as_ref(), Some(new));
+        change(path.clone(), old.as_ref(), Some(new.clone()));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)

@@ -27,7 +27,7 @@ fn apply(
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
     let existing = write::read_tree(out)?;
-    let changes = write::changes(out, &existing, files, extra)?;
+    let changes = write::changes(out, &existing, files.clone(), extra)?;
     write::apply(out, &existing, &changes)?;
     Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
 }
@@ -195,7 +195,7 @@ fn the_diff_names_changed_missing_and_extra_files() {
     let changes = write::changes(
         &out,
         &existing,
-        &output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")]),
+        output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")]),
         &[],
     )
     .unwrap();

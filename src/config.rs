@@ -49,6 +49,9 @@ pub struct LatticeConfig {
     pub domain: String,
     /// Emit ReferenceGrants so group routes may point at Services in app namespaces.
     pub reference_grants: bool,
+    /// Emit a TargetGroupPolicy (the AWS controller's health check settings) for the
+    /// Service of each app that declares `healthCheck`.
+    pub target_group_policies: bool,
 }
 
 /// Protocol Kong speaks to Lattice.
@@ -138,6 +141,7 @@ impl Default for LatticeConfig {
             group_prefix: "group-".into(),
             domain: "lattice.internal".into(),
             reference_grants: true,
+            target_group_policies: true,
         }
     }
 }

@@ -56,6 +56,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../templates/lattice/host-route.yaml.j2"),
     ),
     (
+        "lattice/target-group-policy.yaml.j2",
+        include_str!("../templates/lattice/target-group-policy.yaml.j2"),
+    ),
+    (
         "lattice/reference-grant.yaml.j2",
         include_str!("../templates/lattice/reference-grant.yaml.j2"),
     ),
@@ -209,6 +213,7 @@ enum Kind {
     HttpRoute,
     Service,
     ReferenceGrant,
+    TargetGroupPolicy,
     Kustomization,
 }
 
@@ -218,6 +223,10 @@ impl Kind {
             Kind::HttpRoute => ("gateway.networking.k8s.io/v1", "HTTPRoute"),
             Kind::Service => ("v1", "Service"),
             Kind::ReferenceGrant => ("gateway.networking.k8s.io/v1", "ReferenceGrant"),
+            Kind::TargetGroupPolicy => (
+                "application-networking.k8s.aws/v1alpha1",
+                "TargetGroupPolicy",
+            ),
             Kind::Kustomization => ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
         }
     }
@@ -346,6 +355,10 @@ fn typed_check(text: &str, expect: &Expect) -> Result<(), String> {
             let d: Object<ReferenceGrantSpec> = parse_typed(text)?;
             (d.api_version, d.kind, d.metadata)
         }
+        Kind::TargetGroupPolicy => {
+            let d: Object<TargetGroupPolicySpec> = parse_typed(text)?;
+            (d.api_version, d.kind, d.metadata)
+        }
         // k8s-openapi checks apiVersion and kind itself.
         Kind::Service => (
             api_version.to_string(),
@@ -374,6 +387,45 @@ fn typed_check(text: &str, expect: &Expect) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The spec of the AWS Gateway API Controller's TargetGroupPolicy
+/// (`application-networking.k8s.aws/v1alpha1`), reduced to the fields latgen sets or a
+/// template may set; no Rust crate of ours models that CRD.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)] // Read only to be checked.
+struct TargetGroupPolicySpec {
+    target_ref: PolicyTargetRef,
+    protocol: Option<String>,
+    protocol_version: Option<String>,
+    health_check: Option<PolicyHealthCheck>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PolicyTargetRef {
+    group: String,
+    kind: String,
+    name: String,
+    namespace: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct PolicyHealthCheck {
+    enabled: Option<bool>,
+    interval_seconds: Option<u32>,
+    timeout_seconds: Option<u32>,
+    healthy_threshold_count: Option<u32>,
+    unhealthy_threshold_count: Option<u32>,
+    status_match: Option<String>,
+    path: Option<String>,
+    port: Option<u16>,
+    protocol: Option<String>,
+    protocol_version: Option<String>,
 }
 
 /// A Kubernetes object with a typed spec, as a manifest writes it.
@@ -505,6 +557,38 @@ pub fn render(
                 Side::Lattice,
                 file_name(Kind::ReferenceGrant, ns),
                 "lattice/reference-grant.yaml.j2",
+                ctx,
+                expect,
+            );
+        }
+    }
+
+    if config.lattice.target_group_policies {
+        // One policy per Service; when several apps share one, the first by name sets it.
+        let mut seen = std::collections::BTreeSet::new();
+        for app in apps.iter().filter(|a| a.health_check.is_some()) {
+            if !seen.insert((app.namespace.as_str(), app.service.as_str())) {
+                continue;
+            }
+            let hc = app.health_check.as_ref().expect("filtered");
+            let ctx = minijinja::context! {
+                name => &app.service, namespace => &app.namespace, app => &app.name,
+                service => &app.service, port => app.port,
+                interval => hc.interval_seconds, path => hc.path.as_deref(),
+            };
+            let expect = Expect {
+                kind: Kind::TargetGroupPolicy,
+                name: app.service.clone(),
+                namespace: Some(app.namespace.clone()),
+            };
+            let file = file_name(
+                Kind::TargetGroupPolicy,
+                &format!("{}-{}", app.namespace, app.service),
+            );
+            r.emit_as(
+                Side::Lattice,
+                file,
+                "lattice/target-group-policy.yaml.j2",
                 ctx,
                 expect,
             );

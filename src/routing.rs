@@ -153,6 +153,9 @@ pub struct Network {
     /// (namespace, name) → bridge.
     pub bridges: BTreeMap<(String, String), Bridge>,
     pub lattice: Vec<LatticeRoute>,
+    /// First hostname → index in `lattice` (the first route to claim it), so that finding
+    /// the Lattice service of a request is a look-up, not a scan.
+    by_domain: BTreeMap<String, usize>,
 }
 
 /// Where a request ended.
@@ -429,6 +432,11 @@ impl Network {
                     }
                 })
                 .collect();
+            if let Some(first) = spec.hostnames.first() {
+                self.by_domain
+                    .entry(first.clone())
+                    .or_insert(self.lattice.len());
+            }
             self.lattice.push(LatticeRoute {
                 file: file.to_path_buf(),
                 namespace,
@@ -456,9 +464,7 @@ impl Network {
     /// The Lattice route that owns a custom domain: the controller takes a route's first
     /// hostname as its service's custom domain.
     pub fn lattice_service(&self, host: &str) -> Option<&LatticeRoute> {
-        self.lattice
-            .iter()
-            .find(|r| r.hostnames.first().map(String::as_str) == Some(host))
+        self.by_domain.get(host).map(|&i| &self.lattice[i])
     }
 
     /// Follows one request for `host` and `path` through Kong, the bridge and Lattice.

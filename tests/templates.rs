@@ -133,3 +133,54 @@ fn a_template_with_a_syntax_error_is_reported_with_its_file_and_line() {
     assert_eq!(span.file, tdir.path().join("kong/route.yaml.j2"));
     assert_eq!(span.line, 2);
 }
+
+#[test]
+fn a_target_group_policy_with_a_field_the_crd_lacks_is_refused() {
+    let src = embedded("lattice/target-group-policy.yaml.j2")
+        .replace("enabled: true", "enabled: true\n    intervall: 10");
+    let errs = build_with(
+        &common::fixture("settings"),
+        "lattice/target-group-policy.yaml.j2",
+        &src,
+    )
+    .unwrap_err();
+    assert!(
+        errs.iter()
+            .all(|(code, m)| code == "rendered-invalid" && m.contains("intervall")),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn target_group_policies_follow_health_checks_and_the_switch() {
+    let tmp = common::copy_project(&common::fixture("settings"));
+    let built = common::built(tmp.path());
+    let policies: Vec<_> = built
+        .output
+        .files
+        .keys()
+        .filter(|p| p.to_string_lossy().contains("targetgrouppolicy-"))
+        .collect();
+    assert_eq!(
+        policies.len(),
+        1,
+        "one app declares a health check: {policies:?}"
+    );
+    let text = std::fs::read_to_string(tmp.path().join("latgen.yaml")).unwrap();
+    std::fs::write(
+        tmp.path().join("latgen.yaml"),
+        text.replace(
+            "referenceGrants: false",
+            "referenceGrants: false\n  targetGroupPolicies: false",
+        ),
+    )
+    .unwrap();
+    let built = common::built(tmp.path());
+    assert!(
+        !built
+            .output
+            .files
+            .keys()
+            .any(|p| p.to_string_lossy().contains("targetgrouppolicy-"))
+    );
+}

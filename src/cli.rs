@@ -308,16 +308,8 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
     if let Some(d) = output_problem(&args.output, &paths.apps_dir) {
         return fail(d, &Sources::default(), color);
     }
-    let templates = match Templates::load(args.templates.as_deref()) {
-        Ok(t) => t,
-        Err(d) => return fail(d, &Sources::default(), color),
-    };
-    let built = match crate::build(&paths, &templates) {
-        Ok(b) => b,
-        Err(failure) => {
-            report(&failure.diags, &failure.sources, color);
-            return 2;
-        }
+    let Some(built) = build_reporting(&paths, args.templates.as_deref(), color) else {
+        return 2;
     };
     // One run at a time per output folder, from reading it to swapping the new tree in.
     let _run = match write::lock_output(&args.output) {
@@ -475,6 +467,28 @@ fn check(args: &CheckArgs, color: bool) -> u8 {
     u8::from(failing)
 }
 
+/// Load → validate → plan → render in memory, reporting problems; None when it fails.
+fn build_reporting(
+    paths: &ProjectPaths,
+    templates: Option<&Path>,
+    color: bool,
+) -> Option<crate::Built> {
+    let templates = match Templates::load(templates) {
+        Ok(t) => t,
+        Err(d) => {
+            fail(d, &Sources::default(), color);
+            return None;
+        }
+    };
+    match crate::build(paths, &templates) {
+        Ok(b) => Some(b),
+        Err(failure) => {
+            report(&failure.diags, &failure.sources, color);
+            None
+        }
+    }
+}
+
 /// Load → validate → plan, reporting problems; None when the project cannot be planned.
 fn prepared(paths: &ProjectPaths, color: bool) -> Option<crate::Prepared> {
     let run = crate::prepare(paths);
@@ -566,16 +580,8 @@ fn cost(args: &CostArgs, color: bool) -> u8 {
 /// an empty or partial stream would make Argo CD prune the objects it no longer sees.
 fn manifests(args: &ManifestsArgs, color: bool) -> u8 {
     let paths = args.input.paths();
-    let templates = match Templates::load(args.templates.as_deref()) {
-        Ok(t) => t,
-        Err(d) => return fail(d, &Sources::default(), color),
-    };
-    let built = match crate::build(&paths, &templates) {
-        Ok(b) => b,
-        Err(failure) => {
-            report(&failure.diags, &failure.sources, color);
-            return 2;
-        }
+    let Some(built) = build_reporting(&paths, args.templates.as_deref(), color) else {
+        return 2;
     };
     report(&built.diags, &built.sources, color);
     let side = args.side.side();

@@ -76,6 +76,21 @@ pub fn sort_rules(rules: &mut [Rule]) {
     });
 }
 
+/// The rules of one app, in evaluation order.
+pub fn app_rules(apps: &[App], i: usize) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = apps[i]
+        .paths
+        .iter()
+        .map(|p| Rule {
+            kind: p.kind,
+            path: p.value.clone(),
+            app: i,
+        })
+        .collect();
+    sort_rules(&mut rules);
+    rules
+}
+
 /// What a group holds so far, kept so that "does this app fit?" costs no scan of its rules.
 #[derive(Debug, Default)]
 struct GroupState {
@@ -496,18 +511,11 @@ pub fn plan(
             rules,
         });
     }
-    for (i, app) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
-        let mut rules: Vec<Rule> = app
-            .paths
-            .iter()
-            .map(|p| Rule {
-                kind: p.kind,
-                path: p.value.clone(),
-                app: i,
-            })
-            .collect();
-        sort_rules(&mut rules);
-        plan.dedicated.push(Dedicated { app: i, rules });
+    for (i, _) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
+        plan.dedicated.push(Dedicated {
+            app: i,
+            rules: app_rules(apps, i),
+        });
     }
     for (i, m) in moves {
         plan.lock.moves.insert(apps[i].name.clone(), m);

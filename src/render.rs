@@ -602,16 +602,7 @@ pub fn render(
             (None, None) => continue,
         };
         // The Kong route matches the app's own paths, in the order its Lattice rules have.
-        let mut rules: Vec<Rule> = app
-            .paths
-            .iter()
-            .map(|p| Rule {
-                kind: p.kind,
-                path: p.value.clone(),
-                app: i,
-            })
-            .collect();
-        crate::plan::sort_rules(&mut rules);
+        let rules = crate::plan::app_rules(apps, i);
         let bridge = format!("{}{BRIDGE_SUFFIX}", app.name);
         let ctx = minijinja::context! {
             name => &bridge, namespace => &config.kong.namespace, app => &app.name,

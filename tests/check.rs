@@ -26,27 +26,6 @@ fn latgen(dir: &Path, args: &[&str]) -> (i32, String) {
     )
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=latgen",
-            "-c",
-            "user.email=latgen@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        ok.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
-}
-
 fn copy_dir(from: &Path, to: &Path, skip: &str) {
     for (rel, text) in common::read_tree(from) {
         if rel.starts_with(skip)
@@ -70,10 +49,10 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
     let scratch;
     let work: PathBuf = if dir.join("base").is_dir() {
         scratch = tempfile::tempdir().unwrap();
-        git(scratch.path(), &["init", "-q"]);
+        common::git(scratch.path(), &["init", "-q"]);
         copy_dir(&dir.join("base"), scratch.path(), "\0");
-        git(scratch.path(), &["add", "-A"]);
-        git(scratch.path(), &["commit", "-q", "-m", "base"]);
+        common::git(scratch.path(), &["add", "-A"]);
+        common::git(scratch.path(), &["commit", "-q", "-m", "base"]);
         for entry in std::fs::read_dir(scratch.path()).unwrap() {
             let p = entry.unwrap().path();
             if p.file_name().unwrap() != ".git" {

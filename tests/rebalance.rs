@@ -31,27 +31,6 @@ fn latgen(dir: &Path, args: &[&str]) -> Out {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .args([
-            "-c",
-            "user.name=latgen",
-            "-c",
-            "user.email=latgen@example.com",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
 /// A project with ten one-path apps in two groups (quota 6), rendered and committed.
 fn project() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
@@ -74,15 +53,15 @@ fn project() -> tempfile::TempDir {
     ] {
         common::path_app(tmp.path(), name, &[path]);
     }
-    git(tmp.path(), &["init", "-q"]);
+    common::git(tmp.path(), &["init", "-q"]);
     assert_eq!(latgen(tmp.path(), &["render"]).code, 0);
     commit(tmp.path(), "initial");
     tmp
 }
 
 fn commit(dir: &Path, msg: &str) {
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-q", "--allow-empty", "-m", msg]);
+    common::git(dir, &["add", "-A"]);
+    common::git(dir, &["commit", "-q", "--allow-empty", "-m", msg]);
 }
 
 fn lock(dir: &Path) -> String {
@@ -278,8 +257,8 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
         "{}",
         c.stdout
     );
-    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
-    git(dir, &["clean", "-fdq", "--", "generated"]);
+    common::git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    common::git(dir, &["clean", "-fdq", "--", "generated"]);
     assert_eq!(latgen(dir, &["render", "--only", "lattice"]).code, 0);
     assert_eq!(check_base(dir).code, 0);
     commit(dir, "add checkout: lattice");
@@ -298,8 +277,8 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
         "{}",
         c.stdout
     );
-    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
-    git(dir, &["clean", "-fdq", "--", "generated"]);
+    common::git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    common::git(dir, &["clean", "-fdq", "--", "generated"]);
     assert_eq!(latgen(dir, &["render", "--only", "kong"]).code, 0);
     assert_eq!(check_base(dir).code, 0);
     assert_routes(dir);

@@ -101,3 +101,25 @@ pub fn path_app(dir: &Path, name: &str, paths: &[&str]) {
         ),
     );
 }
+
+/// Runs git in `dir` with a fixed identity; panics with git's message on failure.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=latgen",
+            "-c",
+            "user.email=latgen@example.com",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -9,7 +9,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use pretty_assertions::assert_eq;
@@ -19,30 +18,7 @@ use tempfile::TempDir;
 // Running the binary
 // ---------------------------------------------------------------------------------------
 
-/// What one run of the binary printed and returned.
-#[derive(Debug)]
-struct Run {
-    /// None when the process died from a signal.
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `latgen ARGS --color never` in `dir`. Paths in diagnostics are printed as given, so
-/// running in the project with relative arguments keeps the expected output short and stable.
-fn latgen(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(dir)
-        .output()
-        .expect("the latgen binary runs");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::{Run, latgen};
 
 /// `latgen render apps -o generated`, plus `extra` flags.
 fn render(dir: &Path, extra: &[&str]) -> Run {

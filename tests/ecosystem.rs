@@ -11,26 +11,7 @@ use std::process::Command;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-#[derive(Debug)]
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn latgen(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(dir)
-        .output()
-        .expect("the latgen binary runs");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::{Run, latgen};
 
 fn ok(run: &Run) {
     assert_eq!(run.code, Some(0), "stderr:\n{}", run.stderr);

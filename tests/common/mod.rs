@@ -123,3 +123,28 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What one run of the binary printed and returned.
+#[derive(Debug)]
+pub struct Run {
+    /// None when the process died from a signal.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `latgen ARGS --color never` in `dir`. Paths in diagnostics are printed as given, so
+/// running in the project with relative arguments keeps the expected output short and stable.
+pub fn latgen(dir: &Path, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(args)
+        .args(["--color", "never"])
+        .current_dir(dir)
+        .output()
+        .expect("the latgen binary runs");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

@@ -651,19 +651,20 @@ fn rollout_safety(
     for (_, net) in &states {
         probes.extend(net.probes());
     }
-    // Which half of the full change could go first on its own decides the advice.
-    let lattice_ok = safe(&b, &r, &build(&mix(&rendered.files, base)), &probes);
-    let kong_ok = safe(&b, &r, &build(&mix(base, &rendered.files)), &probes);
+    // Where each request goes before and after, followed once for all states.
+    let expected: Vec<(&(String, String), Outcome, Outcome)> = probes
+        .iter()
+        .map(|probe @ (h, p)| (probe, b.route(h, p), r.route(h, p)))
+        .collect();
+    // Which half of the full change could go first on its own decides the advice; it is
+    // worked out only when something is unsafe.
+    let mut advice: Option<&'static str> = None;
     // One finding per state and Kong route, so a broken app is reported once.
     let mut seen = BTreeSet::new();
     for (when, net) in &states {
-        for (host, path) in &probes {
-            let (ob, or, os) = (
-                b.route(host, path),
-                r.route(host, path),
-                net.route(host, path),
-            );
-            if acceptable(&ob, &or, &os) {
+        for ((host, path), ob, or) in &expected {
+            let os = net.route(host, path);
+            if acceptable(ob, or, &os) {
                 continue;
             }
             let kong = net
@@ -682,15 +683,19 @@ fn rollout_safety(
                 Some((k, m)) => Span::new(opts.out_dir.join(&k.file), m.pos.line, m.pos.column),
                 None => Span::file(&opts.out_dir),
             };
-            let help = match (lattice_ok, kong_ok) {
-                (true, _) => {
-                    "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
+            let help = *advice.get_or_insert_with(|| {
+                let lattice_ok = safe(&build(&mix(&rendered.files, base)), &expected);
+                let kong_ok = safe(&build(&mix(base, &rendered.files)), &expected);
+                match (lattice_ok, kong_ok) {
+                    (true, _) => {
+                        "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
+                    }
+                    (false, true) => {
+                        "ship the Kong side first: `latgen render --only kong` in one PR, then `latgen render` in the next"
+                    }
+                    (false, false) => "no single order is safe: split the change into smaller steps",
                 }
-                (false, true) => {
-                    "ship the Kong side first: `latgen render --only kong` in one PR, then `latgen render` in the next"
-                }
-                (false, false) => "no single order is safe: split the change into smaller steps",
-            };
+            });
             diags.push(
                 Diagnostic::error(
                     "unsafe-rollout",
@@ -704,10 +709,10 @@ fn rollout_safety(
     diags
 }
 
-fn safe(b: &Network, r: &Network, state: &Network, probes: &BTreeSet<(String, String)>) -> bool {
-    probes
+fn safe(state: &Network, expected: &[(&(String, String), Outcome, Outcome)]) -> bool {
+    expected
         .iter()
-        .all(|(h, p)| acceptable(&b.route(h, p), &r.route(h, p), &state.route(h, p)))
+        .all(|((h, p), before, after)| acceptable(before, after, &state.route(h, p)))
 }
 
 /// During a rollout a request may behave as before or as after, by where it lands (which

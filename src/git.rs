@@ -76,17 +76,24 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
             "ls-tree",
             "-r",
             "-z",
-            "--name-only",
             rev,
             "--",
             if rel_str.is_empty() { "." } else { &rel_str },
         ],
     )?;
-    let names: Vec<String> = listing
+    // Entries are `<mode> blob <object>\t<path>`: asking cat-file for objects by id is a
+    // look-up, while `REV:path` walks the tree again for every file.
+    let (names, objects): (Vec<String>, Vec<String>) = listing
         .split(|b| *b == 0)
         .filter(|s| !s.is_empty())
-        .map(|s| String::from_utf8_lossy(s).into_owned())
-        .collect();
+        .filter_map(|s| {
+            let entry = String::from_utf8_lossy(s);
+            let (meta, path) = entry.split_once('\t')?;
+            let mut fields = meta.split(' ');
+            let (_, kind, id) = (fields.next()?, fields.next()?, fields.next()?);
+            (kind == "blob").then(|| (path.to_string(), id.to_string()))
+        })
+        .unzip();
     let mut out = BTreeMap::new();
     if names.is_empty() {
         return Ok(out);
@@ -100,7 +107,7 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
         .spawn()
         .map_err(|e| git_error(format!("cannot run git: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
-    let request: String = names.iter().map(|n| format!("{rev}:{n}\n")).collect();
+    let request: String = objects.iter().map(|id| format!("{id}\n")).collect();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(request.as_bytes());
     });

@@ -156,6 +156,17 @@ pub struct Network {
     /// First hostname → index in `lattice` (the first route to claim it), so that finding
     /// the Lattice service of a request is a look-up, not a scan.
     by_domain: BTreeMap<String, usize>,
+    /// Match path (a prefix without its trailing `/`) → Kong routes that declare it, so that
+    /// finding the routes a request could match is a few look-ups, not a scan of them all.
+    by_match: BTreeMap<String, Vec<usize>>,
+}
+
+/// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
+fn match_key(m: &PathRule) -> &str {
+    match m.kind {
+        MatchKind::Prefix if m.path.len() > 1 => m.path.trim_end_matches('/'),
+        _ => &m.path,
+    }
 }
 
 /// Where a request ended.
@@ -404,13 +415,21 @@ impl Network {
         if is_kong {
             for rule in &spec.rules {
                 let pos = Pos::of(rule);
+                let index = self.kong.len();
+                let matches = path_rules(&rule.value.matches, pos);
+                for m in &matches {
+                    let routes = self.by_match.entry(match_key(m).to_string()).or_default();
+                    if routes.last() != Some(&index) {
+                        routes.push(index);
+                    }
+                }
                 self.kong.push(KongRoute {
                     file: file.to_path_buf(),
                     namespace: namespace.clone(),
                     name: name.clone(),
                     app: metadata.labels.get("app.kubernetes.io/name").cloned(),
                     hostnames: spec.hostnames.clone(),
-                    matches: path_rules(&rule.value.matches, pos),
+                    matches,
                     rewrite_host: rule
                         .value
                         .filters
@@ -520,11 +539,39 @@ impl Network {
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
     /// then the longest prefix; ties go to the route first by namespace/name.
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
-        self.kong
-            .iter()
+        self.kong_routes_for(path)
+            .into_iter()
+            .map(|i| &self.kong[i])
             .filter_map(|r| Some((r.claim(host, path)?.0, r)))
             .max_by(|(ka, ra), (kb, rb)| kong_precedence((*ka, ra), (*kb, rb)))
             .map(|(_, r)| r)
+    }
+
+    /// The Kong routes with a match that could apply to `path`: an Exact match on it, or a
+    /// prefix that is `path` or one of its segment-wise ancestors (`/` included).
+    fn kong_routes_for(&self, path: &str) -> Vec<usize> {
+        let mut keys = vec![path];
+        let mut rest = path.trim_end_matches('/');
+        if rest.is_empty() {
+            rest = "/";
+        }
+        keys.push(rest);
+        while let Some(i) = rest.rfind('/') {
+            rest = if i == 0 { "/" } else { &rest[..i] };
+            keys.push(rest);
+            if i == 0 {
+                break;
+            }
+        }
+        let mut routes: Vec<usize> = keys
+            .iter()
+            .filter_map(|k| self.by_match.get(*k))
+            .flatten()
+            .copied()
+            .collect();
+        routes.sort_unstable();
+        routes.dedup();
+        routes
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence

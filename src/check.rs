@@ -298,6 +298,13 @@ fn side_of(rel: &Path) -> Side {
     }
 }
 
+/// Whether two trees hold the same files on one side, compared without copying them.
+fn same_side(a: &BTreeMap<PathBuf, String>, b: &BTreeMap<PathBuf, String>, side: Side) -> bool {
+    let a = a.iter().filter(|(p, _)| side_of(p) == side);
+    let b = b.iter().filter(|(p, _)| side_of(p) == side);
+    a.eq(b)
+}
+
 fn side_files(files: &BTreeMap<PathBuf, String>, side: Side) -> BTreeMap<PathBuf, String> {
     files
         .iter()
@@ -319,23 +326,17 @@ fn staleness(
     let mut diags = Diagnostics::new();
     let mut accepted_sides = BTreeSet::new();
     if let Some(base) = &opts.base {
+        let (mut changed_and_rendered, mut nothing_to_do) = (false, true);
         for side in [Side::Lattice, Side::Kong] {
-            let (want, have, was) = (
-                side_files(&rendered.files, side),
-                side_files(committed, side),
-                side_files(base, side),
-            );
-            if have == want || (have == was && want != was) {
+            let (want, have, was) = (&rendered.files, committed, base);
+            let rendered_side = same_side(have, want, side);
+            let unchanged = same_side(want, was, side);
+            if rendered_side || (same_side(have, was, side) && !unchanged) {
                 accepted_sides.insert(side);
             }
+            changed_and_rendered |= !unchanged && rendered_side;
+            nothing_to_do &= unchanged;
         }
-        let changed_and_rendered = [Side::Lattice, Side::Kong].iter().any(|&s| {
-            side_files(&rendered.files, s) != side_files(base, s)
-                && side_files(committed, s) == side_files(&rendered.files, s)
-        });
-        let nothing_to_do = side_files(&rendered.files, Side::Lattice)
-            == side_files(base, Side::Lattice)
-            && side_files(&rendered.files, Side::Kong) == side_files(base, Side::Kong);
         if !changed_and_rendered && !nothing_to_do {
             accepted_sides.clear();
         }

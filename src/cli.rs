@@ -270,6 +270,10 @@ pub fn run(cli: Cli) -> ExitCode {
             std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    // The two commands that walk a whole tree can take seconds on a large one.
+    if matches!(cli.command, Command::Render(_) | Command::Check(_)) && crate::progress::wanted() {
+        crate::progress::enable();
+    }
     let code = match cli.command {
         Command::Render(args) => render(&args, color),
         Command::Check(args) => check(&args, color),
@@ -287,12 +291,13 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Man => man(),
     };
+    crate::progress::clear();
     ExitCode::from(code)
 }
 
 fn report(diags: &Diagnostics, sources: &Sources, color: bool) {
     if !diags.is_empty() {
-        eprint!("{}", render_human(diags, sources, color));
+        crate::progress::suspend(|| eprint!("{}", render_human(diags, sources, color)));
     }
 }
 
@@ -366,6 +371,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         plan.dedicated.len()
     );
     if args.check {
+        crate::progress::clear();
         if changes.is_empty() {
             eprintln!("up to date: {summary}");
             return 0;
@@ -388,7 +394,9 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         );
         return 1;
     }
-    if let Err(d) = write::apply(&args.output, &existing, &changes) {
+    let applied = write::apply(&args.output, &existing, &changes);
+    crate::progress::clear();
+    if let Err(d) = applied {
         return fail(d, &sources, color);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
@@ -457,6 +465,7 @@ fn check(args: &CheckArgs, color: bool) -> u8 {
         Format::Github => crate::report::github(diags),
         Format::Sarif => crate::report::sarif(diags),
     };
+    crate::progress::clear();
     print!("{text}");
     if diags.iter().any(|d| crate::codes::is_operational(d.code)) {
         return 2;

@@ -16,6 +16,7 @@ pub mod lock;
 pub mod model;
 pub mod plan;
 pub mod platform;
+pub mod progress;
 pub mod rebalance;
 pub mod render;
 pub mod report;

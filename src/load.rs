@@ -68,6 +68,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     // the sorted file order so that the result never depends on scheduling.
     use rayon::prelude::*;
     let files = find_declarations(&paths.apps_dir, diags);
+    crate::progress::stage("reading declarations", Some(files.len()));
     let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
         .into_par_iter()
         .map(|file| {
@@ -76,6 +77,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
             let decl = text
                 .as_deref()
                 .and_then(|t| parse_declaration(&file, t, &mut d));
+            crate::progress::advance(1);
             (file, text, decl, d)
         })
         .collect();

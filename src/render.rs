@@ -321,6 +321,7 @@ impl Renderer<'_> {
                 body.push_str(HEADER);
                 body.push_str(text.trim_end());
                 body.push('\n');
+                crate::progress::advance(1);
                 Ok(Rendered { side: job.side, file: job.file, body })
             })
             .collect();
@@ -478,6 +479,7 @@ pub fn render(
     config: &Config,
     templates: &Templates,
 ) -> Result<Output, Diagnostics> {
+    crate::progress::stage("rendering and checking objects", None);
     let mut r = Renderer {
         templates,
         jobs: Vec::new(),

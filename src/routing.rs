@@ -385,8 +385,14 @@ impl Network {
     /// returns the network and the files that could not be read, with why.
     pub fn from_files_par(files: &[(PathBuf, &str, bool)]) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
-        let parsed: Vec<Result<AnyDoc, String>> =
-            files.par_iter().map(|(p, t, _)| parse_doc(p, t)).collect();
+        crate::progress::stage("reading manifests", Some(files.len()));
+        let parsed: Vec<Result<AnyDoc, String>> = files
+            .par_iter()
+            .map(|(p, t, _)| {
+                crate::progress::advance(1);
+                parse_doc(p, t)
+            })
+            .collect();
         let mut net = Network::default();
         let mut errors = Vec::new();
         for ((path, _, is_kong), doc) in files.iter().zip(parsed) {

@@ -253,34 +253,41 @@ fn build_staging(
             )
         })
         .collect();
+    // Unchanged files are hard-linked (copied where links are not possible), the rest
+    // written. One thread: creating files in one folder serializes on that folder in the
+    // kernel, and parallel writes measured no faster.
+    let jobs: Vec<(&PathBuf, Option<&str>)> = existing
+        .keys()
+        .filter(|rel| !by_path.contains_key(*rel))
+        .map(|rel| (rel, None))
+        .chain(
+            by_path
+                .iter()
+                .filter_map(|(rel, c)| c.new.as_deref().map(|text| (rel, Some(text)))),
+        )
+        .collect();
+    let folders: std::collections::BTreeSet<&Path> =
+        jobs.iter().filter_map(|(rel, _)| rel.parent()).collect();
     fs::create_dir_all(staging).map_err(|e| io_error(staging, "create", &e))?;
-    let mut made: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
-    let mut ensure_parent = |p: &Path| -> Result<(), Diagnostic> {
-        if let Some(parent) = p.parent()
-            && made.insert(parent.to_path_buf())
-        {
-            fs::create_dir_all(parent).map_err(|e| io_error(parent, "create", &e))?;
-        }
-        Ok(())
-    };
-    for rel in existing.keys() {
-        if by_path.contains_key(rel) {
-            continue;
-        }
-        let (from, to) = (out_dir.join(rel), staging.join(rel));
-        ensure_parent(&to)?;
-        if fs::hard_link(&from, &to).is_err() {
-            fs::copy(&from, &to).map_err(|e| io_error(&from, "copy", &e))?;
-        }
+    for folder in folders {
+        let to = staging.join(folder);
+        fs::create_dir_all(&to).map_err(|e| io_error(&to, "create", &e))?;
     }
-    for (rel, c) in &by_path {
-        if let Some(text) = &c.new {
-            let to = staging.join(rel);
-            ensure_parent(&to)?;
-            fs::write(&to, text).map_err(|e| io_error(&to, "write", &e))?;
+    crate::progress::stage("writing files", Some(jobs.len()));
+    jobs.into_iter().try_for_each(|(rel, text)| {
+        crate::progress::advance(1);
+        let to = staging.join(rel);
+        match text {
+            Some(text) => fs::write(&to, text).map_err(|e| io_error(&to, "write", &e)),
+            None => {
+                let from = out_dir.join(rel);
+                if fs::hard_link(&from, &to).is_err() {
+                    fs::copy(&from, &to).map_err(|e| io_error(&from, "copy", &e))?;
+                }
+                Ok(())
+            }
         }
-    }
-    Ok(())
+    })
 }
 
 /// Exchanges `staging` and `out_dir` atomically where the system can (Linux

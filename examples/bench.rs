@@ -350,7 +350,8 @@ fn stages(project: &Path) -> Stages {
     let t = Instant::now();
     let existing = latgen::write::read_tree(&out).unwrap();
     let lock = (paths.lock.clone(), latgen::lock::serialize(&plan.lock));
-    let changes = latgen::write::changes(&out, &existing, output, &[lock]).unwrap();
+    let changes =
+        latgen::write::changes(&out, &existing, std::borrow::Cow::Owned(output), &[lock]).unwrap();
     latgen::write::apply(&out, &existing, &changes).unwrap();
     let write = t.elapsed();
     Stages {

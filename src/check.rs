@@ -13,7 +13,7 @@ use crate::load::ProjectPaths;
 use crate::model::MatchKind;
 use crate::platform;
 use crate::render::{Output, Side, Templates};
-use crate::routing::{Network, Outcome, is_kong_file};
+use crate::routing::{Doc, Network, Outcome, Source, is_kong_file};
 use crate::write::{self, ChangeKind};
 
 pub struct CheckOptions<'a> {
@@ -41,57 +41,67 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
 
     let tree = write::read_tree(&opts.out_dir)?;
     let committed = manifests(&tree);
-    for (rel, text) in &committed {
-        sources.insert(opts.out_dir.join(rel), text.clone());
-    }
-    let committed_net = network(&committed, &opts.out_dir, &mut diags);
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
+    // A committed manifest that is exactly what was rendered is modelled from the render's
+    // typed read-back instead of being parsed a second time (half of check's time on a
+    // large tree). Such a model has no line numbers; see `network_findings`.
+    let read: BTreeMap<&PathBuf, &Doc> = match &rendered {
+        Some(Ok((out, docs))) => docs
+            .iter()
+            .filter(|(rel, _)| out.files.get(*rel) == committed.get(*rel))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let committed_net = network(&committed, &opts.out_dir, &read, &mut diags);
 
-    if let Some(prepared) = &run.prepared {
-        match crate::render::render(
-            &prepared.plan,
-            &prepared.apps,
-            &prepared.config,
-            opts.templates,
-        ) {
-            Ok(rendered) => {
-                let before = opts.base.as_ref().unwrap_or(&committed);
-                let quota = prepared.config.quotas.rules_per_service as usize;
-                diags.extend(quota_during_change(
-                    before,
-                    &rendered.files,
-                    quota,
-                    &opts.out_dir,
-                ));
-                diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
-                let (stale, d) = staleness(opts, prepared, &rendered, &committed, &tree)?;
-                diags.extend(stale);
-                diff = d;
-                if let Some(base) = &opts.base {
-                    diags.extend(rollout_safety(opts, base, &committed, &rendered));
-                }
+    match (&run.prepared, &rendered) {
+        (Some(prepared), Some(Ok((rendered, _)))) => {
+            let before = opts.base.as_ref().unwrap_or(&committed);
+            let quota = prepared.config.quotas.rules_per_service as usize;
+            diags.extend(quota_during_change(
+                before,
+                &rendered.files,
+                quota,
+                &opts.out_dir,
+            ));
+            diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
+            if let Some(base) = &opts.base {
+                diags.extend(rollout_safety(opts, base, &committed, rendered));
             }
-            Err(d) => diags.extend(d),
+            let (stale, d) = staleness(opts, prepared, rendered, &committed, &tree)?;
+            diags.extend(stale);
+            diff = d;
         }
+        (_, Some(Err(d))) => diags.extend(d.clone()),
+        _ => {}
     }
     if let Some(net) = &committed_net {
-        let shadows = shadowing(net);
-        // A route whose rules shadow each other misroutes; that finding says why, so the
-        // misroutes it causes are not reported again.
-        let flagged: BTreeSet<String> = net
-            .lattice
+        let mut found = network_findings(net, run.prepared.as_ref(), &opts.out_dir);
+        // The findings about manifests modelled without line numbers are found again with
+        // those manifests parsed, so that they point at the right lines. Findings are few,
+        // so this reads a few files at most.
+        let unplaced: BTreeSet<PathBuf> = found
             .iter()
-            .filter(|r| {
-                shadows
-                    .iter()
-                    .any(|d| d.span.as_ref().is_some_and(|s| s.file == r.file))
-            })
-            .map(|r| format!("{}/{}", r.namespace, r.name))
+            .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+            .filter_map(|s| s.file.strip_prefix(&opts.out_dir).ok())
+            .filter(|rel| read.contains_key(&rel.to_path_buf()))
+            .map(Path::to_path_buf)
             .collect();
-        diags.extend(shadows);
-        diags.extend(resolution(net, run.prepared.as_ref(), &flagged));
-        if let Some(prepared) = &run.prepared {
-            diags.extend(route_quotas(net, prepared, &opts.out_dir));
+        if !unplaced.is_empty() {
+            let placed: BTreeMap<&PathBuf, &Doc> = read
+                .iter()
+                .filter(|(rel, _)| !unplaced.contains(**rel))
+                .map(|(rel, doc)| (*rel, *doc))
+                .collect();
+            if let Some(net) = network(&committed, &opts.out_dir, &placed, &mut Diagnostics::new())
+            {
+                found = network_findings(&net, run.prepared.as_ref(), &opts.out_dir);
+            }
         }
+        diags.extend(found);
     }
     // A Kong route that is broken because its half went first is an ordering problem:
     // the unsafe-rollout finding says which half to ship first, so it stands alone.
@@ -109,11 +119,47 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         }
     }
     kept.sort();
+    // The committed files the findings point into, to show their lines.
+    for span in kept
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+    {
+        if let Ok(rel) = span.file.strip_prefix(&opts.out_dir)
+            && let Some(text) = committed.get(rel)
+        {
+            sources.insert(span.file.clone(), text.clone());
+        }
+    }
     Ok(CheckReport {
         diags: kept,
         sources,
         diff,
     })
+}
+
+/// What the committed manifests show on their own: shadowed rules, routes that resolve
+/// nowhere, and routes over their quotas.
+fn network_findings(net: &Network, prepared: Option<&Prepared>, out_dir: &Path) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let shadows = shadowing(net);
+    // A route whose rules shadow each other misroutes; that finding says why, so the
+    // misroutes it causes are not reported again.
+    let flagged: BTreeSet<String> = net
+        .lattice
+        .iter()
+        .filter(|r| {
+            shadows
+                .iter()
+                .any(|d| d.span.as_ref().is_some_and(|s| s.file == r.file))
+        })
+        .map(|r| format!("{}/{}", r.namespace, r.name))
+        .collect();
+    diags.extend(shadows);
+    diags.extend(resolution(net, prepared, &flagged));
+    if let Some(prepared) = prepared {
+        diags.extend(route_quotas(net, prepared, out_dir));
+    }
+    diags
 }
 
 /// The YAML files under the output folder's `lattice/` and `kong/`, by relative path.
@@ -127,17 +173,25 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> 
         .collect()
 }
 
+/// The routing model of the committed manifests; `read` holds those already modelled.
 fn network(
     files: &BTreeMap<PathBuf, String>,
     out_dir: &Path,
+    read: &BTreeMap<&PathBuf, &Doc>,
     diags: &mut Diagnostics,
 ) -> Option<Network> {
-    let list: Vec<(PathBuf, &str, bool)> = files
+    let list: Vec<(PathBuf, Source<'_>, bool)> = files
         .iter()
         .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
-        .map(|(rel, text)| (out_dir.join(rel), text.as_str(), is_kong_file(rel)))
+        .map(|(rel, text)| {
+            let source = match read.get(rel) {
+                Some(doc) => Source::Read(doc),
+                None => Source::Text(text),
+            };
+            (out_dir.join(rel), source, is_kong_file(rel))
+        })
         .collect();
-    let (net, errors) = Network::from_files_par(&list);
+    let (net, errors) = Network::from_sources(&list);
     for (path, e) in &errors {
         diags.push(
             Diagnostic::error(
@@ -341,16 +395,14 @@ fn staleness(
             accepted_sides.clear();
         }
     }
-    let filtered = Output {
-        files: rendered
-            .files
-            .iter()
-            .filter(|(p, _)| !accepted_sides.contains(&side_of(p)))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect(),
-    };
     let lock = (opts.paths.lock.clone(), prepared.lock_text());
-    let mut changes = write::changes(&opts.out_dir, tree, filtered, std::slice::from_ref(&lock))?;
+    // Changes on an accepted side are dropped below.
+    let mut changes = write::changes(
+        &opts.out_dir,
+        tree,
+        std::borrow::Cow::Borrowed(rendered),
+        std::slice::from_ref(&lock),
+    )?;
     changes.retain(|c| {
         c.path == opts.paths.lock
             || !accepted_sides.contains(&side_of(

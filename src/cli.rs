@@ -2,6 +2,7 @@
 //! Exit codes follow ripgrep's spirit: 0 success, 1 "found something" (stale output,
 //! findings), 2 a usage, input or I/O error.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -353,7 +354,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         .retain(|p, _| only.is_none_or(|s| p.starts_with(s.dir())));
     let rendered_files = all.files.len();
     let extra = [(paths.lock.clone(), prepared.lock_text())];
-    let mut changes = match write::changes(&args.output, &existing, all, &extra) {
+    let mut changes = match write::changes(&args.output, &existing, Cow::Owned(all), &extra) {
         Ok(c) => c,
         Err(d) => return fail(d, &sources, color),
     };

@@ -15,6 +15,7 @@ use crate::config::{Config, GatewayRef};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::App;
 use crate::plan::{Plan, Rule};
+use crate::routing::Doc;
 use crate::validate::BRIDGE_SUFFIX;
 
 /// First line of every generated file. It also marks the files latgen owns: a later run
@@ -264,6 +265,7 @@ struct Renderer<'a> {
     jobs: Vec<Job>,
     done: Vec<Rendered>,
     diags: Diagnostics,
+    keep_docs: bool,
 }
 
 /// Objects rendered per parallel batch.
@@ -274,7 +276,13 @@ struct Rendered {
     side: Side,
     file: String,
     body: String,
+    /// The routing model of the object, from its read-back, when asked for.
+    doc: Option<Doc>,
 }
+
+/// The routing model of each rendered route and Service, by path relative to the output
+/// folder, made from the typed read-back so that a check need not parse them again.
+pub type Docs = BTreeMap<PathBuf, Doc>;
 
 impl Renderer<'_> {
     fn emit(&mut self, side: Side, template: &'static str, ctx: Ctx, expect: Expect) {
@@ -305,11 +313,12 @@ impl Renderer<'_> {
     fn flush(&mut self) {
         use rayon::prelude::*;
         let templates = self.templates;
+        let keep = self.keep_docs;
         let results: Vec<Result<Rendered, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .map(|job| {
                 let text = templates.render(job.template, job.ctx).map_err(|e| template_error(job.template, None, &e))?;
-                typed_check(&text, &job.expect).map_err(|why| {
+                let doc = typed_check(&text, &job.expect, keep).map_err(|why| {
                     let (_, kind_name) = job.expect.kind.api();
                     Diagnostic::error(
                         "rendered-invalid",
@@ -322,7 +331,7 @@ impl Renderer<'_> {
                 body.push_str(text.trim_end());
                 body.push('\n');
                 crate::progress::advance(1);
-                Ok(Rendered { side: job.side, file: job.file, body })
+                Ok(Rendered { side: job.side, file: job.file, body, doc })
             })
             .collect();
         for r in results {
@@ -341,35 +350,40 @@ impl Renderer<'_> {
 
 /// Parses `text` as one YAML document of the expected kind and checks that its typed form
 /// says the same as the text (no unknown or mistyped fields) and names the expected object.
-fn typed_check(text: &str, expect: &Expect) -> Result<(), String> {
+/// With `keep`, also returns the routing model of a route or Service.
+fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, String> {
     use gateway_api::apis::standard::{
         httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
     use k8s_openapi::api::core::v1::Service;
     let (api_version, kind) = expect.kind.api();
-    let (doc_api, doc_kind, meta) = match expect.kind {
+    let (doc_api, doc_kind, meta, doc) = match expect.kind {
         Kind::HttpRoute => {
             let d: Object<HttpRouteSpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata)
+            let doc = keep.then(|| Doc::from_route(&d.metadata, &d.spec));
+            (d.api_version, d.kind, d.metadata, doc)
         }
         Kind::ReferenceGrant => {
             let d: Object<ReferenceGrantSpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata)
+            (d.api_version, d.kind, d.metadata, None)
         }
         Kind::TargetGroupPolicy => {
             let d: Object<TargetGroupPolicySpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata)
+            (d.api_version, d.kind, d.metadata, None)
         }
         // k8s-openapi checks apiVersion and kind itself.
-        Kind::Service => (
-            api_version.to_string(),
-            kind.to_string(),
-            parse_typed::<Service>(text)?.metadata,
-        ),
+        Kind::Service => {
+            let svc: Service = parse_typed(text)?;
+            let doc = keep.then(|| {
+                let external = svc.spec.as_ref().and_then(|s| s.external_name.as_deref());
+                Doc::from_service(&svc.metadata, external)
+            });
+            (api_version.to_string(), kind.to_string(), svc.metadata, doc)
+        }
         Kind::Kustomization => {
             let k: Kustomization = parse_typed(text)?;
             return if (k.api_version.as_str(), k.kind.as_str()) == (api_version, kind) {
-                Ok(())
+                Ok(None)
             } else {
                 Err(format!("expected apiVersion {api_version} and kind {kind}"))
             };
@@ -387,7 +401,7 @@ fn typed_check(text: &str, expect: &Expect) -> Result<(), String> {
             expect.namespace.as_deref().unwrap_or("")
         ));
     }
-    Ok(())
+    Ok(doc)
 }
 
 /// The spec of the AWS Gateway API Controller's TargetGroupPolicy
@@ -479,12 +493,33 @@ pub fn render(
     config: &Config,
     templates: &Templates,
 ) -> Result<Output, Diagnostics> {
+    render_tree(plan, apps, config, templates, false).map(|(out, _)| out)
+}
+
+/// Renders the whole tree like [`render`], with the routing model of what it rendered.
+pub fn render_with_docs(
+    plan: &Plan,
+    apps: &[App],
+    config: &Config,
+    templates: &Templates,
+) -> Result<(Output, Docs), Diagnostics> {
+    render_tree(plan, apps, config, templates, true)
+}
+
+fn render_tree(
+    plan: &Plan,
+    apps: &[App],
+    config: &Config,
+    templates: &Templates,
+    keep_docs: bool,
+) -> Result<(Output, Docs), Diagnostics> {
     crate::progress::stage("rendering and checking objects", None);
     let mut r = Renderer {
         templates,
         jobs: Vec::new(),
         done: Vec::new(),
         diags: Diagnostics::new(),
+        keep_docs,
     };
     let lattice_gw = GatewayCtx::from(&config.lattice.gateway);
     let kong_gw = GatewayCtx::from(&config.kong.gateway);
@@ -644,11 +679,15 @@ pub fn render(
 
     let (rendered, mut diags) = r.run();
     let mut out = Output::default();
+    let mut docs = Docs::new();
     let mut resources: BTreeMap<Side, Vec<String>> = BTreeMap::new();
     for x in rendered {
         resources.entry(x.side).or_default().push(x.file.clone());
-        out.files
-            .insert(PathBuf::from(x.side.dir()).join(&x.file), x.body);
+        let path = PathBuf::from(x.side.dir()).join(&x.file);
+        if let Some(doc) = x.doc {
+            docs.insert(path.clone(), doc);
+        }
+        out.files.insert(path, x.body);
     }
     for side in [Side::Lattice, Side::Kong] {
         let mut list = resources.remove(&side).unwrap_or_default();
@@ -666,7 +705,7 @@ pub fn render(
             name: String::new(),
             namespace: None,
         };
-        if let Err(why) = typed_check(&text, &expect) {
+        if let Err(why) = typed_check(&text, &expect, false) {
             diags.push(Diagnostic::error(
                 "rendered-invalid",
                 format!("template kustomization.yaml.j2 rendered an invalid Kustomization: {why}"),
@@ -681,7 +720,7 @@ pub fn render(
     }
 
     if diags.is_empty() {
-        Ok(out)
+        Ok((out, docs))
     } else {
         diags.sort();
         Err(diags)
@@ -715,16 +754,16 @@ mod tests {
             name: "a".into(),
             namespace: Some("b".into()),
         };
-        assert_eq!(typed_check(ok, &expect), Ok(()));
+        assert!(typed_check(ok, &expect, false).is_ok_and(|doc| doc.is_none()));
         let typo = ok.replace("externalName", "externalNmae");
-        assert!(typed_check(&typo, &expect).is_err());
+        assert!(typed_check(&typo, &expect, false).is_err());
         let two = format!("{ok}---\n{ok}");
         assert!(
-            typed_check(&two, &expect)
+            typed_check(&two, &expect, false)
                 .unwrap_err()
                 .contains("one YAML document")
         );
         let renamed = ok.replace("name: a", "name: z");
-        assert!(typed_check(&renamed, &expect).is_err());
+        assert!(typed_check(&renamed, &expect, false).is_err());
     }
 }

@@ -11,6 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use gateway_api::apis::standard::httproutes::HttpRouteSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -243,7 +245,7 @@ impl std::fmt::Display for Outcome {
 
 /// Any manifest, read once: the fields of routes and of Services together (each kind
 /// simply lacks the other's), so a file is parsed a single time whatever its kind.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 struct AnyDoc {
     kind: Option<String>,
     #[serde(default)]
@@ -251,7 +253,7 @@ struct AnyDoc {
     spec: Option<AnySpec>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase")]
 struct AnySpec {
     #[serde(default)]
@@ -261,7 +263,7 @@ struct AnySpec {
     external_name: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Clone, Debug, Default)]
 struct Meta {
     name: Option<Spanned<String>>,
     namespace: Option<String>,
@@ -269,7 +271,7 @@ struct Meta {
     labels: BTreeMap<String, String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 struct RuleDoc {
     #[serde(default)]
@@ -280,30 +282,30 @@ struct RuleDoc {
     backend_refs: Vec<BackendDoc>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 struct MatchDoc {
     path: Option<PathDoc>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 struct PathDoc {
     #[serde(rename = "type")]
     kind: Option<String>,
     value: Option<Spanned<String>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 struct FilterDoc {
     url_rewrite: Option<UrlRewriteDoc>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 struct UrlRewriteDoc {
     hostname: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone, Debug)]
 struct BackendDoc {
     name: String,
     namespace: Option<String>,
@@ -334,6 +336,111 @@ fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
             Some(PathRule { kind, path, pos })
         })
         .collect()
+}
+
+/// A manifest to read into the model: its text, or the model of it already made.
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    Text(&'a str),
+    Read(&'a Doc),
+}
+
+/// A manifest as the routing model reads it. Made by parsing the text, or from the typed
+/// object the render's read-back already parsed (then without positions: see
+/// [`Doc::from_route`]).
+#[derive(Clone, Debug)]
+pub struct Doc(AnyDoc);
+
+fn unplaced<T>(value: T) -> Spanned<T> {
+    use serde_saphyr::Location;
+    Spanned::new(value, Location::UNKNOWN, Location::UNKNOWN)
+}
+
+fn meta_of(meta: &ObjectMeta) -> Meta {
+    Meta {
+        name: meta.name.clone().map(unplaced),
+        namespace: meta.namespace.clone(),
+        labels: meta.labels.clone().unwrap_or_default(),
+    }
+}
+
+impl Doc {
+    /// Parses a manifest's text, keeping the positions of names, rules and paths.
+    pub fn parse(file: &Path, text: &str) -> Result<Doc, String> {
+        parse_doc(file, text).map(Doc)
+    }
+
+    /// The model of a typed HTTPRoute, equal to what parsing its text gives except that
+    /// it has no positions (every line is 0); a finding about it needs the text parsed.
+    pub fn from_route(meta: &ObjectMeta, spec: &HttpRouteSpec) -> Doc {
+        use gateway_api::apis::standard::httproutes::HttpRouteRulesMatchesPathType as T;
+        let rules = spec.rules.as_deref().unwrap_or_default().iter().map(|r| {
+            unplaced(RuleDoc {
+                matches: r
+                    .matches
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|m| MatchDoc {
+                        path: m.path.as_ref().map(|p| PathDoc {
+                            kind: p.r#type.as_ref().map(|t| {
+                                match t {
+                                    T::Exact => "Exact",
+                                    T::PathPrefix => "PathPrefix",
+                                    T::RegularExpression => "RegularExpression",
+                                }
+                                .to_string()
+                            }),
+                            value: p.value.clone().map(unplaced),
+                        }),
+                    })
+                    .collect(),
+                filters: r
+                    .filters
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| FilterDoc {
+                        url_rewrite: f.url_rewrite.as_ref().map(|u| UrlRewriteDoc {
+                            hostname: u.hostname.clone(),
+                        }),
+                    })
+                    .collect(),
+                backend_refs: r
+                    .backend_refs
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|b| BackendDoc {
+                        name: b.name.clone(),
+                        namespace: b.namespace.clone(),
+                        port: b.port,
+                    })
+                    .collect(),
+            })
+        });
+        Doc(AnyDoc {
+            kind: Some("HTTPRoute".into()),
+            metadata: meta_of(meta),
+            spec: Some(AnySpec {
+                hostnames: spec.hostnames.clone().unwrap_or_default(),
+                rules: rules.collect(),
+                external_name: None,
+            }),
+        })
+    }
+
+    /// The model of a typed Service (see [`Doc::from_route`]).
+    pub fn from_service(meta: &ObjectMeta, external_name: Option<&str>) -> Doc {
+        Doc(AnyDoc {
+            kind: Some("Service".into()),
+            metadata: meta_of(meta),
+            spec: Some(AnySpec {
+                external_name: external_name.map(str::to_string),
+                ..AnySpec::default()
+            }),
+        })
+    }
 }
 
 fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
@@ -384,13 +491,27 @@ impl Network {
     /// Reads many manifests (path, text, which half) in parallel, keeping their order;
     /// returns the network and the files that could not be read, with why.
     pub fn from_files_par(files: &[(PathBuf, &str, bool)]) -> (Network, Vec<(PathBuf, String)>) {
+        let sources: Vec<(PathBuf, Source<'_>, bool)> = files
+            .iter()
+            .map(|(p, t, k)| (p.clone(), Source::Text(t), *k))
+            .collect();
+        Network::from_sources(&sources)
+    }
+
+    /// Like [`Network::from_files_par`], but a manifest may come already read.
+    pub fn from_sources(
+        files: &[(PathBuf, Source<'_>, bool)],
+    ) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
         crate::progress::stage("reading manifests", Some(files.len()));
         let parsed: Vec<Result<AnyDoc, String>> = files
             .par_iter()
-            .map(|(p, t, _)| {
+            .map(|(p, source, _)| {
                 crate::progress::advance(1);
-                parse_doc(p, t)
+                match source {
+                    Source::Text(t) => parse_doc(p, t),
+                    Source::Read(doc) => Ok(doc.0.clone()),
+                }
             })
             .collect();
         let mut net = Network::default();

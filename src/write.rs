@@ -4,6 +4,7 @@
 //! generate (no header) are never touched. `--check` computes the same changes and shows
 //! them as a unified diff instead.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
@@ -85,13 +86,13 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
 pub fn changes(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
-    output: Output,
+    output: Cow<'_, Output>,
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<Change>, Diagnostic> {
     let mut out = Vec::new();
-    let mut change = |path: PathBuf, old: Option<&String>, new: Option<String>| {
+    let mut change = |path: PathBuf, old: Option<&String>, new: Option<Cow<'_, String>>| {
         let kind = match (old, &new) {
-            (Some(o), Some(n)) if o == n => return,
+            (Some(o), Some(n)) if *o == **n => return,
             (Some(_), Some(_)) => ChangeKind::Changed,
             (None, Some(_)) => ChangeKind::Added,
             (Some(_), None) => ChangeKind::Removed,
@@ -101,7 +102,7 @@ pub fn changes(
             path,
             kind,
             old: old.cloned(),
-            new,
+            new: new.map(Cow::into_owned),
         });
     };
     for (rel, old) in existing {
@@ -109,12 +110,30 @@ pub fn changes(
             change(out_dir.join(rel), Some(old), None);
         }
     }
-    for (rel, new) in output.files {
-        change(out_dir.join(&rel), existing.get(&rel), Some(new));
+    // An owned output gives its texts away; a borrowed one is copied only where it differs.
+    match output {
+        Cow::Owned(output) => {
+            for (rel, new) in output.files {
+                change(
+                    out_dir.join(&rel),
+                    existing.get(&rel),
+                    Some(Cow::Owned(new)),
+                );
+            }
+        }
+        Cow::Borrowed(output) => {
+            for (rel, new) in &output.files {
+                change(
+                    out_dir.join(rel),
+                    existing.get(rel),
+                    Some(Cow::Borrowed(new)),
+                );
+            }
+        }
     }
     for (path, new) in extra {
         let old = read_if_exists(path)?;
-        change(path.clone(), old.as_ref(), Some(new.clone()));
+        change(path.clone(), old.as_ref(), Some(Cow::Borrowed(new)));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)

@@ -204,3 +204,69 @@ fn sorting_alone_would_misroute_a_nested_prefix() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The positions in a model's debug form, blanked: a model made from a typed object has
+/// none.
+fn without_positions(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug;
+    while let Some(i) = rest
+        .find("line: ")
+        .into_iter()
+        .chain(rest.find("column: "))
+        .min()
+    {
+        let key_end = i + rest[i..].find(": ").unwrap() + 2;
+        out.push_str(&rest[..key_end]);
+        rest = rest[key_end..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('_');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `check` models a committed manifest that is exactly what was rendered from the render's
+/// typed read-back instead of parsing it again. That model must be the one parsing the
+/// text gives, line numbers aside, for every route and Service of the example.
+#[test]
+fn typed_read_back_models_a_manifest_as_parsing_it_does() {
+    use latgen::load::ProjectPaths;
+    use latgen::render::Templates;
+    use latgen::routing::{Source, is_kong_file};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prepared = latgen::prepare(&ProjectPaths::at_root(root))
+        .prepared
+        .unwrap();
+    let templates = Templates::load(None).unwrap();
+    let (out, docs) = latgen::render::render_with_docs(
+        &prepared.plan,
+        &prepared.apps,
+        &prepared.config,
+        &templates,
+    )
+    .unwrap();
+    let modelled = out
+        .files
+        .iter()
+        .filter(|(_, t)| t.contains("\nkind: HTTPRoute\n") || t.contains("\nkind: Service\n"));
+    let mut parsed = Vec::new();
+    let mut read = Vec::new();
+    for (rel, text) in modelled {
+        let doc = docs
+            .get(rel)
+            .unwrap_or_else(|| panic!("no model of {}", rel.display()));
+        parsed.push((rel.clone(), Source::Text(text), is_kong_file(rel)));
+        read.push((rel.clone(), Source::Read(doc), is_kong_file(rel)));
+    }
+    assert!(
+        parsed.len() > 100,
+        "the example has {} routes and Services",
+        parsed.len()
+    );
+    let (from_text, errors) = Network::from_sources(&parsed);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (from_typed, _) = Network::from_sources(&read);
+    let (a, b) = (format!("{from_text:#?}"), format!("{from_typed:#?}"));
+    assert_ne!(a, without_positions(&a), "parsing keeps positions");
+    pretty_assertions::assert_eq!(without_positions(&a), without_positions(&b));
+}

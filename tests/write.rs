@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::borrow::Cow;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,7 @@ fn apply(
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
     let existing = write::read_tree(out)?;
-    let changes = write::changes(out, &existing, files.clone(), extra)?;
+    let changes = write::changes(out, &existing, Cow::Borrowed(files), extra)?;
     write::apply(out, &existing, &changes)?;
     Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
 }
@@ -195,7 +196,7 @@ fn the_diff_names_changed_missing_and_extra_files() {
     let changes = write::changes(
         &out,
         &existing,
-        output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")]),
+        Cow::Owned(output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")])),
         &[],
     )
     .unwrap();

@@ -37,72 +37,41 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let run = crate::prepare(&opts.paths);
     let mut diags = run.diags;
     let mut sources = run.sources;
-    let mut diff = String::new();
 
-    let tree = write::read_tree(&opts.out_dir)?;
+    // Rendering leaves a core idle at times (contexts are built on one thread): the
+    // committed tree is read meanwhile.
+    let (tree, rendered) = rayon::join(
+        || write::read_tree(&opts.out_dir),
+        || {
+            run.prepared.as_ref().map(|p| {
+                crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates)
+            })
+        },
+    );
+    let tree = tree?;
     let committed = manifests(&tree);
-    let rendered = run
-        .prepared
-        .as_ref()
-        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
     // A committed manifest that is exactly what was rendered is modelled from the render's
     // typed read-back instead of being parsed a second time (half of check's time on a
     // large tree). Such a model has no line numbers; see `network_findings`.
-    let read: BTreeMap<&PathBuf, &Doc> = match &rendered {
-        Some(Ok((out, docs))) => docs
-            .iter()
-            .filter(|(rel, _)| out.files.get(*rel) == committed.get(*rel))
-            .collect(),
-        _ => BTreeMap::new(),
+    let to_model = match &rendered {
+        Some(Ok((out, docs))) => to_model(&committed, Some((out, docs)), &opts.out_dir),
+        _ => to_model(&committed, None, &opts.out_dir),
     };
-    let committed_net = network(&committed, &opts.out_dir, &read, &mut diags);
-
-    match (&run.prepared, &rendered) {
-        (Some(prepared), Some(Ok((rendered, _)))) => {
-            let before = opts.base.as_ref().unwrap_or(&committed);
-            let quota = prepared.config.quotas.rules_per_service as usize;
-            diags.extend(quota_during_change(
-                before,
-                &rendered.files,
-                quota,
-                &opts.out_dir,
-            ));
-            diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
-            if let Some(base) = &opts.base {
-                diags.extend(rollout_safety(opts, base, &committed, rendered));
+    // What the committed manifests show on their own, and what the change to them shows,
+    // are independent: found side by side.
+    let (committed_found, change_found) = rayon::join(
+        || committed_findings(opts, &to_model, run.prepared.as_ref()),
+        || match (&run.prepared, &rendered) {
+            (Some(prepared), Some(Ok((rendered, _)))) => {
+                change_findings(opts, prepared, rendered, &committed, &tree)
             }
-            let (stale, d) = staleness(opts, prepared, rendered, &committed, &tree)?;
-            diags.extend(stale);
-            diff = d;
-        }
-        (_, Some(Err(d))) => diags.extend(d.clone()),
-        _ => {}
-    }
-    if let Some(net) = &committed_net {
-        let mut found = network_findings(net, run.prepared.as_ref(), &opts.out_dir);
-        // The findings about manifests modelled without line numbers are found again with
-        // those manifests parsed, so that they point at the right lines. Findings are few,
-        // so this reads a few files at most.
-        let unplaced: BTreeSet<PathBuf> = found
-            .iter()
-            .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
-            .filter_map(|s| s.file.strip_prefix(&opts.out_dir).ok())
-            .filter(|rel| read.contains_key(&rel.to_path_buf()))
-            .map(Path::to_path_buf)
-            .collect();
-        if !unplaced.is_empty() {
-            let placed: BTreeMap<&PathBuf, &Doc> = read
-                .iter()
-                .filter(|(rel, _)| !unplaced.contains(**rel))
-                .map(|(rel, doc)| (*rel, *doc))
-                .collect();
-            if let Some(net) = network(&committed, &opts.out_dir, &placed, &mut Diagnostics::new())
-            {
-                found = network_findings(&net, run.prepared.as_ref(), &opts.out_dir);
-            }
-        }
-        diags.extend(found);
-    }
+            (_, Some(Err(d))) => Ok((d.clone(), String::new())),
+            _ => Ok((Diagnostics::new(), String::new())),
+        },
+    );
+    let (found, diff) = change_found?;
+    diags.extend(found);
+    diags.extend(committed_found);
     // A Kong route that is broken because its half went first is an ordering problem:
     // the unsafe-rollout finding says which half to ship first, so it stands alone.
     let reordered: BTreeSet<PathBuf> = diags
@@ -130,11 +99,70 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
             sources.insert(span.file.clone(), text.clone());
         }
     }
+    drop(to_model);
+    crate::free_later((tree, committed, rendered, run.prepared));
     Ok(CheckReport {
         diags: kept,
         sources,
         diff,
     })
+}
+
+/// What rendering shows about the change: quota during the switch, priority churn, safety
+/// of the rollout (with a base), and staleness with its diff.
+fn change_findings(
+    opts: &CheckOptions,
+    prepared: &Prepared,
+    rendered: &Output,
+    committed: &BTreeMap<PathBuf, String>,
+    tree: &BTreeMap<PathBuf, String>,
+) -> Result<(Diagnostics, String), Diagnostic> {
+    let mut diags = Diagnostics::new();
+    let before = opts.base.as_ref().unwrap_or(committed);
+    let quota = prepared.config.quotas.rules_per_service as usize;
+    diags.extend(quota_during_change(
+        before,
+        &rendered.files,
+        quota,
+        &opts.out_dir,
+    ));
+    diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
+    if let Some(base) = &opts.base {
+        diags.extend(rollout_safety(opts, base, committed, rendered));
+    }
+    let (stale, diff) = staleness(opts, prepared, rendered, committed, tree)?;
+    diags.extend(stale);
+    Ok((diags, diff))
+}
+
+/// The findings of the committed manifests' routing model (see [`network_findings`]).
+fn committed_findings(
+    opts: &CheckOptions,
+    manifests: &[Manifest<'_>],
+    prepared: Option<&Prepared>,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let Some(net) = network(manifests, &BTreeSet::new(), &mut diags) else {
+        return diags;
+    };
+    let mut found = network_findings(&net, prepared, &opts.out_dir);
+    // The findings about manifests modelled without line numbers are found again with
+    // those manifests parsed, so that they point at the right lines. Findings are few,
+    // so this reads a few files at most.
+    let unplaced: BTreeSet<&Path> = found
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+        .map(|s| s.file.as_path())
+        .collect();
+    let modelled_unplaced = manifests
+        .iter()
+        .any(|m| m.read.is_some() && unplaced.contains(m.path.as_path()));
+    if modelled_unplaced && let Some(net) = network(manifests, &unplaced, &mut Diagnostics::new()) {
+        found = network_findings(&net, prepared, &opts.out_dir);
+    }
+    diags.extend(found);
+    crate::free_later(net);
+    diags
 }
 
 /// What the committed manifests show on their own: shadowed rules, routes that resolve
@@ -173,22 +201,66 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> 
         .collect()
 }
 
-/// The routing model of the committed manifests; `read` holds those already modelled.
-fn network(
-    files: &BTreeMap<PathBuf, String>,
+/// A committed manifest for the routing model: its path, its text, the render's model of
+/// it when the file is exactly what was rendered, and which half it belongs to.
+struct Manifest<'a> {
+    path: PathBuf,
+    text: &'a str,
+    read: Option<&'a Doc>,
+    is_kong: bool,
+}
+
+/// The committed manifests for the routing model. The committed and rendered trees are
+/// sorted alike, so they are walked side by side rather than looked up file by file.
+fn to_model<'a>(
+    committed: &'a BTreeMap<PathBuf, String>,
+    rendered: Option<(&'a Output, &'a crate::render::Docs)>,
     out_dir: &Path,
-    read: &BTreeMap<&PathBuf, &Doc>,
-    diags: &mut Diagnostics,
-) -> Option<Network> {
-    let list: Vec<(PathBuf, Source<'_>, bool)> = files
+) -> Vec<Manifest<'a>> {
+    let (mut files, mut docs) = match rendered {
+        Some((out, docs)) => (
+            Some(out.files.iter().peekable()),
+            Some(docs.iter().peekable()),
+        ),
+        None => (None, None),
+    };
+    committed
         .iter()
         .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
         .map(|(rel, text)| {
-            let source = match read.get(rel) {
-                Some(doc) => Source::Read(doc),
-                None => Source::Text(text),
+            let same = files.as_mut().is_some_and(|f| {
+                while f.next_if(|(p, _)| *p < rel).is_some() {}
+                f.peek().is_some_and(|(p, t)| *p == rel && *t == text)
+            });
+            let doc = docs.as_mut().and_then(|d| {
+                while d.next_if(|(p, _)| *p < rel).is_some() {}
+                d.peek().filter(|(p, _)| *p == rel).map(|(_, doc)| *doc)
+            });
+            Manifest {
+                path: out_dir.join(rel),
+                text,
+                read: doc.filter(|_| same),
+                is_kong: is_kong_file(rel),
+            }
+        })
+        .collect()
+}
+
+/// The routing model of the committed manifests; those in `parse` are parsed even when
+/// the render modelled them already (for their line numbers).
+fn network(
+    manifests: &[Manifest<'_>],
+    parse: &BTreeSet<&Path>,
+    diags: &mut Diagnostics,
+) -> Option<Network> {
+    let list: Vec<(PathBuf, Source<'_>, bool)> = manifests
+        .iter()
+        .map(|m| {
+            let source = match m.read {
+                Some(doc) if !parse.contains(m.path.as_path()) => Source::Read(doc),
+                _ => Source::Text(m.text),
             };
-            (out_dir.join(rel), source, is_kong_file(rel))
+            (m.path.clone(), source, m.is_kong)
         })
         .collect();
     let (net, errors) = Network::from_sources(&list);

@@ -408,6 +408,7 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
         count(ChangeKind::Removed),
         rendered_files + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
+    crate::free_later((existing, changes, prepared, sources));
     0
 }
 

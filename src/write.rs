@@ -90,50 +90,59 @@ pub fn changes(
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<Change>, Diagnostic> {
     let mut out = Vec::new();
-    let mut change = |path: PathBuf, old: Option<&String>, new: Option<Cow<'_, String>>| {
-        let kind = match (old, &new) {
-            (Some(o), Some(n)) if *o == **n => return,
-            (Some(_), Some(_)) => ChangeKind::Changed,
-            (None, Some(_)) => ChangeKind::Added,
-            (Some(_), None) => ChangeKind::Removed,
-            (None, None) => return,
+    let mut change =
+        |dir: &Path, rel: &Path, old: Option<&String>, new: Option<Cow<'_, String>>| {
+            let kind = match (old, &new) {
+                (Some(o), Some(n)) if *o == **n => return,
+                (Some(_), Some(_)) => ChangeKind::Changed,
+                (None, Some(_)) => ChangeKind::Added,
+                (Some(_), None) => ChangeKind::Removed,
+                (None, None) => return,
+            };
+            out.push(Change {
+                path: dir.join(rel),
+                kind,
+                old: old.cloned(),
+                new: new.map(Cow::into_owned),
+            });
         };
-        out.push(Change {
-            path,
-            kind,
-            old: old.cloned(),
-            new: new.map(Cow::into_owned),
-        });
-    };
-    for (rel, old) in existing {
-        if !output.files.contains_key(rel) && old.starts_with(HEADER) {
-            change(out_dir.join(rel), Some(old), None);
-        }
-    }
     // An owned output gives its texts away; a borrowed one is copied only where it differs.
-    match output {
-        Cow::Owned(output) => {
-            for (rel, new) in output.files {
-                change(
-                    out_dir.join(&rel),
-                    existing.get(&rel),
-                    Some(Cow::Owned(new)),
-                );
+    let files: Box<dyn Iterator<Item = (Cow<'_, Path>, Cow<'_, String>)>> = match output {
+        Cow::Owned(output) => Box::new(
+            output
+                .files
+                .into_iter()
+                .map(|(rel, text)| (Cow::Owned(rel), Cow::Owned(text))),
+        ),
+        Cow::Borrowed(output) => Box::new(
+            output
+                .files
+                .iter()
+                .map(|(rel, text)| (Cow::Borrowed(rel.as_path()), Cow::Borrowed(text))),
+        ),
+    };
+    // Both trees are sorted by path: walked side by side rather than looked up file by
+    // file. An old file the output no longer has is removed if latgen wrote it.
+    let mut old_files = existing.iter().peekable();
+    for (rel, new) in files {
+        while let Some((gone, text)) = old_files.next_if(|(old, _)| old.as_path() < rel.as_ref()) {
+            if text.starts_with(HEADER) {
+                change(out_dir, gone, Some(text), None);
             }
         }
-        Cow::Borrowed(output) => {
-            for (rel, new) in &output.files {
-                change(
-                    out_dir.join(rel),
-                    existing.get(rel),
-                    Some(Cow::Borrowed(new)),
-                );
-            }
+        let old = old_files
+            .next_if(|(old, _)| old.as_path() == rel.as_ref())
+            .map(|(_, text)| text);
+        change(out_dir, &rel, old, Some(new));
+    }
+    for (gone, text) in old_files {
+        if text.starts_with(HEADER) {
+            change(out_dir, gone, Some(text), None);
         }
     }
     for (path, new) in extra {
         let old = read_if_exists(path)?;
-        change(path.clone(), old.as_ref(), Some(Cow::Borrowed(new)));
+        change(Path::new(""), path, old.as_ref(), Some(Cow::Borrowed(new)));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)

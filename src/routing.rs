@@ -444,9 +444,7 @@ impl Doc {
 }
 
 fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
-    let mut options = serde_saphyr::Options::default();
-    options.emit_comments = false;
-    serde_saphyr::from_str_with_options(text, options)
+    serde_saphyr::from_str(text)
         .map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
 }
 

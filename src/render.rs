@@ -248,21 +248,24 @@ fn file_name(kind: Kind, name: &str) -> String {
     format!("{}-{name}.yaml", kind.api().1.to_ascii_lowercase())
 }
 
+/// How to make an object's template context; made on the thread that renders it.
+type MakeCtx<'a> = Box<dyn FnOnce() -> Ctx + Send + 'a>;
+
 /// One object to render: the template, its context and what it must turn out to be.
-struct Job {
+struct Job<'a> {
     side: Side,
     file: String,
     template: &'static str,
-    ctx: Ctx,
+    ctx: MakeCtx<'a>,
     expect: Expect,
 }
 
 /// Collects the objects of a tree and renders and checks them in parallel, a batch at a
-/// time (rendering and the typed read-back are most of the work and independent per
-/// object; batches keep the contexts waiting in memory few).
+/// time (making the contexts, rendering and the typed read-back are the work, and
+/// independent per object; batches keep the jobs waiting in memory few).
 struct Renderer<'a> {
     templates: &'a Templates,
-    jobs: Vec<Job>,
+    jobs: Vec<Job<'a>>,
     done: Vec<Rendered>,
     diags: Diagnostics,
     keep_docs: bool,
@@ -284,8 +287,14 @@ struct Rendered {
 /// folder, made from the typed read-back so that a check need not parse them again.
 pub type Docs = BTreeMap<PathBuf, Doc>;
 
-impl Renderer<'_> {
-    fn emit(&mut self, side: Side, template: &'static str, ctx: Ctx, expect: Expect) {
+impl<'a> Renderer<'a> {
+    fn emit(
+        &mut self,
+        side: Side,
+        template: &'static str,
+        ctx: impl FnOnce() -> Ctx + Send + 'a,
+        expect: Expect,
+    ) {
         let file = file_name(expect.kind, &expect.name);
         self.emit_as(side, file, template, ctx, expect);
     }
@@ -295,14 +304,14 @@ impl Renderer<'_> {
         side: Side,
         file: String,
         template: &'static str,
-        ctx: Ctx,
+        ctx: impl FnOnce() -> Ctx + Send + 'a,
         expect: Expect,
     ) {
         self.jobs.push(Job {
             side,
             file,
             template,
-            ctx,
+            ctx: Box::new(ctx),
             expect,
         });
         if self.jobs.len() >= BATCH {
@@ -317,7 +326,7 @@ impl Renderer<'_> {
         let results: Vec<Result<Rendered, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .map(|job| {
-                let text = templates.render(job.template, job.ctx).map_err(|e| template_error(job.template, None, &e))?;
+                let text = templates.render(job.template, (job.ctx)()).map_err(|e| template_error(job.template, None, &e))?;
                 let doc = typed_check(&text, &job.expect, keep).map_err(|why| {
                     let (_, kind_name) = job.expect.kind.api();
                     Diagnostic::error(
@@ -526,20 +535,26 @@ fn render_tree(
     let port = config.kong.upstream_port();
     let protocol = config.kong.protocol.as_str();
 
+    let (lattice_gw, kong_gw) = (&lattice_gw, &kong_gw);
     for group in &plan.groups {
         let name = config.group_name(group.number);
-        let rules: Vec<RuleCtx> = group
-            .rules
-            .iter()
-            .map(|rule| rule_ctx(apps, rule))
-            .collect();
-        let ctx = minijinja::context! {
-            name => &name,
-            namespace => &config.lattice.namespace,
-            number => group.number,
-            hostname => config.group_domain(group.number),
-            gateway => Ctx::from(Serde(&lattice_gw)),
-            rules => Ctx::from(Serde(&rules)),
+        let ctx = {
+            let name = name.clone();
+            move || {
+                let rules: Vec<RuleCtx> = group
+                    .rules
+                    .iter()
+                    .map(|rule| rule_ctx(apps, rule))
+                    .collect();
+                minijinja::context! {
+                    name => &name,
+                    namespace => &config.lattice.namespace,
+                    number => group.number,
+                    hostname => config.group_domain(group.number),
+                    gateway => Ctx::from(Serde(lattice_gw)),
+                    rules => Ctx::from(Serde(&rules)),
+                }
+            }
         };
         r.emit(
             Side::Lattice,
@@ -554,14 +569,16 @@ fn render_tree(
     }
     for d in &plan.dedicated {
         let app = &apps[d.app];
-        let rules: Vec<RuleCtx> = d.rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
-        let ctx = minijinja::context! {
-            name => &app.name,
-            namespace => &app.namespace,
-            app => &app.name,
-            hostname => app.host.as_deref().unwrap_or_default(),
-            gateway => Ctx::from(Serde(&lattice_gw)),
-            rules => Ctx::from(Serde(&rules)),
+        let ctx = move || {
+            let rules: Vec<RuleCtx> = d.rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
+            minijinja::context! {
+                name => &app.name,
+                namespace => &app.namespace,
+                app => &app.name,
+                hostname => app.host.as_deref().unwrap_or_default(),
+                gateway => Ctx::from(Serde(lattice_gw)),
+                rules => Ctx::from(Serde(&rules)),
+            }
         };
         r.emit(
             Side::Lattice,
@@ -583,7 +600,10 @@ fn render_tree(
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
         for ns in namespaces {
-            let ctx = minijinja::context! { name => &name, namespace => ns, from_namespace => &config.lattice.namespace };
+            let ctx = {
+                let name = name.clone();
+                move || minijinja::context! { name => &name, namespace => ns, from_namespace => &config.lattice.namespace }
+            };
             // One grant per namespace, all with one name: the file name carries the namespace.
             let expect = Expect {
                 kind: Kind::ReferenceGrant,
@@ -608,10 +628,12 @@ fn render_tree(
                 continue;
             }
             let hc = app.health_check.as_ref().expect("filtered");
-            let ctx = minijinja::context! {
-                name => &app.service, namespace => &app.namespace, app => &app.name,
-                service => &app.service, port => app.port,
-                interval => hc.interval_seconds, path => hc.path.as_deref(),
+            let ctx = move || {
+                minijinja::context! {
+                    name => &app.service, namespace => &app.namespace, app => &app.name,
+                    service => &app.service, port => app.port,
+                    interval => hc.interval_seconds, path => hc.path.as_deref(),
+                }
             };
             let expect = Expect {
                 kind: Kind::TargetGroupPolicy,
@@ -638,12 +660,15 @@ fn render_tree(
             (None, Some(n)) => config.group_domain(n),
             (None, None) => continue,
         };
-        // The Kong route matches the app's own paths, in the order its Lattice rules have.
-        let rules = crate::plan::app_rules(apps, i);
         let bridge = format!("{}{BRIDGE_SUFFIX}", app.name);
-        let ctx = minijinja::context! {
-            name => &bridge, namespace => &config.kong.namespace, app => &app.name,
-            target => &target, port => port, protocol => protocol,
+        let ctx = {
+            let (bridge, target) = (bridge.clone(), target.clone());
+            move || {
+                minijinja::context! {
+                    name => &bridge, namespace => &config.kong.namespace, app => &app.name,
+                    target => &target, port => port, protocol => protocol,
+                }
+            }
         };
         r.emit(
             Side::Kong,
@@ -655,15 +680,19 @@ fn render_tree(
                 namespace: Some(config.kong.namespace.clone()),
             },
         );
-        let hostnames: Vec<&str> = match &app.host {
-            Some(h) => vec![h.as_str()],
-            None => config.kong.hostnames.iter().map(String::as_str).collect(),
-        };
-        let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
-        let ctx = minijinja::context! {
-            name => &app.name, namespace => &config.kong.namespace, app => &app.name,
-            gateway => Ctx::from(Serde(&kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
-            target => &target, bridge => &bridge, port => port,
+        let ctx = move || {
+            let hostnames: Vec<&str> = match &app.host {
+                Some(h) => vec![h.as_str()],
+                None => config.kong.hostnames.iter().map(String::as_str).collect(),
+            };
+            // The Kong route matches the app's own paths, in the order its Lattice rules have.
+            let rules = crate::plan::app_rules(apps, i);
+            let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
+            minijinja::context! {
+                name => &app.name, namespace => &config.kong.namespace, app => &app.name,
+                gateway => Ctx::from(Serde(kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
+                target => &target, bridge => &bridge, port => port,
+            }
         };
         r.emit(
             Side::Kong,

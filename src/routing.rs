@@ -444,8 +444,7 @@ impl Doc {
 }
 
 fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
-    serde_saphyr::from_str(text)
-        .map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
+    serde_saphyr::from_str(text).map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
 }
 
 /// Which half of the output a file belongs to, by its first folder.

@@ -312,6 +312,52 @@ fn io_floor(apps_dir: &Path, output: &Path, runs: usize, scratch: &Path) -> Dura
     median(times)
 }
 
+/// Parsing every output file as YAML (no typed objects, no checks), on all cores: the least
+/// any tool that reads its output back must spend on top of the I/O floor.
+fn parse_floor(output: &Path, runs: usize) -> Duration {
+    use rayon::prelude::*;
+    let texts: Vec<String> = walk(output)
+        .into_iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        texts.par_iter().for_each(|t| {
+            let _: serde::de::IgnoredAny = serde_saphyr::from_str(t).unwrap();
+        });
+        times.push(start.elapsed());
+    }
+    median(times)
+}
+
+/// Each file's modification time, to see that a run wrote nothing.
+fn mtimes(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let mut all: Vec<_> = walk(dir)
+        .into_iter()
+        .map(|p| {
+            let m = std::fs::metadata(&p).unwrap().modified().unwrap();
+            (p, m)
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+struct Row {
+    n: usize,
+    files: usize,
+    stages: Stages,
+    first: (Duration, Option<u64>),
+    again: (Duration, Option<u64>),
+    /// Files the runs with nothing changed wrote (by modification time).
+    touched: usize,
+    check: (Duration, Option<u64>),
+    floor: Duration,
+    parse: Duration,
+    helm: Option<(Duration, Option<u64>)>,
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     walkdir::WalkDir::new(dir)
         .into_iter()
@@ -359,6 +405,74 @@ fn stages(project: &Path) -> Stages {
         plan: plan_t,
         render,
         write,
+    }
+}
+
+/// The targets of the issue that asked for this harness, each against its figure.
+fn targets(md: &mut String, rows: &[Row]) {
+    let Some(r) = rows.iter().find(|r| r.n == 10_000) else {
+        return;
+    };
+    let yes = |ok: bool| if ok { "met" } else { "**not met**" };
+    let _ = writeln!(md, "\n## Targets (10,000 apps)\n");
+    let _ = writeln!(md, "| target | measured | |");
+    let _ = writeln!(md, "|---|---|---|");
+    if let Some((helm, _)) = r.helm {
+        let x = helm.as_secs_f64() / r.first.0.as_secs_f64();
+        let _ = writeln!(
+            md,
+            "| render at least 10× faster than `helm template` | {x:.1}× ({} against {}) | {} |",
+            secs(r.first.0),
+            secs(helm),
+            yes(x >= 10.0)
+        );
+    }
+    let x = r.first.0.as_secs_f64() / r.floor.as_secs_f64();
+    let _ = writeln!(
+        md,
+        "| render within 3× of the I/O floor | {x:.1}× ({} against {}) | {} |",
+        secs(r.first.0),
+        secs(r.floor),
+        yes(x <= 3.0)
+    );
+    let rss = [r.first.1, r.again.1].into_iter().flatten().max();
+    let _ = writeln!(
+        md,
+        "| render's peak RSS under 100 MB | {} | {} |",
+        mb(rss),
+        yes(rss.is_some_and(|k| k < 100 * 1024))
+    );
+    let _ = writeln!(
+        md,
+        "| check no slower than render | {} against {} | {} |",
+        secs(r.check.0),
+        secs(r.first.0),
+        yes(r.check.0 <= r.first.0)
+    );
+    if let Some(big) = rows.iter().find(|b| b.n == 100_000) {
+        let x = big.first.0.as_secs_f64() / r.first.0.as_secs_f64();
+        let _ = writeln!(
+            md,
+            "| 100,000 apps render in at most 12× the time of 10,000 | {x:.1}× | {} |",
+            yes(x <= 12.0)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| re-render with nothing changed writes no file | {} files written | {} |",
+        r.touched,
+        yes(r.touched == 0)
+    );
+    if let Some((helm, _)) = r.helm {
+        let least = r.floor + r.parse;
+        let _ = writeln!(
+            md,
+            "\nAny render that writes this output and parses it back needs at least the I/O floor plus the parse of the output: {} + {} = {}, at most {:.1}× faster than `helm template` before it renders a single template.",
+            secs(r.floor),
+            secs(r.parse),
+            secs(least),
+            helm.as_secs_f64() / least.as_secs_f64()
+        );
     }
 }
 
@@ -419,9 +533,17 @@ fn main() {
                 let _ = std::fs::remove_file(dir.join("latgen.lock"));
             }
         };
-        let (first, first_rss) = measure(runs, render(dir.clone()), &mut { clean });
-        let (again, again_rss) = measure(runs, render(dir.clone()), &mut || {});
-        let (check, check_rss) = measure(
+        let first = measure(runs, render(dir.clone()), &mut { clean });
+        let before = mtimes(&out);
+        let again = measure(runs, render(dir.clone()), &mut || {});
+        let after = mtimes(&out);
+        let touched = before
+            .iter()
+            .zip(&after)
+            .filter(|(b, a)| b != a)
+            .count()
+            + before.len().abs_diff(after.len());
+        let check = measure(
             runs,
             {
                 let (bin, dir) = (latgen_bin.clone(), dir.clone());
@@ -435,6 +557,7 @@ fn main() {
             &mut || {},
         );
         let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
+        let parse = parse_floor(&out, runs);
         let helm_result = helm.as_ref().map(|(bin, chart)| {
             let helm_out = dir.join("helm-out");
             measure(
@@ -455,19 +578,18 @@ fn main() {
                 },
             )
         });
-        rows.push((
+        rows.push(Row {
             n,
             files,
-            st,
+            stages: st,
             first,
-            first_rss,
             again,
-            again_rss,
+            touched,
             check,
-            check_rss,
             floor,
-            helm_result,
-        ));
+            parse,
+            helm: helm_result,
+        });
         let _ = std::fs::remove_dir_all(dir.join("helm-out"));
     }
 
@@ -520,53 +642,55 @@ fn main() {
         "| apps | output files | `helm template` | latgen render (empty output) | speed-up | latgen render (nothing changed) | latgen check | I/O floor | render ÷ floor |"
     );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (n, files, _, first, first_rss, again, again_rss, check, check_rss, floor, helm) in &rows {
-        let helm_cell = helm
-            .map(|(t, r)| format!("{} / {}", secs(t), mb(r)))
-            .unwrap_or_else(|| "not run".into());
-        let speedup = helm
-            .map(|(t, _)| format!("{:.1}×", t.as_secs_f64() / first.as_secs_f64()))
+    let cell = |(t, r): (Duration, Option<u64>)| format!("{} / {}", secs(t), mb(r));
+    for r in &rows {
+        let helm_cell = r.helm.map(cell).unwrap_or_else(|| "not run".into());
+        let speedup = r
+            .helm
+            .map(|(t, _)| format!("{:.1}×", t.as_secs_f64() / r.first.0.as_secs_f64()))
             .unwrap_or_else(|| "–".into());
         let _ = writeln!(
             md,
-            "| {n} | {files} | {helm_cell} | {} / {} | {speedup} | {} / {} | {} / {} | {} | {:.1}× |",
-            secs(*first),
-            mb(*first_rss),
-            secs(*again),
-            mb(*again_rss),
-            secs(*check),
-            mb(*check_rss),
-            secs(*floor),
-            first.as_secs_f64() / floor.as_secs_f64()
+            "| {} | {} | {helm_cell} | {} | {speedup} | {} | {} | {} | {:.1}× |",
+            r.n,
+            r.files,
+            cell(r.first),
+            cell(r.again),
+            cell(r.check),
+            secs(r.floor),
+            r.first.0.as_secs_f64() / r.floor.as_secs_f64()
         );
     }
-    let _ = writeln!(md, "\nlatgen's stages in-process (empty output folder):\n");
+    let _ = writeln!(md, "\nlatgen's stages in-process (empty output folder), and what parsing the output alone costs:\n");
     let _ = writeln!(
         md,
-        "| apps | load | validate + plan | render + typed read-back | write |"
+        "| apps | load | validate + plan | render + typed read-back | write | parsing the output as YAML, all cores |"
     );
-    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
-    for (n, _, st, ..) in &rows {
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
         let _ = writeln!(
             md,
-            "| {n} | {} | {} | {} | {} |",
-            secs(st.load),
-            secs(st.plan),
-            secs(st.render),
-            secs(st.write)
+            "| {} | {} | {} | {} | {} | {} |",
+            r.n,
+            secs(r.stages.load),
+            secs(r.stages.plan),
+            secs(r.stages.render),
+            secs(r.stages.write),
+            secs(r.parse),
         );
     }
     let _ = writeln!(md);
-    for w in rows.windows(2).filter(|w| w[1].0 == w[0].0 * 10) {
+    for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {
         let _ = writeln!(
             md,
             "Growth: {} apps take {:.1}× the time of {} to render (empty output), {:.1}× to check.",
-            w[1].0,
-            w[1].3.as_secs_f64() / w[0].3.as_secs_f64(),
-            w[0].0,
-            w[1].7.as_secs_f64() / w[0].7.as_secs_f64()
+            w[1].n,
+            w[1].first.0.as_secs_f64() / w[0].first.0.as_secs_f64(),
+            w[0].n,
+            w[1].check.0.as_secs_f64() / w[0].check.0.as_secs_f64()
         );
     }
+    targets(&mut md, &rows);
     print!("{md}");
     if let Some(out) = &a.out {
         std::fs::write(out, md).unwrap();

@@ -537,11 +537,7 @@ fn main() {
         let before = mtimes(&out);
         let again = measure(runs, render(dir.clone()), &mut || {});
         let after = mtimes(&out);
-        let touched = before
-            .iter()
-            .zip(&after)
-            .filter(|(b, a)| b != a)
-            .count()
+        let touched = before.iter().zip(&after).filter(|(b, a)| b != a).count()
             + before.len().abs_diff(after.len());
         let check = measure(
             runs,
@@ -661,7 +657,10 @@ fn main() {
             r.first.0.as_secs_f64() / r.floor.as_secs_f64()
         );
     }
-    let _ = writeln!(md, "\nlatgen's stages in-process (empty output folder), and what parsing the output alone costs:\n");
+    let _ = writeln!(
+        md,
+        "\nlatgen's stages in-process (empty output folder), and what parsing the output alone costs:\n"
+    );
     let _ = writeln!(
         md,
         "| apps | load | validate + plan | render + typed read-back | write | parsing the output as YAML, all cores |"

@@ -4,6 +4,7 @@
 //! and custom templates included), and — with a base revision — whether either half of the
 //! change could go live first and break routing.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -100,6 +101,10 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         }
     }
     drop(to_model);
+    let committed = match committed {
+        Cow::Owned(c) => Some(c),
+        Cow::Borrowed(_) => None,
+    };
     crate::free_later((tree, committed, rendered, run.prepared));
     Ok(CheckReport {
         diags: kept,
@@ -190,15 +195,22 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>, out_dir: &Path) 
     diags
 }
 
-/// The YAML files under the output folder's `lattice/` and `kong/`, by relative path.
-pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
-    tree.iter()
-        .filter(|(p, _)| {
-            (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
-                && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-        })
-        .map(|(p, t)| (p.clone(), t.clone()))
-        .collect()
+/// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
+/// the tree itself when it holds nothing else (as latgen writes it).
+pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, String>> {
+    let is_manifest = |p: &Path| {
+        (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
+            && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+    };
+    if tree.keys().all(|p| is_manifest(p)) {
+        return Cow::Borrowed(tree);
+    }
+    Cow::Owned(
+        tree.iter()
+            .filter(|(p, _)| is_manifest(p))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect(),
+    )
 }
 
 /// A committed manifest for the routing model: its path, its text, the render's model of
@@ -253,14 +265,14 @@ fn network(
     parse: &BTreeSet<&Path>,
     diags: &mut Diagnostics,
 ) -> Option<Network> {
-    let list: Vec<(PathBuf, Source<'_>, bool)> = manifests
+    let list: Vec<(&Path, Source<'_>, bool)> = manifests
         .iter()
         .map(|m| {
             let source = match m.read {
                 Some(doc) if !parse.contains(m.path.as_path()) => Source::Read(doc),
                 _ => Source::Text(m.text),
             };
-            (m.path.clone(), source, m.is_kong)
+            (m.path.as_path(), source, m.is_kong)
         })
         .collect();
     let (net, errors) = Network::from_sources(&list);

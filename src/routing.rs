@@ -457,20 +457,25 @@ impl Network {
     /// HTTPRoute and Service are ignored.
     pub fn add_file(&mut self, file: &Path, text: &str, is_kong: bool) -> Result<(), String> {
         let doc = parse_doc(file, text)?;
-        self.add_doc(file, doc, is_kong);
+        self.add_doc(file, &doc, is_kong);
         Ok(())
     }
 
-    fn add_doc(&mut self, file: &Path, doc: AnyDoc, is_kong: bool) {
+    fn add_doc(&mut self, file: &Path, doc: &AnyDoc, is_kong: bool) {
         match doc.kind.as_deref() {
-            Some("HTTPRoute") => {
-                self.add_route(file, doc.metadata, doc.spec.unwrap_or_default(), is_kong)
-            }
+            Some("HTTPRoute") => match &doc.spec {
+                Some(spec) => self.add_route(file, &doc.metadata, spec, is_kong),
+                None => self.add_route(file, &doc.metadata, &AnySpec::default(), is_kong),
+            },
             Some("Service") => {
-                if let Some(target) = doc.spec.and_then(|s| s.external_name) {
+                if let Some(target) = doc.spec.as_ref().and_then(|s| s.external_name.clone()) {
                     let key = (
-                        doc.metadata.namespace.unwrap_or_default(),
-                        doc.metadata.name.map(|n| n.value).unwrap_or_default(),
+                        doc.metadata.namespace.clone().unwrap_or_default(),
+                        doc.metadata
+                            .name
+                            .as_ref()
+                            .map(|n| n.value.clone())
+                            .unwrap_or_default(),
                     );
                     self.bridges.insert(
                         key,
@@ -496,18 +501,19 @@ impl Network {
     }
 
     /// Like [`Network::from_files_par`], but a manifest may come already read.
-    pub fn from_sources(
-        files: &[(PathBuf, Source<'_>, bool)],
+    pub fn from_sources<P: AsRef<Path> + Sync>(
+        files: &[(P, Source<'_>, bool)],
     ) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
+        use std::borrow::Cow;
         crate::progress::stage("reading manifests", Some(files.len()));
-        let parsed: Vec<Result<AnyDoc, String>> = files
+        let parsed: Vec<Result<Cow<'_, AnyDoc>, String>> = files
             .par_iter()
             .map(|(p, source, _)| {
                 crate::progress::advance(1);
                 match source {
-                    Source::Text(t) => parse_doc(p, t),
-                    Source::Read(doc) => Ok(doc.0.clone()),
+                    Source::Text(t) => parse_doc(p.as_ref(), t).map(Cow::Owned),
+                    Source::Read(doc) => Ok(Cow::Borrowed(&doc.0)),
                 }
             })
             .collect();
@@ -515,14 +521,14 @@ impl Network {
         let mut errors = Vec::new();
         for ((path, _, is_kong), doc) in files.iter().zip(parsed) {
             match doc {
-                Ok(doc) => net.add_doc(path, doc, *is_kong),
-                Err(e) => errors.push((path.clone(), e)),
+                Ok(doc) => net.add_doc(path.as_ref(), &doc, *is_kong),
+                Err(e) => errors.push((path.as_ref().to_path_buf(), e)),
             }
         }
         (net, errors)
     }
 
-    fn add_route(&mut self, file: &Path, metadata: Meta, spec: AnySpec, is_kong: bool) {
+    fn add_route(&mut self, file: &Path, metadata: &Meta, spec: &AnySpec, is_kong: bool) {
         let namespace = metadata.namespace.clone().unwrap_or_default();
         let (name, name_pos) = metadata
             .name
@@ -585,8 +591,8 @@ impl Network {
                 namespace,
                 name,
                 name_pos,
-                labels: metadata.labels,
-                hostnames: spec.hostnames,
+                labels: metadata.labels.clone(),
+                hostnames: spec.hostnames.clone(),
                 rules,
             });
         }

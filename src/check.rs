@@ -35,20 +35,18 @@ pub struct CheckReport {
 /// Runs every check. Problems with the inputs are findings; only an unreadable output
 /// folder ends the run early.
 pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
-    let run = crate::prepare(&opts.paths);
+    // Planning leaves a core idle at times (it is one thread): the committed tree is read
+    // meanwhile.
+    let (run, tree) = rayon::join(
+        || crate::prepare(&opts.paths),
+        || write::read_tree(&opts.out_dir),
+    );
     let mut diags = run.diags;
     let mut sources = run.sources;
-
-    // Rendering leaves a core idle at times (contexts are built on one thread): the
-    // committed tree is read meanwhile.
-    let (tree, rendered) = rayon::join(
-        || write::read_tree(&opts.out_dir),
-        || {
-            run.prepared.as_ref().map(|p| {
-                crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates)
-            })
-        },
-    );
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
     let tree = tree?;
     let committed = manifests(&tree);
     // A committed manifest that is exactly what was rendered is modelled from the render's

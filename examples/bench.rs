@@ -32,7 +32,7 @@ fn args() -> Args {
         helm: None,
         chart: None,
         out: None,
-        runs: 3,
+        runs: 5,
         work: PathBuf::from("target/bench"),
     };
     let mut it = std::env::args().skip(1);
@@ -611,7 +611,7 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "- latgen parses every document it renders back into its typed object before writing; that read-back is most of `render + typed read-back` below.\n"
+        "- latgen parses every document it renders back into its typed object before writing; that read-back is most of `render + typed read-back` below. The last column of that table is the least it can cost: every output file parsed as YAML into nothing, on all cores.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting.\n"
     );
     let _ = writeln!(md, "## Results\n");
     let _ = writeln!(

@@ -160,8 +160,14 @@ fn committed_findings(
     let modelled_unplaced = manifests
         .iter()
         .any(|m| m.read.is_some() && unplaced.contains(m.path.as_path()));
-    if modelled_unplaced && let Some(net) = network(manifests, &unplaced, &mut Diagnostics::new()) {
-        found = network_findings(&net, prepared, &opts.out_dir);
+    if modelled_unplaced {
+        // Parsing a file can fail where its typed read-back did not (a custom template's
+        // quirk); then the file is unreadable to the model, as when it is parsed first.
+        let mut unreadable = Diagnostics::new();
+        found = match network(manifests, &unplaced, &mut unreadable) {
+            Some(net) => network_findings(&net, prepared, &opts.out_dir),
+            None => unreadable,
+        };
     }
     diags.extend(found);
     crate::free_later(net);

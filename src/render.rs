@@ -327,7 +327,12 @@ impl<'a> Renderer<'a> {
             .into_par_iter()
             .map(|job| {
                 let text = templates.render(job.template, (job.ctx)()).map_err(|e| template_error(job.template, None, &e))?;
-                let doc = typed_check(&text, &job.expect, keep).map_err(|why| {
+                let mut body = String::with_capacity(HEADER.len() + text.len());
+                body.push_str(HEADER);
+                body.push_str(text.trim_end());
+                body.push('\n');
+                // What is read back is exactly what is written after the header line.
+                let doc = typed_check(&body[HEADER.len()..], &job.expect, keep).map_err(|why| {
                     let (_, kind_name) = job.expect.kind.api();
                     Diagnostic::error(
                         "rendered-invalid",
@@ -335,10 +340,6 @@ impl<'a> Renderer<'a> {
                     )
                     .help("fix the template; every rendered object must parse back as the object latgen meant")
                 })?;
-                let mut body = String::with_capacity(HEADER.len() + text.len());
-                body.push_str(HEADER);
-                body.push_str(text.trim_end());
-                body.push('\n');
                 crate::progress::advance(1);
                 Ok(Rendered { side: job.side, file: job.file, body, doc })
             })

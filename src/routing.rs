@@ -243,12 +243,22 @@ impl std::fmt::Display for Outcome {
 
 // The parts of the manifests the model reads, with positions.
 
+/// A field written but left empty (`labels:`) is null in YAML; it reads as absent, as the
+/// typed objects read it, so that both give the same model.
+fn null_as_default<'de, D, T>(de: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Option::<T>::deserialize(de).map(Option::unwrap_or_default)
+}
+
 /// Any manifest, read once: the fields of routes and of Services together (each kind
 /// simply lacks the other's), so a file is parsed a single time whatever its kind.
 #[derive(Deserialize, Clone, Debug)]
 struct AnyDoc {
     kind: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     metadata: Meta,
     spec: Option<AnySpec>,
 }
@@ -256,9 +266,9 @@ struct AnyDoc {
 #[derive(Deserialize, Clone, Debug, Default)]
 #[serde(rename_all = "camelCase")]
 struct AnySpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     hostnames: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     rules: Vec<Spanned<RuleDoc>>,
     external_name: Option<String>,
 }
@@ -267,18 +277,18 @@ struct AnySpec {
 struct Meta {
     name: Option<Spanned<String>>,
     namespace: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     labels: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 struct RuleDoc {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     matches: Vec<MatchDoc>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     filters: Vec<FilterDoc>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     backend_refs: Vec<BackendDoc>,
 }
 
@@ -506,15 +516,11 @@ impl Network {
     ) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
         use std::borrow::Cow;
-        crate::progress::stage("reading manifests", Some(files.len()));
         let parsed: Vec<Result<Cow<'_, AnyDoc>, String>> = files
             .par_iter()
-            .map(|(p, source, _)| {
-                crate::progress::advance(1);
-                match source {
-                    Source::Text(t) => parse_doc(p.as_ref(), t).map(Cow::Owned),
-                    Source::Read(doc) => Ok(Cow::Borrowed(&doc.0)),
-                }
+            .map(|(p, source, _)| match source {
+                Source::Text(t) => parse_doc(p.as_ref(), t).map(Cow::Owned),
+                Source::Read(doc) => Ok(Cow::Borrowed(&doc.0)),
             })
             .collect();
         let mut net = Network::default();

@@ -270,3 +270,46 @@ fn typed_read_back_models_a_manifest_as_parsing_it_does() {
     assert_ne!(a, without_positions(&a), "parsing keeps positions");
     pretty_assertions::assert_eq!(without_positions(&a), without_positions(&b));
 }
+
+/// A custom template may leave a list or map empty (`labels:`, `matches:`), which YAML reads
+/// as null. The typed objects take that as absent; the model parsed from text must too, or
+/// `check` would model the same file two ways.
+#[test]
+fn empty_fields_model_alike_from_text_and_from_typed_objects() {
+    use gateway_api::apis::standard::httproutes::HttpRoute;
+    use k8s_openapi::api::core::v1::Service;
+    use latgen::routing::{Doc, Source};
+    let route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: kong-routes\n  labels:\nspec:\n  hostnames:\n  parentRefs:\n    - name: kong\n  rules:\n    - matches:\n      filters:\n      backendRefs:\n    - matches:\n        - path:\n            type: Exact\n            value: /a\n      backendRefs:\n        - name: a-lattice\n          port: 80\n";
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a-lattice\n  namespace: kong-routes\n  labels:\nspec:\n  type: ExternalName\n  externalName: group-01.lattice.internal\n";
+    let typed_route: HttpRoute = serde_saphyr::from_str(route).unwrap();
+    let typed_service: Service = serde_saphyr::from_str(service).unwrap();
+    let from_typed = [
+        Doc::from_route(&typed_route.metadata, &typed_route.spec),
+        Doc::from_service(
+            &typed_service.metadata,
+            typed_service
+                .spec
+                .as_ref()
+                .and_then(|s| s.external_name.as_deref()),
+        ),
+    ];
+    let paths = ["kong/httproute-r.yaml", "kong/service-a-lattice.yaml"];
+    let parsed: Vec<_> = paths
+        .iter()
+        .zip([route, service])
+        .map(|(p, t)| (*p, Source::Text(t), true))
+        .collect();
+    let read: Vec<_> = paths
+        .iter()
+        .zip(&from_typed)
+        .map(|(p, d)| (*p, Source::Read(d), true))
+        .collect();
+    let (a, errors) = Network::from_sources(&parsed);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (b, _) = Network::from_sources(&read);
+    assert_eq!(a.kong.len(), 2, "one Kong route per rule");
+    pretty_assertions::assert_eq!(
+        without_positions(&format!("{a:#?}")),
+        without_positions(&format!("{b:#?}"))
+    );
+}

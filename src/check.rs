@@ -14,7 +14,7 @@ use crate::load::ProjectPaths;
 use crate::model::MatchKind;
 use crate::platform;
 use crate::render::{Output, Side, Templates};
-use crate::routing::{Doc, Network, Outcome, Source, is_kong_file};
+use crate::routing::{Doc, LatticeRoute, LatticeRule, Network, Outcome, Source, is_kong_file};
 use crate::write::{self, ChangeKind};
 
 pub struct CheckOptions<'a> {
@@ -59,7 +59,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     // What the committed manifests show on their own, and what the change to them shows,
     // are independent: found side by side.
     let (committed_found, change_found) = rayon::join(
-        || committed_findings(opts, &to_model, run.prepared.as_ref()),
+        || committed_findings(&to_model, run.prepared.as_ref()),
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
                 change_findings(opts, prepared, rendered, &committed, &tree)
@@ -123,13 +123,12 @@ fn change_findings(
     let mut diags = Diagnostics::new();
     let before = opts.base.as_ref().unwrap_or(committed);
     let quota = prepared.config.quotas.rules_per_service as usize;
-    diags.extend(quota_during_change(
+    diags.extend(change_warnings(
         before,
         &rendered.files,
         quota,
         &opts.out_dir,
     ));
-    diags.extend(priority_churn(before, &rendered.files, &opts.out_dir));
     if let Some(base) = &opts.base {
         diags.extend(rollout_safety(opts, base, committed, rendered));
     }
@@ -139,16 +138,12 @@ fn change_findings(
 }
 
 /// The findings of the committed manifests' routing model (see [`network_findings`]).
-fn committed_findings(
-    opts: &CheckOptions,
-    manifests: &[Manifest<'_>],
-    prepared: Option<&Prepared>,
-) -> Diagnostics {
+fn committed_findings(manifests: &[Manifest<'_>], prepared: Option<&Prepared>) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let Some(net) = network(manifests, &BTreeSet::new(), &mut diags) else {
         return diags;
     };
-    let mut found = network_findings(&net, prepared, &opts.out_dir);
+    let mut found = network_findings(&net, prepared);
     // The findings about manifests modelled without line numbers are found again with
     // those manifests parsed, so that they point at the right lines. Findings are few,
     // so this reads a few files at most.
@@ -165,7 +160,7 @@ fn committed_findings(
         // quirk); then the file is unreadable to the model, as when it is parsed first.
         let mut unreadable = Diagnostics::new();
         found = match network(manifests, &unplaced, &mut unreadable) {
-            Some(net) => network_findings(&net, prepared, &opts.out_dir),
+            Some(net) => network_findings(&net, prepared),
             None => unreadable,
         };
     }
@@ -176,7 +171,7 @@ fn committed_findings(
 
 /// What the committed manifests show on their own: shadowed rules, routes that resolve
 /// nowhere, and routes over their quotas.
-fn network_findings(net: &Network, prepared: Option<&Prepared>, out_dir: &Path) -> Diagnostics {
+fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let shadows = shadowing(net);
     // A route whose rules shadow each other misroutes; that finding says why, so the
@@ -194,7 +189,7 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>, out_dir: &Path) 
     diags.extend(shadows);
     diags.extend(resolution(net, prepared, &flagged));
     if let Some(prepared) = prepared {
-        diags.extend(route_quotas(net, prepared, out_dir));
+        diags.extend(route_quotas(net, prepared));
     }
     diags
 }
@@ -293,108 +288,35 @@ fn network(
     errors.is_empty().then_some(net)
 }
 
-/// The line of `name:` in a manifest, where findings about the whole object point.
-fn name_line(text: Option<&String>) -> u32 {
-    text.and_then(|t| t.lines().position(|l| l.trim_start().starts_with("name:")))
-        .map(|i| i as u32 + 1)
-        .unwrap_or(1)
+/// The Lattice route a manifest holds, if it holds one.
+fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
+    let mut net = Network::default();
+    net.add_file(rel, text, false).ok()?;
+    net.lattice.into_iter().next()
 }
 
-/// Changing a route's rules makes the controller create the new rules before it deletes
-/// the old ones, so for a while the route holds both: over the quota, the extra rules are
-/// dropped without an error. Compares each Lattice route in `old` and `new` (files by path
-/// under the output folder).
-pub fn quota_during_change(
+/// A rule's matches as `Type path` keys.
+fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
+    rule.matches
+        .iter()
+        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
+}
+
+/// What a change to the Lattice routes does while the controller applies it, comparing
+/// each route in `old` with the same file in `new` (files by path under the output folder;
+/// each changed route is read once per side):
+/// - `group-at-quota`: the controller creates the new rules before it deletes the old
+///   ones, so for a while the route holds both; over the quota, the extra rules are
+///   dropped without an error.
+/// - `priority-churn`: the controller renumbers rules whose position changes; more than 5
+///   at once need a BatchUpdateRule call, which the Lattice API caps at 5 items.
+pub fn change_warnings(
     old: &BTreeMap<PathBuf, String>,
     new: &BTreeMap<PathBuf, String>,
     quota: usize,
     out_dir: &Path,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let rules = |files: &BTreeMap<PathBuf, String>, rel: &Path| -> Option<BTreeSet<String>> {
-        let mut net = Network::default();
-        net.add_file(rel, files.get(rel)?, false).ok()?;
-        let route = net.lattice.first()?;
-        Some(
-            route
-                .rules
-                .iter()
-                .flat_map(|r| {
-                    r.matches
-                        .iter()
-                        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
-                })
-                .collect(),
-        )
-    };
-    for (rel, text) in new {
-        if side_of(rel) != Side::Lattice || !old.contains_key(rel) || old.get(rel) == Some(text) {
-            continue;
-        }
-        let (Some(before), Some(after)) = (rules(old, rel), rules(new, rel)) else {
-            continue;
-        };
-        let peak = before.union(&after).count();
-        if peak > quota && before != after {
-            let shown = |s: &String| match s.split_once(' ') {
-                Some(("Exact", p)) => format!("{p} (Exact)"),
-                Some((_, p)) => p.to_string(),
-                None => s.clone(),
-            };
-            let added: Vec<String> = after.difference(&before).map(shown).collect();
-            let removed: Vec<String> = before.difference(&after).map(shown).collect();
-            diags.push(
-                Diagnostic::warning(
-                    "group-at-quota",
-                    format!(
-                        "{} would briefly hold {peak} rules (quota {quota}) while the controller replaces {} with {}: the rules over the quota are dropped without an error",
-                        rel.file_stem().map(|s| s.to_string_lossy().trim_start_matches("httproute-").to_string()).unwrap_or_default(),
-                        removed.join(", "),
-                        added.join(", ")
-                    ),
-                )
-                .at(Span::new(out_dir.join(rel), name_line(Some(text)), 0))
-                .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
-            );
-        }
-    }
-    diags
-}
-
-/// The controller renumbers rules whose position changes; more than 5 at once need a
-/// BatchUpdateRule call, which the Lattice API caps at 5 items.
-pub fn priority_churn(
-    old: &BTreeMap<PathBuf, String>,
-    new: &BTreeMap<PathBuf, String>,
-    out_dir: &Path,
-) -> Diagnostics {
-    let mut diags = Diagnostics::new();
-    let order = |text: &String, rel: &Path| -> Option<Vec<String>> {
-        let mut net = Network::default();
-        net.add_file(rel, text, false).ok()?;
-        let route = net.lattice.first()?;
-        Some(
-            route
-                .rules
-                .iter()
-                .map(|r| {
-                    let m: Vec<String> = r
-                        .matches
-                        .iter()
-                        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
-                        .collect();
-                    format!(
-                        "{} -> {}",
-                        m.join(","),
-                        r.backend
-                            .as_ref()
-                            .map(|b| b.to_string())
-                            .unwrap_or_default()
-                    )
-                })
-                .collect(),
-        )
-    };
     for (rel, text) in new {
         let Some(before_text) = old.get(rel).filter(|t| *t != text) else {
             continue;
@@ -402,29 +324,72 @@ pub fn priority_churn(
         if side_of(rel) != Side::Lattice {
             continue;
         }
-        let (Some(before), Some(after)) = (order(before_text, rel), order(text, rel)) else {
+        let (Some(before), Some(after)) =
+            (lattice_route(rel, before_text), lattice_route(rel, text))
+        else {
             continue;
         };
-        let moved = after
+        let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
+        let name = &after.name;
+
+        let keys = |r: &LatticeRoute| -> BTreeSet<String> {
+            r.rules.iter().flat_map(match_keys).collect()
+        };
+        let (was, will) = (keys(&before), keys(&after));
+        let peak = was.union(&will).count();
+        if peak > quota && was != will {
+            let shown = |s: &String| match s.split_once(' ') {
+                Some(("Exact", p)) => format!("{p} (Exact)"),
+                Some((_, p)) => p.to_string(),
+                None => s.clone(),
+            };
+            let added: Vec<String> = will.difference(&was).map(shown).collect();
+            let removed: Vec<String> = was.difference(&will).map(shown).collect();
+            diags.push(
+                Diagnostic::warning(
+                    "group-at-quota",
+                    format!(
+                        "{name} would briefly hold {peak} rules (quota {quota}) while the controller replaces {} with {}: the rules over the quota are dropped without an error",
+                        removed.join(", "),
+                        added.join(", ")
+                    ),
+                )
+                .at(span.clone())
+                .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
+            );
+        }
+
+        let order = |r: &LatticeRoute| -> Vec<String> {
+            r.rules
+                .iter()
+                .map(|rule| {
+                    let backend = rule
+                        .backend
+                        .as_ref()
+                        .map(|b| b.to_string())
+                        .unwrap_or_default();
+                    format!(
+                        "{} -> {backend}",
+                        match_keys(rule).collect::<Vec<_>>().join(",")
+                    )
+                })
+                .collect()
+        };
+        let (was, will) = (order(&before), order(&after));
+        let moved = will
             .iter()
             .enumerate()
-            .filter(|(i, rule)| {
-                before
-                    .iter()
-                    .position(|b| b == *rule)
-                    .is_some_and(|j| j != *i)
-            })
+            .filter(|(i, rule)| was.iter().position(|b| b == *rule).is_some_and(|j| j != *i))
             .count();
         if moved > 5 {
             diags.push(
                 Diagnostic::warning(
                     "priority-churn",
                     format!(
-                        "{moved} rules of {} change position, so their priorities change: more than the 5 one BatchUpdateRule call takes",
-                        rel.file_stem().map(|s| s.to_string_lossy().trim_start_matches("httproute-").to_string()).unwrap_or_default()
+                        "{moved} rules of {name} change position, so their priorities change: more than the 5 one BatchUpdateRule call takes"
                     ),
                 )
-                .at(Span::new(out_dir.join(rel), name_line(Some(text)), 0))
+                .at(span)
                 .help("watch the controller's events for this route when it syncs, or add the new paths in smaller changes"),
             );
         }
@@ -694,7 +659,7 @@ fn resolution(
 }
 
 /// Rule and backend counts of the Lattice routes as committed.
-fn route_quotas(net: &Network, prepared: &Prepared, _out_dir: &Path) -> Diagnostics {
+fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let q = &prepared.config.quotas;
     for r in &net.lattice {

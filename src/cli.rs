@@ -330,15 +330,10 @@ fn render(args: &RenderArgs, color: bool) -> u8 {
     };
     let mut notes = built.diags.clone();
     let quota = built.prepared.config.quotas.rules_per_service as usize;
-    notes.extend(crate::check::quota_during_change(
+    notes.extend(crate::check::change_warnings(
         &existing,
         &built.output.files,
         quota,
-        &args.output,
-    ));
-    notes.extend(crate::check::priority_churn(
-        &existing,
-        &built.output.files,
         &args.output,
     ));
     notes.sort();

@@ -29,7 +29,6 @@ pub mod write;
 use config::Config;
 use diag::{Diagnostics, Sources};
 use load::ProjectPaths;
-use lock::Lock;
 use model::App;
 use plan::Plan;
 
@@ -38,7 +37,6 @@ use plan::Plan;
 pub struct Prepared {
     pub config: Config,
     pub apps: Vec<App>,
-    pub lock: Lock,
     pub plan: Plan,
 }
 
@@ -70,7 +68,6 @@ pub fn prepare(paths: &ProjectPaths) -> Run {
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,
             apps,
-            lock: loaded.lock,
             plan,
         })
     };

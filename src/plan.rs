@@ -76,17 +76,18 @@ pub fn sort_rules(rules: &mut [Rule]) {
     });
 }
 
+/// The rules of app `i`, one per path, in declaration order.
+fn rules_of(apps: &[App], i: usize) -> impl Iterator<Item = Rule> + '_ {
+    apps[i].paths.iter().map(move |p| Rule {
+        kind: p.kind,
+        path: p.value.clone(),
+        app: i,
+    })
+}
+
 /// The rules of one app, in evaluation order.
 pub fn app_rules(apps: &[App], i: usize) -> Vec<Rule> {
-    let mut rules: Vec<Rule> = apps[i]
-        .paths
-        .iter()
-        .map(|p| Rule {
-            kind: p.kind,
-            path: p.value.clone(),
-            app: i,
-        })
-        .collect();
+    let mut rules: Vec<Rule> = rules_of(apps, i).collect();
     sort_rules(&mut rules);
     rules
 }
@@ -461,13 +462,10 @@ pub fn plan(
             )),
         }
     }
-    let placed: BTreeSet<usize> = planner
-        .groups
-        .values()
-        .flat_map(|g| g.apps.iter().copied())
-        .collect();
+    // What remains are the new apps without a pin: everything placed so far was locked or
+    // pinned.
     for &i in &path_apps {
-        if placed.contains(&i) || too_big(i) || apps[i].pin.is_some() || in_lock(i) {
+        if too_big(i) || apps[i].pin.is_some() || in_lock(i) {
             continue;
         }
         let number = planner.first_fit(i);
@@ -478,16 +476,7 @@ pub fn plan(
     for (number, state) in planner.groups {
         let mut members = state.apps;
         members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-        let mut rules: Vec<Rule> = members
-            .iter()
-            .flat_map(|&i| {
-                apps[i].paths.iter().map(move |p| Rule {
-                    kind: p.kind,
-                    path: p.value.clone(),
-                    app: i,
-                })
-            })
-            .collect();
+        let mut rules: Vec<Rule> = members.iter().flat_map(|&i| rules_of(apps, i)).collect();
         sort_rules(&mut rules);
         for &i in &members {
             let home = lock

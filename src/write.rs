@@ -22,8 +22,8 @@ pub enum ChangeKind {
     Removed,
 }
 
-/// One file to create, rewrite or delete. `path` is the real path; `shown` the path to
-/// print (relative to the output folder's parent as given).
+/// One file to create, rewrite or delete, at `path` (the output folder joined with the
+/// file's path in it, as given on the command line).
 #[derive(Debug, Clone)]
 pub struct Change {
     pub path: PathBuf,
@@ -231,7 +231,8 @@ pub fn apply(
         let _ = fs::remove_dir_all(&staging);
         return Err(e);
     }
-    let had_old = staging.exists() || old.exists();
+    // After the swap the old tree, if there was one, is where the new one was built.
+    let had_old = staging.exists();
     if let Err(e) = write_outside(&outside) {
         // Put the old tree back so that a failed run changes nothing.
         if had_old {
@@ -243,7 +244,6 @@ pub fn apply(
         return Err(e);
     }
     let _ = fs::remove_dir_all(&staging);
-    let _ = fs::remove_dir_all(&old);
     Ok(())
 }
 

@@ -49,6 +49,9 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
     let tree = tree?;
     let committed = manifests(&tree);
+    // The base is compared with the committed manifests, so it is read the same way: a
+    // file in the output folder that is not a manifest (a README) is neither side.
+    let base = opts.base.as_ref().map(|b| manifests(b));
     // A committed manifest that is exactly what was rendered is modelled from the render's
     // typed read-back instead of being parsed a second time (half of check's time on a
     // large tree). Such a model has no line numbers; see `network_findings`.
@@ -62,7 +65,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         || committed_findings(&to_model, run.prepared.as_ref()),
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
-                change_findings(opts, prepared, rendered, &committed, &tree)
+                change_findings(opts, prepared, rendered, &committed, base.as_deref(), &tree)
             }
             (_, Some(Err(d))) => Ok((d.clone(), String::new())),
             _ => Ok((Diagnostics::new(), String::new())),
@@ -118,10 +121,11 @@ fn change_findings(
     prepared: &Prepared,
     rendered: &Output,
     committed: &BTreeMap<PathBuf, String>,
+    base: Option<&BTreeMap<PathBuf, String>>,
     tree: &BTreeMap<PathBuf, String>,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
-    let before = opts.base.as_ref().unwrap_or(committed);
+    let before = base.unwrap_or(committed);
     let quota = prepared.config.quotas.rules_per_service as usize;
     diags.extend(change_warnings(
         before,
@@ -129,10 +133,10 @@ fn change_findings(
         quota,
         &opts.out_dir,
     ));
-    if let Some(base) = &opts.base {
+    if let Some(base) = base {
         diags.extend(rollout_safety(opts, base, committed, rendered));
     }
-    let (stale, diff) = staleness(opts, prepared, rendered, committed, tree)?;
+    let (stale, diff) = staleness(opts, prepared, rendered, committed, base, tree)?;
     diags.extend(stale);
     Ok((diags, diff))
 }
@@ -428,11 +432,12 @@ fn staleness(
     prepared: &Prepared,
     rendered: &Output,
     committed: &BTreeMap<PathBuf, String>,
+    base: Option<&BTreeMap<PathBuf, String>>,
     tree: &BTreeMap<PathBuf, String>,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     let mut accepted_sides = BTreeSet::new();
-    if let Some(base) = &opts.base {
+    if let Some(base) = base {
         let (mut changed_and_rendered, mut nothing_to_do) = (false, true);
         for side in [Side::Lattice, Side::Kong] {
             let (want, have, was) = (&rendered.files, committed, base);

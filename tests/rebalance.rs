@@ -6,30 +6,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::{Run, latgen};
 use latgen::routing::{Network, Outcome};
 use pretty_assertions::assert_eq;
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn latgen(dir: &Path, args: &[&str]) -> Out {
-    let o = Command::new(env!("CARGO_BIN_EXE_latgen"))
-        .args(args)
-        .args(["--color", "never"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
-    }
-}
 
 /// A project with ten one-path apps in two groups (quota 6), rendered and committed.
 fn project() -> tempfile::TempDir {
@@ -54,7 +34,7 @@ fn project() -> tempfile::TempDir {
         common::path_app(tmp.path(), name, &[path]);
     }
     common::git(tmp.path(), &["init", "-q"]);
-    assert_eq!(latgen(tmp.path(), &["render"]).code, 0);
+    assert_eq!(latgen(tmp.path(), &["render"]).code, Some(0));
     commit(tmp.path(), "initial");
     tmp
 }
@@ -95,7 +75,7 @@ fn assert_routes(dir: &Path) {
     }
 }
 
-fn check_base(dir: &Path) -> Out {
+fn check_base(dir: &Path) -> Run {
     latgen(dir, &["check", "--base", "HEAD"])
 }
 
@@ -115,7 +95,7 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
         .unwrap();
     let to = if from == 1 { 2 } else { 1 };
     let o = latgen(dir, &["move", "blog", "--group", &to.to_string()]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.contains("step 1 of 3"), "{}", o.stdout);
     assert!(
         lock(dir).contains(&format!("  blog: {{ to: {to}, step: 1 }}")),
@@ -126,7 +106,7 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
     let mut sides_changed = Vec::new();
     for step in 1..=3 {
         let before = tree(dir);
-        assert_eq!(latgen(dir, &["render"]).code, 0);
+        assert_eq!(latgen(dir, &["render"]).code, Some(0));
         let after = tree(dir);
         let changed: Vec<String> = after
             .keys()
@@ -147,14 +127,15 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
         assert_routes(dir);
         let c = check_base(dir);
         assert_eq!(
-            c.code, 0,
+            c.code,
+            Some(0),
             "step {step}: check --base refuses it:\n{}",
             c.stdout
         );
         commit(dir, &format!("step {step}"));
         if step < 3 {
             let o = latgen(dir, &["move", "blog", "--continue"]);
-            assert_eq!(o.code, 0, "{}", o.stderr);
+            assert_eq!(o.code, Some(0), "{}", o.stderr);
             assert!(
                 o.stdout.contains(&format!("step {} of 3", step + 1)),
                 "{}",
@@ -194,7 +175,7 @@ fn a_move_into_a_full_group_is_refused_and_changes_nothing() {
     assert_eq!(groups.values().filter(|g| **g == 1).count(), 6);
     let mover = groups.iter().find(|(_, g)| **g == 2).unwrap().0.clone();
     let o = latgen(dir, &["move", &mover, "--group", "1"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert!(
         o.stderr.contains(&format!(
             "error[move-refused]: group-01 has 6/6 rules; app `{mover}` needs 1"
@@ -210,7 +191,7 @@ fn an_unknown_app_is_refused_with_the_closest_name() {
     let tmp = project();
     let before = tree(tmp.path());
     let o = latgen(tmp.path(), &["move", "shoping", "--group", "2"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert!(
         o.stderr.contains("there is no app `shoping`"),
         "{}",
@@ -230,12 +211,12 @@ fn a_move_to_a_new_group_opens_the_next_number_only() {
     let dir = tmp.path();
     let before = tree(dir);
     let o = latgen(dir, &["move", "docs", "--group", "7"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert!(o.stderr.contains("group-07 does not exist"), "{}", o.stderr);
     assert_eq!(tree(dir), before);
     let o = latgen(dir, &["move", "docs", "--group", "3"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
-    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
     assert!(
         dir.join("generated/lattice/httproute-group-03.yaml")
             .exists()
@@ -249,9 +230,9 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
     let dir = tmp.path();
     // Add: the combined change is refused; the Lattice half, then the rest, pass.
     common::path_app(dir, "checkout", &["/checkout"]);
-    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
     let c = check_base(dir);
-    assert_eq!(c.code, 1, "{}", c.stdout);
+    assert_eq!(c.code, Some(1), "{}", c.stdout);
     assert!(
         c.stdout.contains("ship the Lattice side first"),
         "{}",
@@ -259,19 +240,19 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
     );
     common::git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
     common::git(dir, &["clean", "-fdq", "--", "generated"]);
-    assert_eq!(latgen(dir, &["render", "--only", "lattice"]).code, 0);
-    assert_eq!(check_base(dir).code, 0);
+    assert_eq!(latgen(dir, &["render", "--only", "lattice"]).code, Some(0));
+    assert_eq!(check_base(dir).code, Some(0));
     commit(dir, "add checkout: lattice");
-    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
     assert_routes(dir);
-    assert_eq!(check_base(dir).code, 0);
+    assert_eq!(check_base(dir).code, Some(0));
     commit(dir, "add checkout: kong");
 
     // Removal: the combined change is refused; the Kong half, then the rest, pass.
     std::fs::remove_file(dir.join("apps/checkout.yaml")).unwrap();
-    assert_eq!(latgen(dir, &["render"]).code, 0);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
     let c = check_base(dir);
-    assert_eq!(c.code, 1, "{}", c.stdout);
+    assert_eq!(c.code, Some(1), "{}", c.stdout);
     assert!(
         c.stdout.contains("ship the Kong side first"),
         "{}",
@@ -279,12 +260,12 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
     );
     common::git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
     common::git(dir, &["clean", "-fdq", "--", "generated"]);
-    assert_eq!(latgen(dir, &["render", "--only", "kong"]).code, 0);
-    assert_eq!(check_base(dir).code, 0);
+    assert_eq!(latgen(dir, &["render", "--only", "kong"]).code, Some(0));
+    assert_eq!(check_base(dir).code, Some(0));
     assert_routes(dir);
     commit(dir, "remove checkout: kong");
-    assert_eq!(latgen(dir, &["render"]).code, 0);
-    assert_eq!(check_base(dir).code, 0);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    assert_eq!(check_base(dir).code, Some(0));
     assert_routes(dir);
 }
 
@@ -315,7 +296,7 @@ fn compaction_reaches_the_lower_bound_with_the_fewest_moves() {
             .all(|(_, from, to)| *from != 1 && [1, 2, 3].contains(to))
     );
     let o = latgen(dir, &["plan"]);
-    assert_eq!(o.code, 0);
+    assert_eq!(o.code, Some(0));
     assert!(o.stdout.contains("6 moves bring it to 2"), "{}", o.stdout);
     assert_eq!(o.stdout.matches("latgen move ").count(), 6);
 }
@@ -349,7 +330,7 @@ fn cost_reproduces_the_field_report() {
     );
     assert_eq!((c.saving_ratio * 100.0).round(), 82.0);
     let o = latgen(&common::root(), &["cost"]);
-    assert_eq!(o.code, 0);
+    assert_eq!(o.code, Some(0));
     assert!(
         o.stdout.contains("$332.15/month")
             && o.stdout.contains("$1,874.28/month")

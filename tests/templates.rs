@@ -35,6 +35,14 @@ fn embedded(name: &str) -> &'static str {
         .1
 }
 
+/// The errors of building `fixture` with the built-in `template` edited: `from` replaced
+/// by `to`.
+fn errors_after_edit(fixture: &str, template: &str, from: &str, to: &str) -> Vec<(String, String)> {
+    let src = embedded(template).replace(from, to);
+    assert_ne!(src, embedded(template), "`{from}` is in {template}");
+    build_with(&common::fixture(fixture), template, &src).unwrap_err()
+}
+
 #[test]
 fn an_override_that_stays_valid_is_used() {
     let src = embedded("kong/bridge-service.yaml.j2").replace(
@@ -53,8 +61,7 @@ fn an_override_that_stays_valid_is_used() {
 
 #[test]
 fn a_misspelled_field_is_refused() {
-    let src = embedded("kong/route.yaml.j2").replace("backendRefs:", "backendRef:");
-    let errs = build_with(&common::fixture("traps"), "kong/route.yaml.j2", &src).unwrap_err();
+    let errs = errors_after_edit("traps", "kong/route.yaml.j2", "backendRefs:", "backendRef:");
     assert!(
         errs.iter().all(|(code, _)| code == "rendered-invalid"),
         "{errs:?}"
@@ -82,14 +89,12 @@ fn a_smuggled_second_object_is_refused() {
 
 #[test]
 fn a_renamed_object_is_refused() {
-    let src = embedded("lattice/group-route.yaml.j2")
-        .replace("name: {{ name | yaml }}", "name: hijacked");
-    let errs = build_with(
-        &common::fixture("traps"),
+    let errs = errors_after_edit(
+        "traps",
         "lattice/group-route.yaml.j2",
-        &src,
-    )
-    .unwrap_err();
+        "name: {{ name | yaml }}",
+        "name: hijacked",
+    );
     assert!(
         errs[0].1.contains("metadata.name is not `group-01`"),
         "{errs:?}"
@@ -98,8 +103,12 @@ fn a_renamed_object_is_refused() {
 
 #[test]
 fn an_undefined_variable_is_an_error_not_an_empty_string() {
-    let src = embedded("kong/route.yaml.j2").replace("{{ target | yaml }}", "{{ tagret | yaml }}");
-    let errs = build_with(&common::fixture("traps"), "kong/route.yaml.j2", &src).unwrap_err();
+    let errs = errors_after_edit(
+        "traps",
+        "kong/route.yaml.j2",
+        "{{ target | yaml }}",
+        "{{ tagret | yaml }}",
+    );
     assert!(
         errs.iter().any(|(code, _)| code == "template-error"),
         "{errs:?}"
@@ -136,14 +145,12 @@ fn a_template_with_a_syntax_error_is_reported_with_its_file_and_line() {
 
 #[test]
 fn a_target_group_policy_with_a_field_the_crd_lacks_is_refused() {
-    let src = embedded("lattice/target-group-policy.yaml.j2")
-        .replace("enabled: true", "enabled: true\n    intervall: 10");
-    let errs = build_with(
-        &common::fixture("settings"),
+    let errs = errors_after_edit(
+        "settings",
         "lattice/target-group-policy.yaml.j2",
-        &src,
-    )
-    .unwrap_err();
+        "enabled: true",
+        "enabled: true\n    intervall: 10",
+    );
     assert!(
         errs.iter()
             .all(|(code, m)| code == "rendered-invalid" && m.contains("intervall")),

@@ -326,22 +326,17 @@ impl<'a> Renderer<'a> {
         let results: Vec<Result<Rendered, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .map(|job| {
-                let text = templates.render(job.template, (job.ctx)()).map_err(|e| template_error(job.template, None, &e))?;
-                let mut body = String::with_capacity(HEADER.len() + text.len());
-                body.push_str(HEADER);
-                body.push_str(text.trim_end());
-                body.push('\n');
-                // What is read back is exactly what is written after the header line.
-                let doc = typed_check(&body[HEADER.len()..], &job.expect, keep).map_err(|why| {
-                    let (_, kind_name) = job.expect.kind.api();
-                    Diagnostic::error(
-                        "rendered-invalid",
-                        format!("template {} rendered an invalid {kind_name} `{}`: {why}", job.template, job.expect.name),
-                    )
-                    .help("fix the template; every rendered object must parse back as the object latgen meant")
-                })?;
+                let text = templates
+                    .render(job.template, (job.ctx)())
+                    .map_err(|e| template_error(job.template, None, &e))?;
+                let (body, doc) = checked_file(job.template, &text, &job.expect, keep)?;
                 crate::progress::advance(1);
-                Ok(Rendered { side: job.side, file: job.file, body, doc })
+                Ok(Rendered {
+                    side: job.side,
+                    file: job.file,
+                    body,
+                    doc,
+                })
             })
             .collect();
         for r in results {
@@ -355,6 +350,36 @@ impl<'a> Renderer<'a> {
     fn run(mut self) -> (Vec<Rendered>, Diagnostics) {
         self.flush();
         (self.done, self.diags)
+    }
+}
+
+/// The file a rendered object is written as (the header, then the text), checked: what is
+/// read back is exactly what is written after the header line. With `keep`, also the
+/// routing model of a route or Service.
+fn checked_file(
+    template: &str,
+    text: &str,
+    expect: &Expect,
+    keep: bool,
+) -> Result<(String, Option<Doc>), Diagnostic> {
+    let mut body = String::with_capacity(HEADER.len() + text.len());
+    body.push_str(HEADER);
+    body.push_str(text.trim_end());
+    body.push('\n');
+    match typed_check(&body[HEADER.len()..], expect, keep) {
+        Ok(doc) => Ok((body, doc)),
+        Err(why) => {
+            let (_, kind) = expect.kind.api();
+            let what = match expect.name.as_str() {
+                "" => kind.to_string(),
+                name => format!("{kind} `{name}`"),
+            };
+            Err(Diagnostic::error(
+                "rendered-invalid",
+                format!("template {template} rendered an invalid {what}: {why}"),
+            )
+            .help("fix the template; every rendered object must parse back as the object latgen meant"))
+        }
     }
 }
 
@@ -735,16 +760,13 @@ fn render_tree(
             name: String::new(),
             namespace: None,
         };
-        if let Err(why) = typed_check(&text, &expect, false) {
-            diags.push(Diagnostic::error(
-                "rendered-invalid",
-                format!("template kustomization.yaml.j2 rendered an invalid Kustomization: {why}"),
-            ));
-            continue;
-        }
-        let mut body = String::from(HEADER);
-        body.push_str(text.trim_end());
-        body.push('\n');
+        let body = match checked_file("kustomization.yaml.j2", &text, &expect, false) {
+            Ok((body, _)) => body,
+            Err(d) => {
+                diags.push(d);
+                continue;
+            }
+        };
         out.files
             .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
     }

@@ -85,31 +85,17 @@ pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
         )
         .help("run `latgen render` first, or give the output folder with -o"));
     }
-    let mut net = Network::default();
-    let walk = walkdir::WalkDir::new(out)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
-    for entry in walk {
-        let entry = entry.map_err(|e| {
-            Diagnostic::error("io-error", format!("cannot read {}: {e}", out.display()))
-        })?;
-        let path = entry.path();
-        let yaml = matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml")
-        );
-        if !entry.file_type().is_file() || !yaml {
-            continue;
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Diagnostic::error("io-error", format!("cannot read {}: {e}", path.display()))
-        })?;
-        let rel = path.strip_prefix(out).unwrap_or(path);
-        net.add_file(path, &text, is_kong_file(rel))
-            .map_err(|e| Diagnostic::error("invalid-output", e))?;
+    let tree = crate::write::read_tree(out)?;
+    let manifests = crate::check::manifests(&tree);
+    let files: Vec<(std::path::PathBuf, &str, bool)> = manifests
+        .iter()
+        .map(|(rel, text)| (out.join(rel), text.as_str(), is_kong_file(rel)))
+        .collect();
+    let (net, errors) = Network::from_files_par(&files);
+    match errors.into_iter().next() {
+        Some((_, e)) => Err(Diagnostic::error("invalid-output", e)),
+        None => Ok(net),
     }
-    Ok(net)
 }
 
 /// One request followed through the network, with what explains each step.

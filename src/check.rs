@@ -416,14 +416,6 @@ fn same_side(a: &BTreeMap<PathBuf, String>, b: &BTreeMap<PathBuf, String>, side:
     a.eq(b)
 }
 
-fn side_files(files: &BTreeMap<PathBuf, String>, side: Side) -> BTreeMap<PathBuf, String> {
-    files
-        .iter()
-        .filter(|(p, _)| side_of(p) == side)
-        .map(|(p, t)| (p.clone(), t.clone()))
-        .collect()
-}
-
 /// Compares the committed output and lock with what `render` writes. With a base, a side
 /// left exactly as in the base is accepted (the change ships in two PRs), as long as at
 /// least one changed side is rendered.
@@ -722,40 +714,48 @@ fn rollout_safety(
     rendered: &Output,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let mix = |lattice: &BTreeMap<PathBuf, String>,
-               kong: &BTreeMap<PathBuf, String>|
-     -> BTreeMap<PathBuf, String> {
-        let mut m = side_files(lattice, Side::Lattice);
-        m.extend(side_files(kong, Side::Kong));
-        m
-    };
-    let build = |files: &BTreeMap<PathBuf, String>| {
-        let list: Vec<(PathBuf, &str, bool)> = files
-            .iter()
+    // Each tree is read once; a state of the change takes one side from one tree and the
+    // other side from another. An unreadable file adds nothing: its routes are simply
+    // absent in that state.
+    let read = |files: &'_ BTreeMap<PathBuf, String>| -> Vec<(PathBuf, Doc)> {
+        use rayon::prelude::*;
+        files
+            .par_iter()
             .filter(|(rel, _)| rel.file_name().is_some_and(|n| n != "kustomization.yaml"))
-            .map(|(rel, text)| (rel.clone(), text.as_str(), is_kong_file(rel)))
-            .collect();
-        // An unreadable file adds nothing: its routes are simply absent in that state.
-        Network::from_files_par(&list).0
+            .filter_map(|(rel, text)| Some((rel.clone(), Doc::parse(rel, text).ok()?)))
+            .collect()
     };
-    let b = build(base);
-    let r = build(&rendered.files);
-    let lattice_first = mix(committed, base);
-    let kong_first = mix(base, committed);
-    let head = mix(committed, committed);
+    let (base_docs, head_docs, rendered_docs) =
+        (read(base), read(committed), read(&rendered.files));
+    fn half(
+        docs: &[(PathBuf, Doc)],
+        side: Side,
+    ) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {
+        docs.iter()
+            .filter(move |(rel, _)| side_of(rel) == side)
+            .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
+    }
+    let build = |lattice: &[(PathBuf, Doc)], kong: &[(PathBuf, Doc)]| {
+        let list: Vec<_> = half(kong, Side::Kong)
+            .chain(half(lattice, Side::Lattice))
+            .collect();
+        Network::from_sources(&list).0
+    };
+    let b = build(&base_docs, &base_docs);
+    let r = build(&rendered_docs, &rendered_docs);
     // When one side is unchanged, "that side first" is the head itself: judge it once.
     let mut states = vec![
         (
             "the Lattice side goes live before the Kong side",
-            build(&lattice_first),
+            build(&head_docs, &base_docs),
         ),
         (
             "the Kong side goes live before the Lattice side",
-            build(&kong_first),
+            build(&base_docs, &head_docs),
         ),
     ];
-    if head != lattice_first && head != kong_first {
-        states.push(("the change is live", build(&head)));
+    if !same_side(committed, base, Side::Kong) && !same_side(committed, base, Side::Lattice) {
+        states.push(("the change is live", build(&head_docs, &head_docs)));
     }
     let mut probes: BTreeSet<(String, String)> = b.probes().into_iter().collect();
     probes.extend(r.probes());
@@ -795,8 +795,8 @@ fn rollout_safety(
                 None => Span::file(&opts.out_dir),
             };
             let help = *advice.get_or_insert_with(|| {
-                let lattice_ok = safe(&build(&mix(&rendered.files, base)), &expected);
-                let kong_ok = safe(&build(&mix(base, &rendered.files)), &expected);
+                let lattice_ok = safe(&build(&rendered_docs, &base_docs), &expected);
+                let kong_ok = safe(&build(&base_docs, &rendered_docs), &expected);
                 match (lattice_ok, kong_ok) {
                     (true, _) => {
                         "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"

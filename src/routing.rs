@@ -158,9 +158,10 @@ pub struct Network {
     /// First hostname → index in `lattice` (the first route to claim it), so that finding
     /// the Lattice service of a request is a look-up, not a scan.
     by_domain: BTreeMap<String, usize>,
-    /// Match path (a prefix without its trailing `/`) → Kong routes that declare it, so that
-    /// finding the routes a request could match is a few look-ups, not a scan of them all.
-    by_match: BTreeMap<String, Vec<usize>>,
+    /// Hostname ("" for a route that takes any host) → match path (a prefix without its
+    /// trailing `/`) → Kong routes that declare it, so that finding the routes a request
+    /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
+    by_match: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
 }
 
 /// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
@@ -553,10 +554,18 @@ impl Network {
                 let pos = Pos::of(rule);
                 let index = self.kong.len();
                 let matches = path_rules(&rule.value.matches, pos);
-                for m in &matches {
-                    let routes = self.by_match.entry(match_key(m).to_string()).or_default();
-                    if routes.last() != Some(&index) {
-                        routes.push(index);
+                let any_host = [String::new()];
+                let hosts = match spec.hostnames.as_slice() {
+                    [] => &any_host[..],
+                    named => named,
+                };
+                for host in hosts {
+                    let by_path = self.by_match.entry(host.clone()).or_default();
+                    for m in &matches {
+                        let routes = by_path.entry(match_key(m).to_string()).or_default();
+                        if routes.last() != Some(&index) {
+                            routes.push(index);
+                        }
                     }
                 }
                 self.kong.push(KongRoute {
@@ -675,7 +684,7 @@ impl Network {
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
     /// then the longest prefix; ties go to the route first by namespace/name.
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
-        self.kong_routes_for(path)
+        self.kong_routes_for(host, path)
             .into_iter()
             .map(|i| &self.kong[i])
             .filter_map(|r| Some((r.claim(host, path)?.0, r)))
@@ -683,9 +692,10 @@ impl Network {
             .map(|(_, r)| r)
     }
 
-    /// The Kong routes with a match that could apply to `path`: an Exact match on it, or a
-    /// prefix that is `path` or one of its segment-wise ancestors (`/` included).
-    fn kong_routes_for(&self, path: &str) -> Vec<usize> {
+    /// The Kong routes for `host` (or for any host) with a match that could apply to
+    /// `path`: an Exact match on it, or a prefix that is `path` or one of its segment-wise
+    /// ancestors (`/` included).
+    fn kong_routes_for(&self, host: &str, path: &str) -> Vec<usize> {
         let mut keys = vec![path];
         let mut rest = path.trim_end_matches('/');
         if rest.is_empty() {
@@ -699,9 +709,10 @@ impl Network {
                 break;
             }
         }
-        let mut routes: Vec<usize> = keys
+        let mut routes: Vec<usize> = [host, ""]
             .iter()
-            .filter_map(|k| self.by_match.get(*k))
+            .filter_map(|h| self.by_match.get(*h))
+            .flat_map(|by_path| keys.iter().filter_map(|k| by_path.get(*k)))
             .flatten()
             .copied()
             .collect();

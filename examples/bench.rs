@@ -514,11 +514,7 @@ fn main() {
         let files = walk(&out).len();
         // A run at 100,000 apps takes seconds; three still give a median, which the
         // growth target needs on a shared machine (one run can be 15% off).
-        let runs = if n >= 100_000 {
-            a.runs.min(3)
-        } else {
-            a.runs
-        };
+        let runs = if n >= 100_000 { a.runs.min(3) } else { a.runs };
         let render = |dir: PathBuf| {
             let bin = latgen_bin.clone();
             move || {

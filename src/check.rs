@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::Prepared;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::load::ProjectPaths;
 use crate::model::MatchKind;
@@ -78,12 +79,12 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     // the unsafe-rollout finding says which half to ship first, so it stands alone.
     let reordered: BTreeSet<PathBuf> = diags
         .iter()
-        .filter(|d| d.code == "unsafe-rollout")
+        .filter(|d| d.code == Code::UnsafeRollout)
         .filter_map(|d| d.span.as_ref().map(|s| s.file.clone()))
         .collect();
     let mut kept = Diagnostics::new();
     for d in diags {
-        let superseded = d.code == "route-unresolved"
+        let superseded = d.code == Code::RouteUnresolved
             && d.span.as_ref().is_some_and(|s| reordered.contains(&s.file));
         if !superseded {
             kept.push(d);
@@ -282,7 +283,7 @@ fn network(
     for (path, e) in &errors {
         diags.push(
             Diagnostic::error(
-                "yaml-syntax",
+                Code::YamlSyntax,
                 format!("a committed manifest cannot be read: {e}"),
             )
             .at(Span::file(path))
@@ -351,7 +352,7 @@ pub fn change_warnings(
             let removed: Vec<String> = was.difference(&will).map(shown).collect();
             diags.push(
                 Diagnostic::warning(
-                    "group-at-quota",
+                    Code::GroupAtQuota,
                     format!(
                         "{name} would briefly hold {peak} rules (quota {quota}) while the controller replaces {} with {}: the rules over the quota are dropped without an error",
                         removed.join(", "),
@@ -388,7 +389,7 @@ pub fn change_warnings(
         if moved > 5 {
             diags.push(
                 Diagnostic::warning(
-                    "priority-churn",
+                    Code::PriorityChurn,
                     format!(
                         "{moved} rules of {name} change position, so their priorities change: more than the 5 one BatchUpdateRule call takes"
                     ),
@@ -464,7 +465,7 @@ fn staleness(
             let line = first_difference(c.old.as_deref(), c.new.as_deref());
             diags.push(
                 Diagnostic::error(
-                    "lock-stale",
+                    Code::LockStale,
                     "latgen.lock is not what `latgen render` writes",
                 )
                 .at(Span::new(&c.path, line, 0))
@@ -487,7 +488,7 @@ fn staleness(
             .unwrap_or_default();
         diags.push(
             Diagnostic::error(
-                "stale-output",
+                Code::StaleOutput,
                 format!("{file} {what} what `latgen render` writes"),
             )
             .at(Span::new(&c.path, line, 0))
@@ -544,14 +545,14 @@ fn shadowing(net: &Network) -> Diagnostics {
                     reported.insert(*j);
                     if earlier_backend == later_backend {
                         diags.push(
-                            Diagnostic::warning("unreachable-rule", format!("rule {} ({}) can never match: rule {} ({}) comes first and takes all of its requests", j + 1, later.path, i + 1, earlier.path))
+                            Diagnostic::warning(Code::UnreachableRule, format!("rule {} ({}) can never match: rule {} ({}) comes first and takes all of its requests", j + 1, later.path, i + 1, earlier.path))
                                 .at(at(later))
                                 .related(at(earlier), "matches first")
                                 .help("order rules longest path first, or drop the covered rule"),
                         );
                     } else {
                         diags.push(
-                            Diagnostic::error("rule-shadowed", format!("rule {} ({}) never gets traffic: rule {} ({}) comes first and Lattice matches prefixes as strings", j + 1, later.path, i + 1, earlier.path))
+                            Diagnostic::error(Code::RuleShadowed, format!("rule {} ({}) never gets traffic: rule {} ({}) comes first and Lattice matches prefixes as strings", j + 1, later.path, i + 1, earlier.path))
                                 .at(at(later))
                                 .related(at(earlier), "takes its requests")
                                 .help("order rules longest path first (latgen's templates do); check custom templates and hand edits"),
@@ -568,7 +569,7 @@ fn shadowing(net: &Network) -> Diagnostics {
                     reported.insert(*j);
                     diags.push(
                         Diagnostic::error(
-                            "nested-prefix",
+                            Code::NestedPrefix,
                             format!(
                                 "`{}` nests under `{}` with another backend in one Lattice route: Lattice sends `{}x`, which belongs to `{}`, to `{}`",
                                 earlier.path, later.path, earlier.path, later.path, earlier.path
@@ -632,7 +633,7 @@ fn resolution(
                             || backend.port != Some(*port);
                         if elsewhere && !flagged.contains(lattice_route) {
                             diags.push(
-                                Diagnostic::error("route-mismatch", format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
+                                Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
                                     .at(at.clone())
                                     .help("run `latgen render`; if it persists, check custom templates"),
                             );
@@ -642,7 +643,7 @@ fn resolution(
                     (Outcome::Backend { .. }, None) => {}
                     _ => {
                         diags.push(
-                            Diagnostic::error("route-unresolved", format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
+                            Diagnostic::error(Code::RouteUnresolved, format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
                                 .at(at.clone())
                                 .help("the bridge's externalName, the URLRewrite hostname and a Lattice route's first hostname must agree, and that route must have a rule for the path"),
                         );
@@ -665,7 +666,7 @@ fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
         if n > platform::CRD_MAX_RULES {
             diags.push(
                 Diagnostic::error(
-                    "crd-rule-limit",
+                    Code::CrdRuleLimit,
                     format!(
                         "route `{}` has {n} rules; the HTTPRoute CRD takes 16",
                         r.name
@@ -677,7 +678,7 @@ fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
         } else if n > q.rules_per_service as usize {
             diags.push(
                 Diagnostic::error(
-                    "group-over-quota",
+                    Code::GroupOverQuota,
                     format!("route `{}` has {n} rules; the quota is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
                 )
                 .at(at.clone())
@@ -688,7 +689,7 @@ fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
         if backends.len() > q.target_groups_per_service as usize {
             diags.push(
                 Diagnostic::error(
-                    "target-group-quota",
+                    Code::TargetGroupQuota,
                     format!(
                         "route `{}` reaches {} backends; the target-group quota is {}",
                         r.name,
@@ -809,7 +810,7 @@ fn rollout_safety(
             });
             diags.push(
                 Diagnostic::error(
-                    "unsafe-rollout",
+                    Code::UnsafeRollout,
                     format!("if {when}, {host}{path} goes to {os} (before: {ob}; after: {or})"),
                 )
                 .at(at)

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::load::ProjectPaths;
 use crate::render::{Side, Templates};
@@ -464,7 +465,7 @@ fn check(args: &CheckArgs, color: bool) -> u8 {
     };
     crate::progress::clear();
     print!("{text}");
-    if diags.iter().any(|d| crate::codes::is_operational(d.code)) {
+    if diags.iter().any(|d| d.code.is_operational()) {
         return 2;
     }
     let failing = diags
@@ -695,7 +696,10 @@ fn init(args: &InitArgs, color: bool) -> u8 {
                 std::io::Write::write_all(&mut f, text.as_bytes())
             });
         if let Err(e) = written {
-            let d = Diagnostic::error("io-error", format!("cannot write {}: {e}", path.display()));
+            let d = Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", path.display()),
+            );
             return fail(d, &Sources::default(), color);
         }
         eprintln!("created {}", path.display());
@@ -721,7 +725,7 @@ fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
     if out.is_file() {
         return Some(
             Diagnostic::error(
-                "invalid-output",
+                Code::InvalidOutput,
                 format!("output {} is a file", out.display()),
             )
             .help("give a folder for -o, e.g. `-o generated/`"),
@@ -749,7 +753,7 @@ fn output_problem(out: &Path, apps: &Path) -> Option<Diagnostic> {
     if o.starts_with(&a) || a.starts_with(&o) {
         return Some(
             Diagnostic::error(
-                "invalid-output",
+                Code::InvalidOutput,
                 format!(
                     "output {} overlaps the apps folder {}",
                     out.display(),

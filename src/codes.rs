@@ -1,213 +1,150 @@
-//! Every finding code latgen can report, with its default severity and a one-line summary.
-//! Codes are stable: they are part of the interface (SARIF rule ids, JSON, suppressions).
+//! Every finding code latgen can report: one [`Code`] variant each, with its kebab-case
+//! name, default severity and a one-line summary. The README's list, the SARIF rules and
+//! `latgen explain` are all made from this table. Codes are stable: they are part of the
+//! interface (SARIF rule ids, JSON, suppressions), so a name is never changed once released.
 
 use crate::diag::Severity;
 
-pub struct Code {
-    pub id: &'static str,
-    pub severity: Severity,
-    pub summary: &'static str,
+/// Where the list of codes is published; SARIF rules and `explain` link to it.
+pub const DOCS_URL: &str = "https://github.com/latgen/latgen/blob/main/docs/codes.md";
+
+/// Builds the enum and its table from one list, so a code cannot be declared without a
+/// name, a severity and a summary.
+macro_rules! codes {
+    ($($variant:ident = $id:literal, $severity:ident, $summary:literal;)*) => {
+        /// A finding code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $($variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable kebab-case name (`nested-prefix`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $id,)*
+                }
+            }
+
+            /// The severity a finding of this code has unless a check says otherwise.
+            pub const fn severity(self) -> Severity {
+                match self {
+                    $(Code::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// One line saying what the code means.
+            pub const fn summary(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $summary,)*
+                }
+            }
+        }
+    };
 }
 
-const fn e(id: &'static str, summary: &'static str) -> Code {
-    Code {
-        id,
-        severity: Severity::Error,
-        summary,
+codes! {
+    IoError = "io-error", Error, "a file or folder cannot be read or written";
+    SymlinkLoop = "symlink-loop", Error, "a symbolic link under apps/ loops back to a folder above it";
+    NotUtf8 = "not-utf8", Error, "a file is not UTF-8 text";
+    FileTooLarge = "file-too-large", Error, "a declaration is larger than 1 MiB";
+    EmptyFile = "empty-file", Error, "a declaration file declares nothing";
+    MultipleDocuments = "multiple-documents", Error, "a declaration file holds more than one YAML document";
+    NotAMapping = "not-a-mapping", Error, "a declaration is not a mapping of fields";
+    YamlSyntax = "yaml-syntax", Error, "the YAML cannot be parsed";
+    UnknownField = "unknown-field", Error, "a field latgen does not know (often a typo)";
+    MissingField = "missing-field", Error, "a required field is missing";
+    DuplicateKey = "duplicate-key", Error, "a field is given twice";
+    InvalidType = "invalid-type", Error, "a field has the wrong shape";
+    InvalidValue = "invalid-value", Error, "a field's value is out of its range";
+    InvalidConfig = "invalid-config", Error, "a setting in latgen.yaml is not usable";
+    InvalidLock = "invalid-lock", Error, "latgen.lock cannot be used";
+    InvalidName = "invalid-name", Error, "an app name is not a DNS-1123 label of at most 55 characters";
+    ReservedName = "reserved-name", Error, "an app name has the form of a shared group's name";
+    InvalidNamespace = "invalid-namespace", Error, "a namespace is not a DNS-1123 label";
+    InvalidService = "invalid-service", Error, "a Service name is not a DNS-1123 label";
+    InvalidPort = "invalid-port", Error, "a port is outside 1..65535";
+    InvalidHost = "invalid-host", Error, "a host is not a lowercase DNS name (no IP, port or wildcard)";
+    InvalidPath = "invalid-path", Error, "a path Gateway API or Lattice refuses";
+    PathTooLong = "path-too-long", Error, "a path longer than the 128 characters a Lattice rule takes";
+    TrailingSlash = "trailing-slash", Error, "a path ends with `/`, so Kong and Lattice miss the bare path";
+    KongRegexPath = "kong-regex-path", Warning, "a prefix holds characters Kong's router reads as regex";
+    NoPaths = "no-paths", Error, "`paths` is empty";
+    DuplicatePath = "duplicate-path", Error, "an app lists a path twice";
+    InvalidGroup = "invalid-group", Error, "a `group` pin that cannot be honoured";
+    InvalidHealthCheck = "invalid-health-check", Error, "a health check outside what Lattice takes";
+    DuplicateApp = "duplicate-app", Error, "two declarations have the same app name";
+    DuplicateHost = "duplicate-host", Error, "two apps are served on the same host";
+    PathConflict = "path-conflict", Error, "two apps claim the same match on the same host";
+    InvalidLatticeName = "invalid-lattice-name", Error, "the controller's Lattice service name for a route is not valid";
+    LatticeNameCollision = "lattice-name-collision", Error, "two routes get the same truncated Lattice service name";
+    AppTooBig = "app-too-big", Error, "an app has more paths than a group holds rules";
+    PinnedGroupFull = "pinned-group-full", Error, "a pinned group has no room for the app";
+    PinConflict = "pin-conflict", Error, "an app is pinned to a group other than the one it is in: move it instead";
+    GroupOverQuota = "group-over-quota", Error, "a route holds more rules than the Lattice rule quota";
+    CrdRuleLimit = "crd-rule-limit", Error, "a route holds more than the HTTPRoute CRD's 16 rules";
+    PriorityLimit = "priority-limit", Error, "more rules than Lattice's 100 rule priorities";
+    TargetGroupQuota = "target-group-quota", Error, "a route reaches more backends than the target-group quota";
+    GroupAtQuota = "group-at-quota", Warning, "a group is at its rule quota: a path edit in it would fail";
+    IsolationConflict = "isolation-conflict", Error, "two `isolate` apps in one group";
+    RpsBudget = "rps-budget", Error, "a group's declared peak rps is over the per-service budget";
+    NestedPrefix = "nested-prefix", Error, "two apps' prefixes nest in one Lattice route: Lattice misroutes the outer app's traffic";
+    RuleShadowed = "rule-shadowed", Error, "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)";
+    UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it";
+    RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
+    RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
+    StaleOutput = "stale-output", Error, "generated/ differs from what `latgen render` writes";
+    LockStale = "lock-stale", Error, "latgen.lock differs from what `latgen render` writes";
+    UnsafeRollout = "unsafe-rollout", Error, "one side of the change could go live first and break routing";
+    PriorityChurn = "priority-churn", Warning, "a change renumbers more than 5 rules of one route";
+    TemplateError = "template-error", Error, "a template cannot be compiled or rendered";
+    RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
+    InvalidOutput = "invalid-output", Error, "the output folder is a file or overlaps apps/";
+    GitError = "git-error", Error, "the base revision cannot be read";
+    MoveRefused = "move-refused", Error, "a move that would break a quota or names no app or group";
+}
+
+impl Code {
+    /// The code with this kebab-case name.
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.as_str() == name)
+    }
+
+    /// Where this code is documented.
+    pub fn help_url(self) -> String {
+        format!("{DOCS_URL}#{}", self.as_str())
+    }
+
+    /// Codes that mean "latgen could not do its job" (exit 2) rather than "the inputs have
+    /// a problem" (exit 1).
+    pub const fn is_operational(self) -> bool {
+        matches!(
+            self,
+            Code::IoError | Code::SymlinkLoop | Code::InvalidOutput | Code::GitError
+        )
     }
 }
 
-const fn w(id: &'static str, summary: &'static str) -> Code {
-    Code {
-        id,
-        severity: Severity::Warning,
-        summary,
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
-pub const CODES: &[Code] = &[
-    // Reading the inputs.
-    e("io-error", "a file or folder cannot be read or written"),
-    e(
-        "symlink-loop",
-        "a symbolic link under apps/ loops back to a folder above it",
-    ),
-    e("not-utf8", "a file is not UTF-8 text"),
-    e("file-too-large", "a declaration is larger than 1 MiB"),
-    e("empty-file", "a declaration file declares nothing"),
-    e(
-        "multiple-documents",
-        "a declaration file holds more than one YAML document",
-    ),
-    e("not-a-mapping", "a declaration is not a mapping of fields"),
-    e("yaml-syntax", "the YAML cannot be parsed"),
-    e(
-        "unknown-field",
-        "a field latgen does not know (often a typo)",
-    ),
-    e("missing-field", "a required field is missing"),
-    e("duplicate-key", "a field is given twice"),
-    e("invalid-type", "a field has the wrong shape"),
-    e("invalid-value", "a field's value is out of its range"),
-    e("invalid-config", "a setting in latgen.yaml is not usable"),
-    e("invalid-lock", "latgen.lock cannot be used"),
-    // One declaration.
-    e(
-        "invalid-name",
-        "an app name is not a DNS-1123 label of at most 55 characters",
-    ),
-    e(
-        "reserved-name",
-        "an app name has the form of a shared group's name",
-    ),
-    e("invalid-namespace", "a namespace is not a DNS-1123 label"),
-    e("invalid-service", "a Service name is not a DNS-1123 label"),
-    e("invalid-port", "a port is outside 1..65535"),
-    e(
-        "invalid-host",
-        "a host is not a lowercase DNS name (no IP, port or wildcard)",
-    ),
-    e("invalid-path", "a path Gateway API or Lattice refuses"),
-    e(
-        "path-too-long",
-        "a path longer than the 128 characters a Lattice rule takes",
-    ),
-    e(
-        "trailing-slash",
-        "a path ends with `/`, so Kong and Lattice miss the bare path",
-    ),
-    w(
-        "kong-regex-path",
-        "a prefix holds characters Kong's router reads as regex",
-    ),
-    e("no-paths", "`paths` is empty"),
-    e("duplicate-path", "an app lists a path twice"),
-    e("invalid-group", "a `group` pin that cannot be honoured"),
-    e(
-        "invalid-health-check",
-        "a health check outside what Lattice takes",
-    ),
-    // Across declarations.
-    e("duplicate-app", "two declarations have the same app name"),
-    e("duplicate-host", "two apps are served on the same host"),
-    e(
-        "path-conflict",
-        "two apps claim the same match on the same host",
-    ),
-    e(
-        "invalid-lattice-name",
-        "the controller's Lattice service name for a route is not valid",
-    ),
-    e(
-        "lattice-name-collision",
-        "two routes get the same truncated Lattice service name",
-    ),
-    // Groups and quotas.
-    e(
-        "app-too-big",
-        "an app has more paths than a group holds rules",
-    ),
-    e(
-        "pinned-group-full",
-        "a pinned group has no room for the app",
-    ),
-    e(
-        "pin-conflict",
-        "an app is pinned to a group other than the one it is in: move it instead",
-    ),
-    e(
-        "group-over-quota",
-        "a route holds more rules than the Lattice rule quota",
-    ),
-    e(
-        "crd-rule-limit",
-        "a route holds more than the HTTPRoute CRD's 16 rules",
-    ),
-    e(
-        "priority-limit",
-        "more rules than Lattice's 100 rule priorities",
-    ),
-    e(
-        "target-group-quota",
-        "a route reaches more backends than the target-group quota",
-    ),
-    w(
-        "group-at-quota",
-        "a group is at its rule quota: a path edit in it would fail",
-    ),
-    e("isolation-conflict", "two `isolate` apps in one group"),
-    e(
-        "rps-budget",
-        "a group's declared peak rps is over the per-service budget",
-    ),
-    e(
-        "nested-prefix",
-        "two apps' prefixes nest in one Lattice route: Lattice misroutes the outer app's traffic",
-    ),
-    // The manifests as committed.
-    e(
-        "rule-shadowed",
-        "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)",
-    ),
-    w(
-        "unreachable-rule",
-        "a Lattice rule can never match: an earlier rule to the same backend covers it",
-    ),
-    e(
-        "route-unresolved",
-        "a Kong route does not reach a Lattice rule through its bridge and Host",
-    ),
-    e(
-        "route-mismatch",
-        "a Kong route's paths reach a Service other than its app's",
-    ),
-    e(
-        "stale-output",
-        "generated/ differs from what `latgen render` writes",
-    ),
-    e(
-        "lock-stale",
-        "latgen.lock differs from what `latgen render` writes",
-    ),
-    e(
-        "unsafe-rollout",
-        "one side of the change could go live first and break routing",
-    ),
-    w(
-        "priority-churn",
-        "a change renumbers more than 5 rules of one route",
-    ),
-    // Rendering and writing.
-    e(
-        "template-error",
-        "a template cannot be compiled or rendered",
-    ),
-    e(
-        "rendered-invalid",
-        "a template rendered an object that is not what latgen meant",
-    ),
-    e(
-        "invalid-output",
-        "the output folder is a file or overlaps apps/",
-    ),
-    e("git-error", "the base revision cannot be read"),
-    e(
-        "move-refused",
-        "a move that would break a quota or names no app or group",
-    ),
-];
-
-pub fn lookup(id: &str) -> Option<&'static Code> {
-    CODES.iter().find(|c| c.id == id)
+/// Lets a code be compared with its name, as tests and scripts spell it.
+impl PartialEq<&str> for Code {
+    fn eq(&self, name: &&str) -> bool {
+        self.as_str() == *name
+    }
 }
 
-/// Codes that mean "latgen could not do its job" (exit 2) rather than "the inputs have a
-/// problem" (exit 1).
-pub fn is_operational(id: &str) -> bool {
-    matches!(
-        id,
-        "io-error" | "symlink-loop" | "invalid-output" | "git-error"
-    )
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 #[cfg(test)]
@@ -215,42 +152,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codes_are_unique_and_kebab_case() {
+    fn names_are_unique_and_kebab_case() {
         let mut seen = std::collections::BTreeSet::new();
-        for c in CODES {
-            assert!(seen.insert(c.id), "{} twice", c.id);
+        for c in Code::ALL {
+            assert!(seen.insert(c.as_str()), "{c} twice");
             assert!(
-                c.id.bytes()
+                c.as_str()
+                    .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
-                "{}",
-                c.id
+                "{c}"
             );
-        }
-    }
-
-    #[test]
-    fn every_code_used_in_the_source_is_registered() {
-        let src = concat!(
-            include_str!("load.rs"),
-            include_str!("validate.rs"),
-            include_str!("plan.rs"),
-            include_str!("render.rs"),
-            include_str!("write.rs"),
-            include_str!("lock.rs"),
-            include_str!("platform.rs"),
-            include_str!("check.rs"),
-            include_str!("cli.rs"),
-        );
-        for piece in src
-            .split("Diagnostic::error(\"")
-            .chain(src.split("Diagnostic::warning(\""))
-            .skip(1)
-        {
-            let id = piece.split('"').next().unwrap();
-            if id.contains('{') || id.contains(' ') {
-                continue;
-            }
-            assert!(lookup(id).is_some(), "code `{id}` is not in CODES");
+            assert_eq!(Code::from_name(c.as_str()), Some(*c));
         }
     }
 }

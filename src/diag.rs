@@ -2,6 +2,7 @@
 //! severity, a place (file, 1-based line and column) and a one-line help. Stages collect
 //! them instead of stopping at the first, so one run reports everything.
 
+use crate::codes::Code;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -70,7 +71,7 @@ pub struct Label {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// Stable kebab-case identifier; never renamed once released.
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     pub span: Option<Span>,
@@ -79,7 +80,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
             severity: Severity::Error,
@@ -90,7 +91,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(code, message)
@@ -369,7 +370,7 @@ mod tests {
         sources.insert("a.yaml".into(), "x: 1\nnmae: foo\n".into());
         let mut diags = Diagnostics::new();
         diags.push(
-            Diagnostic::error("unknown-field", "unknown field `nmae`")
+            Diagnostic::error(Code::UnknownField, "unknown field `nmae`")
                 .at(Span::new("a.yaml", 2, 1))
                 .help("did you mean `name`?"),
         );

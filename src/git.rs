@@ -6,10 +6,11 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::codes::Code;
 use crate::diag::Diagnostic;
 
 fn git_error(what: String) -> Diagnostic {
-    Diagnostic::error("git-error", what).help("run inside the Git repository, with the base revision fetched (e.g. `git fetch origin main`)")
+    Diagnostic::error(Code::GitError, what).help("run inside the Git repository, with the base revision fetched (e.g. `git fetch origin main`)")
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
+use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span, did_you_mean};
 use crate::lock::Lock;
@@ -165,7 +166,7 @@ pub fn from_texts(
 pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
     if !dir.is_dir() {
         diags.push(
-            Diagnostic::error("io-error", format!("{} is not a folder", dir.display())).help(
+            Diagnostic::error(Code::IoError, format!("{} is not a folder", dir.display())).help(
                 "give the folder that holds the app declarations, e.g. `latgen render apps/`",
             ),
         );
@@ -196,11 +197,11 @@ pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
                     .unwrap_or_else(|| dir.display().to_string());
                 let (code, what) = if err.loop_ancestor().is_some() {
                     (
-                        "symlink-loop",
+                        Code::SymlinkLoop,
                         "a symbolic link loops back to a folder above it".to_string(),
                     )
                 } else {
-                    ("io-error", err.to_string())
+                    (Code::IoError, err.to_string())
                 };
                 diags.push(
                     Diagnostic::error(code, format!("cannot read {place}: {what}"))
@@ -224,8 +225,11 @@ fn read_optional(path: &Path, sources: &mut Sources, diags: &mut Diagnostics) ->
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {
             diags.push(
-                Diagnostic::error("io-error", format!("cannot read {}: {e}", path.display()))
-                    .at(Span::file(path)),
+                Diagnostic::error(
+                    Code::IoError,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+                .at(Span::file(path)),
             );
             None
         }
@@ -239,7 +243,7 @@ fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
     if too_big {
         diags.push(
             Diagnostic::error(
-                "file-too-large",
+                Code::FileTooLarge,
                 format!(
                     "declaration is larger than {} KiB",
                     MAX_DECLARATION_BYTES / 1024
@@ -254,7 +258,7 @@ fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
         Ok(bytes) => decode(path, bytes, diags),
         Err(e) => {
             diags.push(
-                Diagnostic::error("io-error", format!("cannot read file: {e}"))
+                Diagnostic::error(Code::IoError, format!("cannot read file: {e}"))
                     .at(Span::file(path))
                     .help("check the file's permissions"),
             );
@@ -271,7 +275,7 @@ fn decode(path: &Path, bytes: Vec<u8>, diags: &mut Diagnostics) -> Option<String
             let prefix = &e.as_bytes()[..offset];
             let line = prefix.iter().filter(|b| **b == b'\n').count() as u32 + 1;
             diags.push(
-                Diagnostic::error("not-utf8", "file is not UTF-8 text")
+                Diagnostic::error(Code::NotUtf8, "file is not UTF-8 text")
                     .at(Span::new(path, line, 0))
                     .help("save the file as UTF-8"),
             );
@@ -296,7 +300,7 @@ pub fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Op
         .all(|(_, l)| matches!(l.trim(), "---" | "..."));
     if content_lines.is_empty() || only_markers {
         diags.push(
-            Diagnostic::error("empty-file", "file declares no app")
+            Diagnostic::error(Code::EmptyFile, "file declares no app")
                 .at(Span::file(file))
                 .help("add `namespace`, `service` and `paths` (or `host`), or delete the file"),
         );
@@ -311,7 +315,7 @@ pub fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Op
         if is_marker && seen_content {
             diags.push(
                 Diagnostic::error(
-                    "multiple-documents",
+                    Code::MultipleDocuments,
                     "file holds more than one YAML document",
                 )
                 .at(Span::new(file, *i as u32 + 1, 1))
@@ -367,7 +371,7 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
             Some(s) => format!("did you mean `{s}`?"),
             None => format!("remove it; this place takes {}", candidates.join(", ")),
         };
-        ("unknown-field", help)
+        (Code::UnknownField, help)
     } else if let Some(field) = between(&message, "missing field `", "`") {
         // The parser points at the mapping's last key; a missing top-level field belongs to
         // the whole document, so point at its first line instead.
@@ -376,7 +380,7 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
         {
             span = Span::new(file, line, 1);
         }
-        ("missing-field", format!("add `{field}`"))
+        (Code::MissingField, format!("add `{field}`"))
     } else if message.starts_with("duplicate mapping key") {
         let key = message
             .trim_start_matches("duplicate mapping key: ")
@@ -385,13 +389,13 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
             .unwrap_or("")
             .to_string();
         message = format!("`{key}` is given twice");
-        ("duplicate-key", "keep one of them".to_string())
+        (Code::DuplicateKey, "keep one of them".to_string())
     } else if message.contains("expected mapping")
         && span.line <= first_content_line(text).unwrap_or(1)
     {
         message = "the file is not a mapping of fields".to_string();
         (
-            "not-a-mapping",
+            Code::NotAMapping,
             format!(
                 "write the declaration as `field: value` lines ({})",
                 top_fields.join(", ")
@@ -407,22 +411,22 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
             _ => "expected a mapping of fields here, e.g. `{ name: shop, port: 8080 }`".to_string(),
         };
         (
-            "invalid-type",
+            Code::InvalidType,
             "see the README for the shape of each field".to_string(),
         )
     } else if message.contains("expected mapping") || message.contains("invalid type") {
         (
-            "invalid-type",
+            Code::InvalidType,
             "see the README for the shape of each field".to_string(),
         )
     } else if message.starts_with("invalid ") {
         (
-            "invalid-value",
+            Code::InvalidValue,
             "see the README for the allowed values".to_string(),
         )
     } else {
         (
-            "yaml-syntax",
+            Code::YamlSyntax,
             "fix the YAML syntax at this place".to_string(),
         )
     };

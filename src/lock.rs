@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::Pos;
 
@@ -90,7 +91,7 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
     if raw.version.value != LOCK_VERSION {
         diags.push(
             Diagnostic::error(
-                "invalid-lock",
+                Code::InvalidLock,
                 format!(
                     "lock file version {} is not supported (this latgen writes version {LOCK_VERSION})",
                     raw.version.value
@@ -107,7 +108,7 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
         if group.value == 0 {
             diags.push(
                 Diagnostic::error(
-                    "invalid-lock",
+                    Code::InvalidLock,
                     format!("app `{name}` is in group 0; groups start at 1"),
                 )
                 .at(at(pos))
@@ -146,7 +147,7 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
                 );
             }
             (p, _) => diags.push(
-                Diagnostic::error("invalid-lock", p.unwrap_or_default())
+                Diagnostic::error(Code::InvalidLock, p.unwrap_or_default())
                     .at(at(pos))
                     .help("restart the move with `latgen move APP --group N`, or remove the line"),
             ),
@@ -213,7 +214,7 @@ mod tests {
     fn refuses_an_unknown_version() {
         let mut diags = Diagnostics::new();
         assert!(parse(Path::new("l"), "version: 9\napps: {}\n", &mut diags).is_none());
-        assert_eq!(diags.iter().next().unwrap().code, "invalid-lock");
+        assert_eq!(diags.iter().next().unwrap().code, Code::InvalidLock);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::lock::{Lock, LockState, Move, Step};
@@ -356,7 +357,7 @@ pub fn plan(
         let app = &apps[i];
         diags.push(
             Diagnostic::error(
-                "app-too-big",
+                Code::AppTooBig,
                 format!(
                     "app `{}` has {} paths; a shared group holds at most {} rules",
                     app.name,
@@ -440,7 +441,7 @@ pub fn plan(
                 let name = &apps[i].name;
                 diags.push(
                     Diagnostic::error(
-                        "pin-conflict",
+                        Code::PinConflict,
                         format!("app `{name}` is in {} (latgen.lock) but pinned to {}", config.group_name(home), config.group_name(number)),
                     )
                     .at(Span::new(&apps[i].file, pos.line, pos.column))
@@ -539,13 +540,13 @@ fn no_room(
     let (code, message, related) = match why {
         NoRoom::Rules { have, cap } => (
             if !locked {
-                "pinned-group-full"
+                Code::PinnedGroupFull
             } else if cap as usize == platform::CRD_MAX_RULES
                 && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
             {
-                "crd-rule-limit"
+                Code::CrdRuleLimit
             } else {
-                "group-over-quota"
+                Code::GroupOverQuota
             },
             format!(
                 "{group} has {have}/{cap} rules; app `{}` needs {}",
@@ -555,7 +556,7 @@ fn no_room(
             None,
         ),
         NoRoom::Backends { have, cap } => (
-            "target-group-quota",
+            Code::TargetGroupQuota,
             format!(
                 "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
                 app.name
@@ -563,7 +564,7 @@ fn no_room(
             None,
         ),
         NoRoom::Isolated { other } => (
-            "isolation-conflict",
+            Code::IsolationConflict,
             format!(
                 "apps `{}` and `{}` are both `isolate: true` and cannot share {group}",
                 app.name, apps[other].name
@@ -571,7 +572,7 @@ fn no_room(
             Some((other_span(other), "the other isolated app")),
         ),
         NoRoom::Rps { have, budget } => (
-            "rps-budget",
+            Code::RpsBudget,
             format!(
                 "{group} already carries {have} rps of its {budget} rps budget; app `{}` adds {}",
                 app.name,
@@ -584,7 +585,7 @@ fn no_room(
             other_path,
             other,
         } => (
-            "nested-prefix",
+            Code::NestedPrefix,
             {
                 let (me, them) = (&app.name, &apps[other].name);
                 let ((inner, inner_app), (outer, outer_app)) = if path.len() > other_path.len() {

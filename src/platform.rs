@@ -1,6 +1,8 @@
 //! Platform facts: what Gateway API, VPC Lattice, the AWS Gateway API Controller and Kong
 //! accept and how they match. Each is cited where it comes from and pinned by a test.
 
+use crate::codes::Code;
+
 /// Gateway API HTTPRoute CRD (v1.6.1): `maxItems: 16` on `spec.rules`.
 pub const CRD_MAX_RULES: usize = 16;
 /// Gateway API HTTPRoute CRD: `maxItems: 16` on `spec.hostnames`.
@@ -15,12 +17,12 @@ pub const DNS1123_LABEL_MAX: usize = 63;
 /// Why a path is refused, as a finding code, a message and a help line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathProblem {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub help: String,
 }
 
-fn problem(code: &'static str, message: impl Into<String>, help: impl Into<String>) -> PathProblem {
+fn problem(code: Code, message: impl Into<String>, help: impl Into<String>) -> PathProblem {
     PathProblem {
         code,
         message: message.into(),
@@ -35,7 +37,7 @@ pub fn path_problems(path: &str) -> Vec<PathProblem> {
     let mut out = Vec::new();
     if !path.starts_with('/') {
         out.push(problem(
-            "invalid-path",
+            Code::InvalidPath,
             format!("path `{path}` does not start with `/`"),
             format!("write `/{}`", path.trim_start_matches('/')),
         ));
@@ -51,7 +53,7 @@ pub fn path_problems(path: &str) -> Vec<PathProblem> {
     ] {
         if path.contains(needle) {
             out.push(problem(
-                "invalid-path",
+                Code::InvalidPath,
                 format!("path `{path}` contains {what}, which Gateway API refuses"),
                 "write the path in its plain, normalized form",
             ));
@@ -59,7 +61,7 @@ pub fn path_problems(path: &str) -> Vec<PathProblem> {
     }
     if path.ends_with("/.") || path.ends_with("/..") {
         out.push(problem(
-            "invalid-path",
+            Code::InvalidPath,
             format!("path `{path}` ends with a dot segment, which Gateway API refuses"),
             "write the path in its plain, normalized form",
         ));
@@ -75,14 +77,14 @@ pub fn path_problems(path: &str) -> Vec<PathProblem> {
             .collect::<Vec<_>>()
             .join(", ");
         out.push(problem(
-            "invalid-path",
+            Code::InvalidPath,
             format!("path `{path}` has characters a Lattice rule refuses: {shown}"),
             "Lattice paths take only letters, digits and @:%_+.~#?&/=-",
         ));
     }
     if path.len() > LATTICE_MAX_PATH_LEN {
         out.push(problem(
-            "path-too-long",
+            Code::PathTooLong,
             format!(
                 "path is {} characters; a Lattice rule takes at most {LATTICE_MAX_PATH_LEN}",
                 path.len()
@@ -92,7 +94,7 @@ pub fn path_problems(path: &str) -> Vec<PathProblem> {
     }
     if path.len() > 1 && path.ends_with('/') {
         out.push(problem(
-            "trailing-slash",
+            Code::TrailingSlash,
             format!("path `{path}` ends with `/`"),
             format!(
                 "write `{}`: a prefix with a trailing slash does not match the bare path on Kong or Lattice",
@@ -272,16 +274,16 @@ mod tests {
         };
         assert!(codes("/shop").is_empty());
         assert!(codes("/").is_empty());
-        assert_eq!(codes("shop"), ["invalid-path"]);
+        assert_eq!(codes("shop"), [Code::InvalidPath]);
         for bad in [
             "/a//b", "/a/./b", "/a/../b", "/a%2fb", "/a%2Fb", "/a#b", "/a/.", "/a/..",
         ] {
-            assert!(codes(bad).contains(&"invalid-path"), "{bad}");
+            assert!(codes(bad).contains(&Code::InvalidPath), "{bad}");
         }
-        assert_eq!(codes("/a b"), ["invalid-path"]);
-        assert_eq!(codes(&format!("/{}", "a".repeat(128))), ["path-too-long"]);
+        assert_eq!(codes("/a b"), [Code::InvalidPath]);
+        assert_eq!(codes(&format!("/{}", "a".repeat(128))), [Code::PathTooLong]);
         assert!(codes(&format!("/{}", "a".repeat(127))).is_empty());
-        assert_eq!(codes("/shop/"), ["trailing-slash"]);
+        assert_eq!(codes("/shop/"), [Code::TrailingSlash]);
     }
 
     #[test]

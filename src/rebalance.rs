@@ -7,6 +7,7 @@
 //! rules. The lock records the step; `render` writes the full state of the current step.
 
 use crate::Prepared;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::lock::{LockState, Move, Step};
 use crate::plan::Occupancy;
@@ -21,7 +22,7 @@ pub struct MoveResult {
 }
 
 fn refuse(message: String, help: impl Into<String>) -> Diagnostic {
-    Diagnostic::error("move-refused", message).help(help)
+    Diagnostic::error(Code::MoveRefused, message).help(help)
 }
 
 /// Starts a move of `app` to `group`, or advances the move in flight one step.

@@ -11,6 +11,7 @@ use minijinja::value::Serde;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as Ctx};
 use serde::{Deserialize, Serialize};
 
+use crate::codes::Code;
 use crate::config::{Config, GatewayRef};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::App;
@@ -103,7 +104,7 @@ impl Templates {
         for (name, embedded) in TEMPLATES {
             let source = match dir.map(|d| d.join(name)).filter(|p| p.is_file()) {
                 Some(path) => std::fs::read_to_string(&path).map_err(|e| {
-                    Diagnostic::error("io-error", format!("cannot read template: {e}"))
+                    Diagnostic::error(Code::IoError, format!("cannot read template: {e}"))
                         .at(Span::file(&path))
                 })?,
                 None => embedded.to_string(),
@@ -125,7 +126,7 @@ fn template_error(name: &str, dir: Option<&Path>, e: &minijinja::Error) -> Diagn
         .unwrap_or_else(|| PathBuf::from("templates").join(name));
     let line = e.line().unwrap_or(0) as u32;
     Diagnostic::error(
-        "template-error",
+        Code::TemplateError,
         format!("template {name}: {}", e.detail().unwrap_or(&e.to_string())),
     )
     .at(Span::new(file, line, 0))
@@ -375,7 +376,7 @@ fn checked_file(
                 name => format!("{kind} `{name}`"),
             };
             Err(Diagnostic::error(
-                "rendered-invalid",
+                Code::RenderedInvalid,
                 format!("template {template} rendered an invalid {what}: {why}"),
             )
             .help("fix the template; every rendered object must parse back as the object latgen meant"))

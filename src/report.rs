@@ -5,7 +5,7 @@ use std::path::{Component, Path};
 
 use serde_json::{Value, json};
 
-use crate::codes;
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
 
 /// A path as a repository-relative URI with `/` separators, when it can be made one.
@@ -127,22 +127,20 @@ fn sarif_location(span: &Span, message: Option<&str>) -> Value {
 
 /// A SARIF 2.1.0 log with one run, the rules that fired, and one result per finding.
 pub fn sarif(diags: &Diagnostics) -> String {
-    let mut used: Vec<&str> = diags.iter().map(|d| d.code).collect();
+    let mut used: Vec<Code> = diags.iter().map(|d| d.code).collect();
     used.sort();
     used.dedup();
     let rules: Vec<Value> = used
         .iter()
-        .map(|id| {
-            let (summary, level) = codes::lookup(id)
-                .map(|c| (c.summary, c.severity))
-                .unwrap_or(("", Severity::Error));
+        .map(|code| {
             json!({
-                "id": id,
-                "name": id,
-                "shortDescription": { "text": summary },
-                "fullDescription": { "text": summary },
-                "help": { "text": "See the README's list of diagnostics." },
-                "defaultConfiguration": { "level": sarif_level(level) },
+                "id": code.as_str(),
+                "name": code.as_str(),
+                "shortDescription": { "text": code.summary() },
+                "fullDescription": { "text": code.summary() },
+                "helpUri": code.help_url(),
+                "help": { "text": format!("`latgen explain {code}` prints what it means and an example.") },
+                "defaultConfiguration": { "level": sarif_level(code.severity()) },
             })
         })
         .collect();
@@ -211,7 +209,7 @@ mod tests {
     fn github_escapes_data_and_properties() {
         let mut diags = Diagnostics::new();
         diags.push(
-            Diagnostic::error("invalid-path", "100% bad\nreally").at(Span::new(
+            Diagnostic::error(Code::InvalidPath, "100% bad\nreally").at(Span::new(
                 "apps/a,b:c.yaml",
                 3,
                 9,
@@ -226,8 +224,10 @@ mod tests {
     #[test]
     fn json_lines_are_one_object_per_finding_with_1_based_positions() {
         let mut diags = Diagnostics::new();
-        diags.push(Diagnostic::error("stale-output", "x").at(Span::file("generated/kong/a.yaml")));
-        diags.push(Diagnostic::warning("group-at-quota", "y").at(Span::new("./g/b.yaml", 4, 0)));
+        diags.push(
+            Diagnostic::error(Code::StaleOutput, "x").at(Span::file("generated/kong/a.yaml")),
+        );
+        diags.push(Diagnostic::warning(Code::GroupAtQuota, "y").at(Span::new("./g/b.yaml", 4, 0)));
         let text = json_lines(&diags);
         let lines: Vec<Value> = text
             .lines()

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::cli::{TraceArgs, TraceFormat};
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
 use crate::model::MatchKind;
 use crate::platform::{segment_prefix_matches, string_prefix_matches};
@@ -80,7 +81,7 @@ fn bare_host(authority: &str) -> String {
 pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
     if !out.is_dir() {
         return Err(Diagnostic::error(
-            "io-error",
+            Code::IoError,
             format!("{} is not a folder of manifests", out.display()),
         )
         .help("run `latgen render` first, or give the output folder with -o"));
@@ -93,7 +94,7 @@ pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
         .collect();
     let (net, errors) = Network::from_files_par(&files);
     match errors.into_iter().next() {
-        Some((_, e)) => Err(Diagnostic::error("invalid-output", e)),
+        Some((_, e)) => Err(Diagnostic::error(Code::InvalidOutput, e)),
         None => Ok(net),
     }
 }

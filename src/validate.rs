@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::load::{Loaded, LoadedDecl};
@@ -59,7 +60,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             "app name"
         };
         diags.push(
-            Diagnostic::error("invalid-name", format!("{what} `{name}` {p}"))
+            Diagnostic::error(Code::InvalidName, format!("{what} `{name}` {p}"))
                 .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
                 .help("app names are DNS-1123 labels, e.g. `shop-web`; set `name:` or rename the file"),
         );
@@ -67,7 +68,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     if config.parse_group_name(&name).is_some() {
         diags.push(
             Diagnostic::error(
-                "reserved-name",
+                Code::ReservedName,
                 format!("app name `{name}` has the form of a shared group's name"),
             )
             .at(if from_stem {
@@ -84,16 +85,19 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let ns = &decl.namespace;
     if let Some(p) = platform::dns1123_label_problem(&ns.value) {
         diags.push(
-            Diagnostic::error("invalid-namespace", format!("namespace `{}` {p}", ns.value))
-                .at(span(file, Pos::of(ns)))
-                .help("give the Kubernetes namespace of the app's Service"),
+            Diagnostic::error(
+                Code::InvalidNamespace,
+                format!("namespace `{}` {p}", ns.value),
+            )
+            .at(span(file, Pos::of(ns)))
+            .help("give the Kubernetes namespace of the app's Service"),
         );
     }
     let svc = &decl.service.value;
     if let Some(p) = platform::dns1123_label_problem(&svc.name.value) {
         diags.push(
             Diagnostic::error(
-                "invalid-service",
+                Code::InvalidService,
                 format!("service name `{}` {p}", svc.name.value),
             )
             .at(span(file, Pos::of(&svc.name)))
@@ -103,7 +107,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let port = svc.port.value;
     if !(1..=65535).contains(&port) {
         diags.push(
-            Diagnostic::error("invalid-port", format!("port {port} is out of range"))
+            Diagnostic::error(Code::InvalidPort, format!("port {port} is out of range"))
                 .at(span(file, Pos::of(&svc.port)))
                 .help("give the Service port, 1 to 65535"),
         );
@@ -112,7 +116,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let host = decl.host.as_ref().map(|h| {
         if let Some(p) = platform::hostname_problem(&h.value) {
             diags.push(
-                Diagnostic::error("invalid-host", format!("host `{}` {p}", h.value))
+                Diagnostic::error(Code::InvalidHost, format!("host `{}` {p}", h.value))
                     .at(span(file, Pos::of(h)))
                     .help("give the lowercase DNS name the app answers on, e.g. shop.example.com"),
             );
@@ -125,7 +129,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         Some(list) => {
             if list.value.is_empty() {
                 diags.push(
-                    Diagnostic::error("no-paths", "`paths` is empty")
+                    Diagnostic::error(Code::NoPaths, "`paths` is empty")
                         .at(span(file, Pos::of(list)))
                         .help(if host.is_some() {
                             "remove `paths` to serve the whole host, or list the paths"
@@ -148,7 +152,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                     let shown: String = meta.iter().collect();
                     diags.push(
                         Diagnostic::warning(
-                            "kong-regex-path",
+                            Code::KongRegexPath,
                             format!(
                                 "path `{}` has `{shown}`, which Kong's router reads as regex syntax",
                                 p.value.value
@@ -164,7 +168,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 {
                     diags.push(
                         Diagnostic::error(
-                            "duplicate-path",
+                            Code::DuplicatePath,
                             format!("path `{}` is listed twice", p.value.value),
                         )
                         .at(span(file, pos))
@@ -186,7 +190,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             pos: Pos::of(decl.host.as_ref().unwrap()),
         }),
         None => diags.push(
-            Diagnostic::error("missing-field", "missing field `paths` (or `host`)")
+            Diagnostic::error(Code::MissingField, "missing field `paths` (or `host`)")
                 .at(Span::new(file, 1, 1))
                 .help("add `paths: [/your-prefix]`, or `host:` for an app on its own host"),
         ),
@@ -194,7 +198,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     if paths.len() > platform::CRD_MAX_RULES && host.is_some() {
         diags.push(
             Diagnostic::error(
-                "app-too-big",
+                Code::AppTooBig,
                 format!(
                     "app has {} paths; an HTTPRoute holds at most {} rules",
                     paths.len(),
@@ -210,15 +214,18 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     if let Some((g, pos)) = pin {
         if g == 0 {
             diags.push(
-                Diagnostic::error("invalid-group", "group 0 does not exist; groups start at 1")
-                    .at(span(file, pos))
-                    .help("pin a group number of 1 or more, or remove `group`"),
+                Diagnostic::error(
+                    Code::InvalidGroup,
+                    "group 0 does not exist; groups start at 1",
+                )
+                .at(span(file, pos))
+                .help("pin a group number of 1 or more, or remove `group`"),
             );
         }
         if host.is_some() {
             diags.push(
                 Diagnostic::error(
-                    "invalid-group",
+                    Code::InvalidGroup,
                     "a host-routed app has its own route and no group",
                 )
                 .at(span(file, pos))
@@ -241,7 +248,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         {
             diags.push(
                 Diagnostic::error(
-                    "invalid-health-check",
+                    Code::InvalidHealthCheck,
                     format!("interval {i}s is out of range"),
                 )
                 .at(span(file, Pos::of(h)))
@@ -276,7 +283,7 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     if q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
         diags.push(
             Diagnostic::error(
-                "priority-limit",
+                Code::PriorityLimit,
                 format!(
                     "quotas.rulesPerService is {}, more than the {} rule priorities a Lattice listener has",
                     q.rules_per_service,
@@ -289,7 +296,7 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     }
     let mut bad = |what: String, help: &str| {
         diags.push(
-            Diagnostic::error("invalid-config", what)
+            Diagnostic::error(Code::InvalidConfig, what)
                 .at(at.clone())
                 .help(help.to_string()),
         );
@@ -361,7 +368,7 @@ fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
             let other = &apps[j];
             diags.push(
                 Diagnostic::error(
-                    "duplicate-app",
+                    Code::DuplicateApp,
                     format!("app `{}` is declared twice", app.name),
                 )
                 .at(span(&app.file, app.name_pos))
@@ -389,7 +396,7 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
         {
             diags.push(
                 Diagnostic::error(
-                    "duplicate-host",
+                    Code::DuplicateHost,
                     format!("host `{h}` is also served by app `{}`", other.name),
                 )
                 .at(span(&app.file, app.name_pos))
@@ -408,7 +415,7 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
                     .find(|q| q.kind == p.kind && q.value == p.value);
                 diags.push(
                     Diagnostic::error(
-                        "path-conflict",
+                        Code::PathConflict,
                         format!("path `{}` is also claimed by app `{}`", p.value, other.name),
                     )
                     .at(span(&app.file, p.pos))
@@ -434,7 +441,7 @@ fn check_service_name_collisions(apps: &[App], config: &Config, diags: &mut Diag
         if let Some(p) = platform::lattice_service_name_problem(&svc) {
             diags.push(
                 Diagnostic::error(
-                    "invalid-lattice-name",
+                    Code::InvalidLatticeName,
                     format!("the Lattice service name of app `{}` would be `{svc}`, which {p}", app.name),
                 )
                 .at(span(&app.file, app.name_pos))
@@ -444,7 +451,7 @@ fn check_service_name_collisions(apps: &[App], config: &Config, diags: &mut Diag
         if let Some(other) = seen.insert(svc.clone(), app) {
             diags.push(
                 Diagnostic::error(
-                    "lattice-name-collision",
+                    Code::LatticeNameCollision,
                     format!(
                         "apps `{}` and `{}` get the same Lattice service name `{svc}`",
                         other.name, app.name
@@ -461,7 +468,7 @@ fn check_service_name_collisions(apps: &[App], config: &Config, diags: &mut Diag
     if let Some(p) = platform::lattice_service_name_problem(&group_svc) {
         diags.push(
             Diagnostic::error(
-                "invalid-lattice-name",
+                Code::InvalidLatticeName,
                 format!("shared groups get Lattice service names like `{group_svc}`, which {p}"),
             )
             .help("shorten lattice.groupPrefix or lattice.namespace in latgen.yaml"),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
 
+use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 use crate::render::{HEADER, Output};
 
@@ -33,9 +34,12 @@ pub struct Change {
 }
 
 fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::error("io-error", format!("cannot {what} {}: {e}", path.display()))
-        .at(Span::file(path))
-        .help("check that the folder exists and is writable")
+    Diagnostic::error(
+        Code::IoError,
+        format!("cannot {what} {}: {e}", path.display()),
+    )
+    .at(Span::file(path))
+    .help("check that the folder exists and is writable")
 }
 
 fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
@@ -55,7 +59,7 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     }
     if !dir.is_dir() {
         return Err(Diagnostic::error(
-            "io-error",
+            Code::IoError,
             format!("output {} is a file, not a folder", dir.display()),
         )
         .help("give a folder for -o, e.g. `-o generated/`"));
@@ -63,7 +67,7 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(dir) {
         let entry = entry.map_err(|e| {
-            Diagnostic::error("io-error", format!("cannot read the output folder: {e}"))
+            Diagnostic::error(Code::IoError, format!("cannot read the output folder: {e}"))
                 .at(Span::file(dir))
         })?;
         if entry.file_type().is_file() {

@@ -394,11 +394,11 @@ fn stages(project: &Path) -> Stages {
     let output = latgen::render::render(&plan, &apps, &loaded.config, &templates).unwrap();
     let render = t.elapsed();
     let t = Instant::now();
-    let existing = latgen::write::read_tree(&out).unwrap();
+    let existing = latgen::output::read_tree(&out).unwrap();
     let lock = (paths.lock.clone(), latgen::lock::serialize(&plan.lock));
     let changes =
-        latgen::write::changes(&out, &existing, std::borrow::Cow::Owned(output), &[lock]).unwrap();
-    latgen::write::apply(&out, &existing, &changes).unwrap();
+        latgen::output::changes(&out, &existing, std::borrow::Cow::Owned(output), &[lock]).unwrap();
+    latgen::output::apply(&out, &existing, &changes).unwrap();
     let write = t.elapsed();
     Stages {
         load,

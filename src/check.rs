@@ -13,10 +13,10 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::load::ProjectPaths;
 use crate::model::MatchKind;
+use crate::output::{self, ChangeKind, LockFile, manifests, side_of};
 use crate::platform;
 use crate::render::{Output, Side, Templates};
 use crate::routing::{Doc, LatticeRoute, LatticeRule, Network, Outcome, Source, is_kong_file};
-use crate::write::{self, ChangeKind};
 
 pub struct CheckOptions<'a> {
     pub paths: ProjectPaths,
@@ -40,7 +40,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     // meanwhile.
     let (run, tree) = rayon::join(
         || crate::prepare(&opts.paths),
-        || write::read_tree(&opts.out_dir),
+        || output::read_tree(&opts.out_dir),
     );
     let mut diags = run.diags;
     let mut sources = run.sources;
@@ -197,24 +197,6 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         diags.extend(route_quotas(net, prepared));
     }
     diags
-}
-
-/// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
-/// the tree itself when it holds nothing else (as latgen writes it).
-pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, String>> {
-    let is_manifest = |p: &Path| {
-        (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
-            && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-    };
-    if tree.keys().all(|p| is_manifest(p)) {
-        return Cow::Borrowed(tree);
-    }
-    Cow::Owned(
-        tree.iter()
-            .filter(|(p, _)| is_manifest(p))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect(),
-    )
 }
 
 /// A committed manifest for the routing model: its path, its text, the render's model of
@@ -402,14 +384,6 @@ pub fn change_warnings(
     diags
 }
 
-fn side_of(rel: &Path) -> Side {
-    if is_kong_file(rel) {
-        Side::Kong
-    } else {
-        Side::Lattice
-    }
-}
-
 /// Whether two trees hold the same files on one side, compared without copying them.
 fn same_side(a: &BTreeMap<PathBuf, String>, b: &BTreeMap<PathBuf, String>, side: Side) -> bool {
     let a = a.iter().filter(|(p, _)| side_of(p) == side);
@@ -446,20 +420,18 @@ fn staleness(
             accepted_sides.clear();
         }
     }
-    let lock = (opts.paths.lock.clone(), prepared.lock_text());
-    // Changes on an accepted side are dropped below.
-    let mut changes = write::changes(
+    let lock = LockFile {
+        path: &opts.paths.lock,
+        text: prepared.lock_text(),
+    };
+    // Changes on an accepted side are left out.
+    let changes = output::change_set(
         &opts.out_dir,
         tree,
         std::borrow::Cow::Borrowed(rendered),
-        std::slice::from_ref(&lock),
+        lock,
+        |rel| !accepted_sides.contains(&side_of(rel)),
     )?;
-    changes.retain(|c| {
-        c.path == opts.paths.lock
-            || !accepted_sides.contains(&side_of(
-                c.path.strip_prefix(&opts.out_dir).unwrap_or(&c.path),
-            ))
-    });
     for c in &changes {
         if c.path == opts.paths.lock {
             let line = first_difference(c.old.as_deref(), c.new.as_deref());
@@ -495,7 +467,7 @@ fn staleness(
             .help("run `latgen render` and commit the result"),
         );
     }
-    Ok((diags, write::unified_diff(&changes)))
+    Ok((diags, output::unified_diff(&changes)))
 }
 
 fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {

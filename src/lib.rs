@@ -8,12 +8,14 @@
 pub mod check;
 pub mod cli;
 pub mod codes;
+pub mod commands;
 pub mod config;
 pub mod diag;
 pub mod git;
 pub mod load;
 pub mod lock;
 pub mod model;
+pub mod output;
 pub mod plan;
 pub mod platform;
 pub mod progress;
@@ -24,7 +26,6 @@ pub mod routing;
 pub mod schema;
 pub mod trace;
 pub mod validate;
-pub mod write;
 
 use config::Config;
 use diag::{Diagnostics, Sources};

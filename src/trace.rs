@@ -9,9 +9,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::cli::{TraceArgs, TraceFormat};
 use crate::codes::Code;
-use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
+use crate::diag::Diagnostic;
 use crate::model::MatchKind;
 use crate::platform::{segment_prefix_matches, string_prefix_matches};
 use crate::routing::{
@@ -86,8 +85,8 @@ pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
         )
         .help("run `latgen render` first, or give the output folder with -o"));
     }
-    let tree = crate::write::read_tree(out)?;
-    let manifests = crate::check::manifests(&tree);
+    let tree = crate::output::read_tree(out)?;
+    let manifests = crate::output::manifests(&tree);
     let files: Vec<(std::path::PathBuf, &str, bool)> = manifests
         .iter()
         .map(|(rel, text)| (out.join(rel), text.as_str(), is_kong_file(rel)))
@@ -486,33 +485,6 @@ pub fn to_json(t: &Trace<'_>) -> Value {
         "backend": backend,
         "otherHosts": other_hosts,
     })
-}
-
-/// `latgen trace`: exit 0 when the request reaches a backend, 1 when it does not, 2 on a
-/// usage or input error.
-pub fn run(args: &TraceArgs, color: bool) -> u8 {
-    let request = match parse_request(&args.url, args.host.as_deref()) {
-        Ok(r) => r,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return 2;
-        }
-    };
-    let net = match read_network(&args.output) {
-        Ok(n) => n,
-        Err(d) => {
-            let mut diags = Diagnostics::new();
-            diags.push(d);
-            eprint!("{}", render_human(&diags, &Sources::default(), color));
-            return 2;
-        }
-    };
-    let t = trace(&net, request);
-    match args.format {
-        TraceFormat::Human => print!("{}", human(&t)),
-        TraceFormat::Json => println!("{}", to_json(&t)),
-    }
-    u8::from(!t.reached())
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use latgen::output::{self, ChangeKind};
 use latgen::render::{HEADER, Output};
-use latgen::write::{self, ChangeKind};
 use pretty_assertions::assert_eq;
 
 fn output(files: &[(&str, &str)]) -> Output {
@@ -27,9 +27,9 @@ fn apply(
     files: &Output,
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
-    let existing = write::read_tree(out)?;
-    let changes = write::changes(out, &existing, Cow::Borrowed(files), extra)?;
-    write::apply(out, &existing, &changes)?;
+    let existing = output::read_tree(out)?;
+    let changes = output::changes(out, &existing, Cow::Borrowed(files), extra)?;
+    output::apply(out, &existing, &changes)?;
     Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
 }
 
@@ -174,8 +174,8 @@ fn what_a_killed_run_left_beside_the_output_is_cleared() {
     // An old tree moved aside with the output folder missing, as a run killed between two
     // renames leaves it on systems without an atomic exchange: it is restored.
     std::fs::rename(&out, tmp.path().join(".generated.latgen-old")).unwrap();
-    let existing = write::read_tree(&out).unwrap();
-    write::apply(&out, &existing, &[]).unwrap();
+    let existing = output::read_tree(&out).unwrap();
+    output::apply(&out, &existing, &[]).unwrap();
     assert_eq!(
         common::read_tree(&out)[Path::new("lattice/a.yaml")],
         format!("{HEADER}a: 2\n")
@@ -192,15 +192,15 @@ fn the_diff_names_changed_missing_and_extra_files() {
         &[],
     )
     .unwrap();
-    let existing = write::read_tree(&out).unwrap();
-    let changes = write::changes(
+    let existing = output::read_tree(&out).unwrap();
+    let changes = output::changes(
         &out,
         &existing,
         Cow::Owned(output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")])),
         &[],
     )
     .unwrap();
-    let diff = write::unified_diff(&changes);
+    let diff = output::unified_diff(&changes);
     let a = out.join("k/a.yaml").display().to_string();
     let b = out.join("k/b.yaml").display().to_string();
     let c = out.join("k/c.yaml").display().to_string();

@@ -1,4 +1,7 @@
-//! Stage 5, write: bring the output folder and the lock file to the rendered state, all or
+//! Stage 5, output: the one module that reads and writes the output folder. It reads the
+//! tree as it is, tells latgen's files (by their header) from others and manifests from
+//! other files, works out the change set to the rendered state (the lock file included),
+//! and either shows it as a diff (`render --check`, `check`) or applies it, all or
 //! nothing. Only files that differ are written (unchanged files keep their mtime, so Git and
 //! Argo CD see no churn); generated files no longer wanted are removed; files latgen did not
 //! generate (no header) are never touched. `--check` computes the same changes and shows
@@ -14,7 +17,7 @@ use similar::TextDiff;
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
-use crate::render::{HEADER, Output};
+use crate::render::{HEADER, Output, Side};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
@@ -82,6 +85,107 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
             Ok((rel, String::from_utf8_lossy(&text).into_owned()))
         })
         .collect()
+}
+
+/// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
+/// the tree itself when it holds nothing else (as latgen writes it).
+pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, String>> {
+    let is_manifest = |p: &Path| {
+        (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
+            && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+    };
+    if tree.keys().all(|p| is_manifest(p)) {
+        return Cow::Borrowed(tree);
+    }
+    Cow::Owned(
+        tree.iter()
+            .filter(|(p, _)| is_manifest(p))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect(),
+    )
+}
+
+/// The side a file under the output folder belongs to.
+pub fn side_of(rel: &Path) -> Side {
+    if crate::routing::is_kong_file(rel) {
+        Side::Kong
+    } else {
+        Side::Lattice
+    }
+}
+
+/// The lock file and the text the rendered state needs in it.
+pub struct LockFile<'a> {
+    pub path: &'a Path,
+    pub text: String,
+}
+
+/// The change set from the output folder's files `existing` to `output` and the lock,
+/// keeping only changes to the files `keep` accepts by their path under the output folder
+/// (to leave one side exactly as it is); the lock is always in it. Sorted by path.
+pub fn change_set(
+    out_dir: &Path,
+    existing: &BTreeMap<PathBuf, String>,
+    output: Cow<'_, Output>,
+    lock: LockFile<'_>,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Vec<Change>, Diagnostic> {
+    let mut all = changes(
+        out_dir,
+        existing,
+        output,
+        &[(lock.path.to_path_buf(), lock.text)],
+    )?;
+    all.retain(|c| c.path == lock.path || keep(c.path.strip_prefix(out_dir).unwrap_or(&c.path)));
+    Ok(all)
+}
+
+/// The output folder must not be a file nor lie inside the apps folder (its YAML would be
+/// read back as app declarations).
+pub fn check_location(out: &Path, apps: &Path) -> Option<Diagnostic> {
+    if out.is_file() {
+        return Some(
+            Diagnostic::error(
+                Code::InvalidOutput,
+                format!("output {} is a file", out.display()),
+            )
+            .help("give a folder for -o, e.g. `-o generated/`"),
+        );
+    }
+    let (o, a) = (absolute(out)?, absolute(apps)?);
+    if o.starts_with(&a) || a.starts_with(&o) {
+        return Some(
+            Diagnostic::error(
+                Code::InvalidOutput,
+                format!(
+                    "output {} overlaps the apps folder {}",
+                    out.display(),
+                    apps.display()
+                ),
+            )
+            .help("write the manifests to a folder beside apps/, e.g. `-o generated/`"),
+        );
+    }
+    None
+}
+
+/// `p` made absolute through its nearest existing ancestor (the output may not exist yet).
+fn absolute(p: &Path) -> Option<PathBuf> {
+    let mut existing = p.to_path_buf();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        if existing.as_os_str().is_empty() {
+            existing = PathBuf::from(".");
+        }
+    }
+    let mut full = existing.canonicalize().ok()?;
+    full.extend(rest.into_iter().rev());
+    Some(full)
 }
 
 /// What it takes to turn the output folder, whose files are `existing` (from

@@ -1,0 +1,61 @@
+//! Arguments more than one command takes.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use crate::load::ProjectPaths;
+use crate::render::Side;
+
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// Folder of app declarations (one YAML file per app, walked recursively).
+    #[arg(default_value = "apps")]
+    pub apps: PathBuf,
+    /// Project settings [default: latgen.yaml beside the apps folder].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Group assignments [default: latgen.lock beside the apps folder].
+    #[arg(long)]
+    pub lock: Option<PathBuf>,
+}
+
+impl InputArgs {
+    pub fn paths(&self) -> ProjectPaths {
+        project_paths(&self.apps, self.config.as_ref(), self.lock.as_ref())
+    }
+}
+
+/// The project's files: settings and lock beside the apps folder unless given.
+pub fn project_paths(
+    apps: &Path,
+    config: Option<&PathBuf>,
+    lock: Option<&PathBuf>,
+) -> ProjectPaths {
+    let root = apps.parent().unwrap_or(Path::new(""));
+    let mut paths = ProjectPaths::at_root(root);
+    paths.apps_dir = apps.to_path_buf();
+    if let Some(c) = config {
+        paths.config = c.clone();
+    }
+    if let Some(l) = lock {
+        paths.lock = l.clone();
+    }
+    paths
+}
+
+/// One half of the output, one per Argo CD Application.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum OnlySide {
+    Lattice,
+    Kong,
+}
+
+impl OnlySide {
+    pub fn side(self) -> Side {
+        match self {
+            OnlySide::Lattice => Side::Lattice,
+            OnlySide::Kong => Side::Kong,
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! `latgen check`: the shared stages, then the gate's findings ([`crate::check`]) printed
+//! in the format asked for.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::args::InputArgs;
+use super::{Outcome, Ui};
+use crate::diag::{Severity, Sources, render_human};
+use crate::render::Templates;
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Findings with the source line, for people.
+    Human,
+    /// One JSON object per finding and line.
+    Json,
+    /// GitHub Actions annotations (`::error file=…::…`).
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Deny {
+    /// Warnings fail the check too.
+    Warnings,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The committed output folder.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Folder of templates `render` is run with.
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Exit 1 on warnings as well.
+    #[arg(long, value_enum)]
+    pub deny: Option<Deny>,
+    /// Compare with this Git revision: accept a PR that leaves one side as it was when the
+    /// other side can safely go live first, and refuse a change either side of which could
+    /// break routing by going live first.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
+}
+
+pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
+    let paths = args.input.paths();
+    if let Some(d) = crate::output::check_location(&args.output, &paths.apps_dir) {
+        return ui.fail(d, &Sources::default());
+    }
+    let templates = match Templates::load(args.templates.as_deref()) {
+        Ok(t) => t,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let base = match &args.base {
+        Some(rev) => match crate::git::read_folder_at(&args.output, rev) {
+            Ok(files) => Some(files),
+            Err(d) => return ui.fail(d, &Sources::default()),
+        },
+        None => None,
+    };
+    let opts = crate::check::CheckOptions {
+        paths,
+        out_dir: args.output.clone(),
+        templates: &templates,
+        base,
+    };
+    let report = match crate::check::check(&opts) {
+        Ok(r) => r,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let text = format(args.format, &report, ui.color);
+    crate::progress::clear();
+    print!("{text}");
+    let diags = &report.diags;
+    if diags.iter().any(|d| d.code.is_operational()) {
+        return Outcome::Error;
+    }
+    let failing = diags
+        .iter()
+        .any(|d| d.severity == Severity::Error || args.deny.is_some());
+    if failing {
+        Outcome::Found
+    } else {
+        Outcome::Success
+    }
+}
+
+fn format(format: Format, report: &crate::check::CheckReport, color: bool) -> String {
+    let diags = &report.diags;
+    match format {
+        Format::Human => {
+            let mut t = render_human(
+                diags,
+                &report.sources,
+                color && std::io::stdout().is_terminal(),
+            );
+            if diags.is_empty() {
+                t.push_str("no findings\n");
+            }
+            if !report.diff.is_empty() {
+                t.push('\n');
+                t.push_str(&report.diff);
+            }
+            t
+        }
+        Format::Json => crate::report::json_lines(diags),
+        Format::Github => crate::report::github(diags),
+        Format::Sarif => crate::report::sarif(diags),
+    }
+}

@@ -1,0 +1,128 @@
+//! `latgen render`: the shared stages, then the output stage in write mode (or, with
+//! `--check`, in check mode: a diff and exit 1 when anything is stale).
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use super::args::{InputArgs, OnlySide};
+use super::{Outcome, Ui, plural};
+use crate::diag::Sources;
+use crate::output::{self, Change, ChangeKind, LockFile};
+
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output folder.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Folder of templates to use instead of the built-in ones (same file names).
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// Write nothing; exit 1 with a unified diff when the output or the lock is stale.
+    #[arg(long)]
+    pub check: bool,
+    /// Write only one side (and the lock), to ship a change as two PRs.
+    #[arg(long, value_enum)]
+    pub only: Option<OnlySide>,
+}
+
+pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
+    let paths = args.input.paths();
+    if let Some(d) = output::check_location(&args.output, &paths.apps_dir) {
+        return ui.fail(d, &Sources::default());
+    }
+    let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
+        return Outcome::Error;
+    };
+    // One run at a time per output folder, from reading it to swapping the new tree in.
+    let _run = match output::lock_output(&args.output) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &built.sources),
+    };
+    // The output folder as it is: read once, for the warnings about the change and for
+    // deciding which files to write.
+    let existing = match output::read_tree(&args.output) {
+        Ok(t) => t,
+        Err(d) => return ui.fail(d, &built.sources),
+    };
+    let mut notes = built.diags.clone();
+    let quota = built.prepared.config.quotas.rules_per_service as usize;
+    notes.extend(crate::check::change_warnings(
+        &existing,
+        &built.output.files,
+        quota,
+        &args.output,
+    ));
+    notes.sort();
+    ui.report(&notes, &built.sources);
+    let crate::Built {
+        prepared,
+        output: all,
+        sources,
+        ..
+    } = built;
+    let only = args.only.map(OnlySide::side);
+    let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
+    let rendered_files = all.files.keys().filter(|p| keep(p)).count();
+    let lock = LockFile {
+        path: &paths.lock,
+        text: prepared.lock_text(),
+    };
+    let changes = match output::change_set(&args.output, &existing, Cow::Owned(all), lock, keep) {
+        Ok(c) => c,
+        Err(d) => return ui.fail(d, &sources),
+    };
+    let plan = &prepared.plan;
+    let summary = format!(
+        "{} in {} ({}, {} dedicated)",
+        plural(prepared.apps.len(), "app"),
+        plural(plan.service_count(), "Lattice service"),
+        plural(plan.groups.len(), "shared group"),
+        plan.dedicated.len()
+    );
+    if args.check {
+        return stale(args, &paths.lock, &changes, &summary);
+    }
+    let applied = output::apply(&args.output, &existing, &changes);
+    crate::progress::clear();
+    if let Err(d) = applied {
+        return ui.fail(d, &sources);
+    }
+    let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
+    eprintln!(
+        "rendered {summary}: {} added, {} changed, {} removed, {} unchanged",
+        count(ChangeKind::Added),
+        count(ChangeKind::Changed),
+        count(ChangeKind::Removed),
+        rendered_files + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
+    );
+    crate::free_later((existing, changes, prepared, sources));
+    Outcome::Success
+}
+
+/// `render --check`: the diff of what render would change, and exit 1 when it is not empty.
+fn stale(args: &RenderArgs, lock: &std::path::Path, changes: &[Change], summary: &str) -> Outcome {
+    crate::progress::clear();
+    if changes.is_empty() {
+        eprintln!("up to date: {summary}");
+        return Outcome::Success;
+    }
+    print!("{}", output::unified_diff(changes));
+    let lock_stale = changes.iter().any(|c| c.path == lock);
+    let outputs = changes.len() - usize::from(lock_stale);
+    let what = match (outputs, lock_stale) {
+        (0, _) => lock.display().to_string(),
+        (n, false) => format!("{} ({})", args.output.display(), plural(n, "file")),
+        (n, true) => format!(
+            "{} ({}) and {}",
+            args.output.display(),
+            plural(n, "file"),
+            lock.display()
+        ),
+    };
+    eprintln!(
+        "error: {what} differ from what `latgen render` writes; run it and commit the result"
+    );
+    Outcome::Found
+}

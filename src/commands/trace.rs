@@ -1,0 +1,58 @@
+//! `latgen trace`: the output stage's reading of the committed manifests, then one request
+//! followed through them ([`crate::trace`]). Exit 0 when the request reaches a backend, 1
+//! when it does not, 2 on a usage or input error.
+
+use std::path::PathBuf;
+
+use clap::ValueEnum;
+
+use super::{Outcome, Ui};
+use crate::diag::Sources;
+use crate::trace::{human, parse_request, read_network, to_json, trace};
+
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// The request: a URL (`https://www.example.com/shop/cart`) or a path (`/shop/cart`).
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The Host of a request given as a path [default: none, so only routes that take any
+    /// host match].
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The output folder whose manifests are followed.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
+    pub format: TraceFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TraceFormat {
+    Human,
+    Json,
+}
+
+pub fn run(args: &TraceArgs, ui: Ui) -> Outcome {
+    let request = match parse_request(&args.url, args.host.as_deref()) {
+        Ok(r) => r,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Outcome::Error;
+        }
+    };
+    let net = match read_network(&args.output) {
+        Ok(n) => n,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let t = trace(&net, request);
+    match args.format {
+        TraceFormat::Human => print!("{}", human(&t)),
+        TraceFormat::Json => println!("{}", to_json(&t)),
+    }
+    if t.reached() {
+        Outcome::Success
+    } else {
+        Outcome::Found
+    }
+}

@@ -4,7 +4,6 @@
 //! (hand edits included) through the same model as `check`, so it explains `check`'s
 //! routing findings one request at a time.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -267,15 +266,17 @@ fn lattice_rule<'a>(
 /// Prefixes that look as if they match but do not: Gateway API compares whole segments.
 fn write_near(o: &mut String, t: &Trace<'_>) {
     for (r, m) in &t.near {
-        let _ = writeln!(
+        say(
             o,
-            "          not {}/{} ({} {}): a prefix matches whole path segments, and {} is not under {}",
-            r.namespace,
-            r.name,
-            kind_name(m.kind),
-            m.path,
-            t.request.path,
-            m.path
+            format!(
+                "          not {}/{} ({} {}): a prefix matches whole path segments, and {} is not under {}",
+                r.namespace,
+                r.name,
+                kind_name(m.kind),
+                m.path,
+                t.request.path,
+                m.path
+            ),
         );
     }
 }
@@ -290,95 +291,34 @@ fn lattice_why(rule: &PathRule) -> &'static str {
 pub fn human(t: &Trace<'_>) -> String {
     let mut o = String::new();
     match &t.request.host {
-        Some(host) => writeln!(o, "request   Host {host}, path {}", t.request.path),
-        None => writeln!(
-            o,
-            "request   path {}, no Host (only routes for any host match)",
-            t.request.path
+        Some(host) => say(
+            &mut o,
+            format!("request   Host {host}, path {}", t.request.path),
+        ),
+        None => say(
+            &mut o,
+            format!(
+                "request   path {}, no Host (only routes for any host match)",
+                t.request.path
+            ),
         ),
     }
-    .ok();
     let Some(win) = t.kong.first() else {
-        let _ = writeln!(o, "kong      no route matches: Kong answers 404");
+        say(&mut o, "kong      no route matches: Kong answers 404");
         write_near(&mut o, t);
         for (route, h) in &t.other_hosts {
-            let _ = writeln!(o, "          {route} would take it on host {h}");
+            say(
+                &mut o,
+                format!("          {route} would take it on host {h}"),
+            );
         }
         return o;
     };
-    let r = win.route;
-    let _ = writeln!(
-        o,
-        "kong      route {}/{} ({})",
-        r.namespace,
-        r.name,
-        place(&r.file, win.rule.pos.line)
-    );
-    let _ = writeln!(
-        o,
-        "          matched {} {} {}: {}",
-        kind_name(win.rule.kind),
-        win.rule.path,
-        host_clause(r, t.request.host.as_deref()),
-        won_because(t)
-    );
-    for lost in &t.kong[1..] {
-        let _ = writeln!(
-            o,
-            "          won over {}/{} ({} {}): {}",
-            lost.route.namespace,
-            lost.route.name,
-            kind_name(lost.rule.kind),
-            lost.rule.path,
-            lost_because(win, lost)
-        );
-    }
+    human_kong(&mut o, t, win);
     write_near(&mut o, t);
-    if let Some((name, bridge)) = &t.bridge {
-        let _ = writeln!(
-            o,
-            "bridge    Service {name}, ExternalName {} ({})",
-            bridge.target,
-            bridge.file.display()
-        );
-    }
-    match (&r.rewrite_host, &t.lattice_host) {
-        (Some(h), _) => {
-            let _ = writeln!(o, "          Host rewritten to {h}");
-        }
-        (None, Some(h)) => {
-            let _ = writeln!(o, "          Host kept: {h}");
-        }
-        (None, None) => {}
-    }
+    human_bridge(&mut o, t, win.route);
     if let Some(route) = t.lattice {
-        let domain = route.hostnames.first().map_or("", String::as_str);
-        let _ = writeln!(
-            o,
-            "lattice   service {}/{}, custom domain {domain} ({})",
-            route.namespace,
-            route.name,
-            route.file.display()
-        );
-        if let Some((n, rule, later)) = lattice_rule(route, &t.request.path) {
-            let _ = writeln!(
-                o,
-                "          rule {n} of {} matched: {} {} ({}), {}",
-                route.rules.len(),
-                kind_name(rule.kind),
-                rule.path,
-                place(&route.file, rule.pos.line),
-                lattice_why(rule)
-            );
-            for (n, rule) in later {
-                let _ = writeln!(
-                    o,
-                    "          rule {n} ({} {}) matches too but comes later: never reached",
-                    kind_name(rule.kind),
-                    rule.path
-                );
-            }
-        }
+        human_lattice(&mut o, t, route);
     }
     match &t.outcome {
         Outcome::Backend { backend, .. } => {
@@ -386,17 +326,120 @@ pub fn human(t: &Trace<'_>) -> String {
                 .port
                 .map(|p| format!(", port {p}"))
                 .unwrap_or_default();
-            let _ = writeln!(
-                o,
-                "backend   Service {}/{}{port}",
-                backend.namespace, backend.name
+            say(
+                &mut o,
+                format!(
+                    "backend   Service {}/{}{port}",
+                    backend.namespace, backend.name
+                ),
             );
         }
-        other => {
-            let _ = writeln!(o, "broken    {other}");
-        }
+        other => say(&mut o, format!("broken    {other}")),
     }
     o
+}
+
+/// Appends a line.
+fn say(o: &mut String, line: impl AsRef<str>) {
+    o.push_str(line.as_ref());
+    o.push('\n');
+}
+
+/// The Kong route that won, and the routes it beat.
+fn human_kong(o: &mut String, t: &Trace<'_>, win: &KongClaim<'_>) {
+    let r = win.route;
+    say(
+        o,
+        format!(
+            "kong      route {}/{} ({})",
+            r.namespace,
+            r.name,
+            place(&r.file, win.rule.pos.line)
+        ),
+    );
+    say(
+        o,
+        format!(
+            "          matched {} {} {}: {}",
+            kind_name(win.rule.kind),
+            win.rule.path,
+            host_clause(r, t.request.host.as_deref()),
+            won_because(t)
+        ),
+    );
+    for lost in &t.kong[1..] {
+        say(
+            o,
+            format!(
+                "          won over {}/{} ({} {}): {}",
+                lost.route.namespace,
+                lost.route.name,
+                kind_name(lost.rule.kind),
+                lost.rule.path,
+                lost_because(win, lost)
+            ),
+        );
+    }
+}
+
+/// The bridge Service and the Host Lattice sees.
+fn human_bridge(o: &mut String, t: &Trace<'_>, r: &KongRoute) {
+    if let Some((name, bridge)) = &t.bridge {
+        say(
+            o,
+            format!(
+                "bridge    Service {name}, ExternalName {} ({})",
+                bridge.target,
+                bridge.file.display()
+            ),
+        );
+    }
+    match (&r.rewrite_host, &t.lattice_host) {
+        (Some(h), _) => {
+            say(o, format!("          Host rewritten to {h}"));
+        }
+        (None, Some(h)) => {
+            say(o, format!("          Host kept: {h}"));
+        }
+        (None, None) => {}
+    }
+}
+
+/// The Lattice service and the rule that matched first.
+fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
+    let domain = route.hostnames.first().map_or("", String::as_str);
+    say(
+        o,
+        format!(
+            "lattice   service {}/{}, custom domain {domain} ({})",
+            route.namespace,
+            route.name,
+            route.file.display()
+        ),
+    );
+    if let Some((n, rule, later)) = lattice_rule(route, &t.request.path) {
+        say(
+            o,
+            format!(
+                "          rule {n} of {} matched: {} {} ({}), {}",
+                route.rules.len(),
+                kind_name(rule.kind),
+                rule.path,
+                place(&route.file, rule.pos.line),
+                lattice_why(rule)
+            ),
+        );
+        for (n, rule) in later {
+            say(
+                o,
+                format!(
+                    "          rule {n} ({} {}) matches too but comes later: never reached",
+                    kind_name(rule.kind),
+                    rule.path
+                ),
+            );
+        }
+    }
 }
 
 fn outcome_code(o: &Outcome) -> &'static str {

@@ -1,0 +1,284 @@
+//! `latgen check`, the PR gate: the shared stages (load → validate → plan → render, in
+//! memory), then what only the committed tree can show: staleness against what `render`
+//! writes, rule shadowing and unresolved routes in the manifests as committed (hand edits
+//! and custom templates included), and — with a base revision — whether either half of the
+//! change could go live first and break routing.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::Prepared;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
+use crate::load::ProjectPaths;
+use crate::output::{self, manifests};
+use crate::render::{Output, Templates};
+mod change;
+mod rollout;
+mod routes;
+mod staleness;
+
+pub use change::change_warnings;
+
+use crate::routing::{Doc, Network, Source, is_kong_file};
+use rollout::rollout_safety;
+use routes::{resolution, route_quotas, shadowing};
+use staleness::staleness;
+
+pub struct CheckOptions<'a> {
+    pub paths: ProjectPaths,
+    pub out_dir: PathBuf,
+    pub templates: &'a Templates,
+    /// The committed output at the base revision, by path under the output folder.
+    pub base: Option<BTreeMap<PathBuf, String>>,
+}
+
+pub struct CheckReport {
+    pub diags: Diagnostics,
+    pub sources: Sources,
+    /// A unified diff of stale files (human output shows it after the findings).
+    pub diff: String,
+}
+
+/// Runs every check. Problems with the inputs are findings; only an unreadable output
+/// folder ends the run early.
+pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
+    // Planning leaves a core idle at times (it is one thread): the committed tree is read
+    // meanwhile.
+    let (run, tree) = rayon::join(
+        || crate::prepare(&opts.paths),
+        || output::read_tree(&opts.out_dir),
+    );
+    let mut diags = run.diags;
+    let mut sources = run.sources;
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
+    let tree = tree?;
+    let committed = manifests(&tree);
+    // The base is compared with the committed manifests, so it is read the same way: a
+    // file in the output folder that is not a manifest (a README) is neither side.
+    let base = opts.base.as_ref().map(|b| manifests(b));
+    // A committed manifest that is exactly what was rendered is modelled from the render's
+    // typed read-back instead of being parsed a second time (half of check's time on a
+    // large tree). Such a model has no line numbers; see `network_findings`.
+    let to_model = match &rendered {
+        Some(Ok((out, docs))) => to_model(&committed, Some((out, docs)), &opts.out_dir),
+        _ => to_model(&committed, None, &opts.out_dir),
+    };
+    // What the committed manifests show on their own, and what the change to them shows,
+    // are independent: found side by side.
+    let (committed_found, change_found) = rayon::join(
+        || committed_findings(&to_model, run.prepared.as_ref()),
+        || match (&run.prepared, &rendered) {
+            (Some(prepared), Some(Ok((rendered, _)))) => {
+                change_findings(opts, prepared, rendered, &committed, base.as_deref(), &tree)
+            }
+            (_, Some(Err(d))) => Ok((d.clone(), String::new())),
+            _ => Ok((Diagnostics::new(), String::new())),
+        },
+    );
+    let (found, diff) = change_found?;
+    diags.extend(found);
+    diags.extend(committed_found);
+    // A Kong route that is broken because its half went first is an ordering problem:
+    // the unsafe-rollout finding says which half to ship first, so it stands alone.
+    let reordered: BTreeSet<PathBuf> = diags
+        .iter()
+        .filter(|d| d.code == Code::UnsafeRollout)
+        .filter_map(|d| d.span.as_ref().map(|s| s.file.clone()))
+        .collect();
+    let mut kept = Diagnostics::new();
+    for d in diags {
+        let superseded = d.code == Code::RouteUnresolved
+            && d.span.as_ref().is_some_and(|s| reordered.contains(&s.file));
+        if !superseded {
+            kept.push(d);
+        }
+    }
+    kept.sort();
+    // The committed files the findings point into, to show their lines.
+    for span in kept
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+    {
+        if let Ok(rel) = span.file.strip_prefix(&opts.out_dir)
+            && let Some(text) = committed.get(rel)
+        {
+            sources.insert(span.file.clone(), text.clone());
+        }
+    }
+    drop(to_model);
+    let committed = match committed {
+        Cow::Owned(c) => Some(c),
+        Cow::Borrowed(_) => None,
+    };
+    crate::free_later((tree, committed, rendered, run.prepared));
+    Ok(CheckReport {
+        diags: kept,
+        sources,
+        diff,
+    })
+}
+
+/// What rendering shows about the change: quota during the switch, priority churn, safety
+/// of the rollout (with a base), and staleness with its diff.
+fn change_findings(
+    opts: &CheckOptions,
+    prepared: &Prepared,
+    rendered: &Output,
+    committed: &BTreeMap<PathBuf, String>,
+    base: Option<&BTreeMap<PathBuf, String>>,
+    tree: &BTreeMap<PathBuf, String>,
+) -> Result<(Diagnostics, String), Diagnostic> {
+    let mut diags = Diagnostics::new();
+    let before = base.unwrap_or(committed);
+    let quota = prepared.config.quotas.rules_per_service as usize;
+    diags.extend(change_warnings(
+        before,
+        &rendered.files,
+        quota,
+        &opts.out_dir,
+    ));
+    if let Some(base) = base {
+        diags.extend(rollout_safety(opts, base, committed, rendered));
+    }
+    let (stale, diff) = staleness(opts, prepared, rendered, committed, base, tree)?;
+    diags.extend(stale);
+    Ok((diags, diff))
+}
+
+/// The findings of the committed manifests' routing model (see [`network_findings`]).
+fn committed_findings(manifests: &[Manifest<'_>], prepared: Option<&Prepared>) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let Some(net) = network(manifests, &BTreeSet::new(), &mut diags) else {
+        return diags;
+    };
+    let mut found = network_findings(&net, prepared);
+    // The findings about manifests modelled without line numbers are found again with
+    // those manifests parsed, so that they point at the right lines. Findings are few,
+    // so this reads a few files at most.
+    let unplaced: BTreeSet<&Path> = found
+        .iter()
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+        .map(|s| s.file.as_path())
+        .collect();
+    let modelled_unplaced = manifests
+        .iter()
+        .any(|m| m.read.is_some() && unplaced.contains(m.path.as_path()));
+    if modelled_unplaced {
+        // Parsing a file can fail where its typed read-back did not (a custom template's
+        // quirk); then the file is unreadable to the model, as when it is parsed first.
+        let mut unreadable = Diagnostics::new();
+        found = match network(manifests, &unplaced, &mut unreadable) {
+            Some(net) => network_findings(&net, prepared),
+            None => unreadable,
+        };
+    }
+    diags.extend(found);
+    crate::free_later(net);
+    diags
+}
+
+/// What the committed manifests show on their own: shadowed rules, routes that resolve
+/// nowhere, and routes over their quotas.
+fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let shadows = shadowing(net);
+    // A route whose rules shadow each other misroutes; that finding says why, so the
+    // misroutes it causes are not reported again.
+    let flagged: BTreeSet<String> = net
+        .lattice
+        .iter()
+        .filter(|r| {
+            shadows
+                .iter()
+                .any(|d| d.span.as_ref().is_some_and(|s| s.file == r.file))
+        })
+        .map(|r| format!("{}/{}", r.namespace, r.name))
+        .collect();
+    diags.extend(shadows);
+    diags.extend(resolution(net, prepared, &flagged));
+    if let Some(prepared) = prepared {
+        diags.extend(route_quotas(net, prepared));
+    }
+    diags
+}
+
+/// A committed manifest for the routing model: its path, its text, the render's model of
+/// it when the file is exactly what was rendered, and which half it belongs to.
+struct Manifest<'a> {
+    path: PathBuf,
+    text: &'a str,
+    read: Option<&'a Doc>,
+    is_kong: bool,
+}
+
+/// The committed manifests for the routing model. The committed and rendered trees are
+/// sorted alike, so they are walked side by side rather than looked up file by file.
+fn to_model<'a>(
+    committed: &'a BTreeMap<PathBuf, String>,
+    rendered: Option<(&'a Output, &'a crate::render::Docs)>,
+    out_dir: &Path,
+) -> Vec<Manifest<'a>> {
+    let (mut files, mut docs) = match rendered {
+        Some((out, docs)) => (
+            Some(out.files.iter().peekable()),
+            Some(docs.iter().peekable()),
+        ),
+        None => (None, None),
+    };
+    committed
+        .iter()
+        .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
+        .map(|(rel, text)| {
+            let same = files.as_mut().is_some_and(|f| {
+                while f.next_if(|(p, _)| *p < rel).is_some() {}
+                f.peek().is_some_and(|(p, t)| *p == rel && *t == text)
+            });
+            let doc = docs.as_mut().and_then(|d| {
+                while d.next_if(|(p, _)| *p < rel).is_some() {}
+                d.peek().filter(|(p, _)| *p == rel).map(|(_, doc)| *doc)
+            });
+            Manifest {
+                path: out_dir.join(rel),
+                text,
+                read: doc.filter(|_| same),
+                is_kong: is_kong_file(rel),
+            }
+        })
+        .collect()
+}
+
+/// The routing model of the committed manifests; those in `parse` are parsed even when
+/// the render modelled them already (for their line numbers).
+fn network(
+    manifests: &[Manifest<'_>],
+    parse: &BTreeSet<&Path>,
+    diags: &mut Diagnostics,
+) -> Option<Network> {
+    let list: Vec<(&Path, Source<'_>, bool)> = manifests
+        .iter()
+        .map(|m| {
+            let source = match m.read {
+                Some(doc) if !parse.contains(m.path.as_path()) => Source::Read(doc),
+                _ => Source::Text(m.text),
+            };
+            (m.path.as_path(), source, m.is_kong)
+        })
+        .collect();
+    let (net, errors) = Network::from_sources(&list);
+    for (path, e) in &errors {
+        diags.push(
+            Diagnostic::error(
+                Code::YamlSyntax,
+                format!("a committed manifest cannot be read: {e}"),
+            )
+            .at(Span::file(path))
+            .help("run `latgen render` to write it anew"),
+        );
+    }
+    errors.is_empty().then_some(net)
+}

@@ -1,0 +1,172 @@
+//! Rollout safety: either half of a change may go live first.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::CheckOptions;
+use super::staleness::same_side;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::output::side_of;
+use crate::render::{Output, Side};
+use crate::routing::{Doc, Network, Outcome, Source};
+
+/// A tree of manifests read once into documents, by path under the output folder. An
+/// unreadable file adds nothing: its routes are simply absent from a state built with it.
+pub(super) struct Docs(Vec<(PathBuf, Doc)>);
+
+impl Docs {
+    pub(super) fn read(files: &BTreeMap<PathBuf, String>) -> Docs {
+        use rayon::prelude::*;
+        Docs(
+            files
+                .par_iter()
+                .filter(|(rel, _)| rel.file_name().is_some_and(|n| n != "kustomization.yaml"))
+                .filter_map(|(rel, text)| Some((rel.clone(), Doc::parse(rel, text).ok()?)))
+                .collect(),
+        )
+    }
+
+    fn half(&self, side: Side) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {
+        self.0
+            .iter()
+            .filter(move |(rel, _)| side_of(rel) == side)
+            .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
+    }
+}
+
+/// The routing state with the Lattice side of one tree and the Kong side of another.
+pub(super) fn state(lattice: &Docs, kong: &Docs) -> Network {
+    let list: Vec<_> = kong
+        .half(Side::Kong)
+        .chain(lattice.half(Side::Lattice))
+        .collect();
+    Network::from_sources(&list).0
+}
+
+/// A request, and where it goes before and after the change.
+type Expected<'a> = (&'a (String, String), Outcome, Outcome);
+
+/// The committed head, and both halves of it applied on their own over the base, must
+/// route every probed request as the base or as the rendered target does — never to a
+/// broken path, never to another app.
+pub(super) fn rollout_safety(
+    opts: &CheckOptions,
+    base: &BTreeMap<PathBuf, String>,
+    committed: &BTreeMap<PathBuf, String>,
+    rendered: &Output,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    // Each tree is read once; a state of the change takes one side from one tree and the
+    // other side from another.
+    let (base_docs, head_docs, rendered_docs) = (
+        Docs::read(base),
+        Docs::read(committed),
+        Docs::read(&rendered.files),
+    );
+    let b = state(&base_docs, &base_docs);
+    let r = state(&rendered_docs, &rendered_docs);
+    // When one side is unchanged, "that side first" is the head itself: judge it once.
+    let mut states = vec![
+        (
+            "the Lattice side goes live before the Kong side",
+            state(&head_docs, &base_docs),
+        ),
+        (
+            "the Kong side goes live before the Lattice side",
+            state(&base_docs, &head_docs),
+        ),
+    ];
+    if !same_side(committed, base, Side::Kong) && !same_side(committed, base, Side::Lattice) {
+        states.push(("the change is live", state(&head_docs, &head_docs)));
+    }
+    let mut probes: BTreeSet<(String, String)> = b.probes().into_iter().collect();
+    probes.extend(r.probes());
+    for (_, net) in &states {
+        probes.extend(net.probes());
+    }
+    // Where each request goes before and after, followed once for all states.
+    let expected: Vec<Expected<'_>> = probes
+        .iter()
+        .map(|probe @ (h, p)| (probe, b.route(h, p), r.route(h, p)))
+        .collect();
+    // Which half of the full change could go first on its own decides the advice; it is
+    // worked out only when something is unsafe.
+    let advice = std::cell::OnceCell::new();
+    let advice = || *advice.get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected));
+    // One finding per state and Kong route, so a broken app is reported once.
+    let mut seen = BTreeSet::new();
+    for (when, net) in &states {
+        for ((host, path), ob, or) in &expected {
+            let os = net.route(host, path);
+            if acceptable(ob, or, &os) {
+                continue;
+            }
+            let kong = net
+                .kong_route(host, path)
+                .or_else(|| b.kong_route(host, path));
+            if !seen.insert((*when, kong.map(|k| k.name.clone()))) {
+                continue;
+            }
+            diags.push(
+                Diagnostic::error(
+                    Code::UnsafeRollout,
+                    format!("if {when}, {host}{path} goes to {os} (before: {ob}; after: {or})"),
+                )
+                .at(place(opts, kong, path))
+                .help(advice()),
+            );
+        }
+    }
+    diags
+}
+
+/// Where a finding about `path` points: the Kong route's match for it, or the folder.
+fn place(opts: &CheckOptions, kong: Option<&crate::routing::KongRoute>, path: &str) -> Span {
+    let matched = kong.and_then(|k| {
+        k.matches
+            .iter()
+            .find(|m| m.gateway_api_match(path))
+            .map(|m| (k, m))
+    });
+    match matched {
+        Some((k, m)) => Span::new(opts.out_dir.join(&k.file), m.pos.line, m.pos.column),
+        None => Span::file(&opts.out_dir),
+    }
+}
+
+/// Which half of the full change can go live first on its own.
+fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>]) -> &'static str {
+    let lattice_ok = safe(&state(rendered, base), expected);
+    let kong_ok = safe(&state(base, rendered), expected);
+    match (lattice_ok, kong_ok) {
+        (true, _) => {
+            "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
+        }
+        (false, true) => {
+            "ship the Kong side first: `latgen render --only kong` in one PR, then `latgen render` in the next"
+        }
+        (false, false) => "no single order is safe: split the change into smaller steps",
+    }
+}
+
+fn safe(state: &Network, expected: &[Expected<'_>]) -> bool {
+    expected
+        .iter()
+        .all(|((h, p), before, after)| acceptable(before, after, &state.route(h, p)))
+}
+
+/// During a rollout a request may behave as before or as after, by where it lands (which
+/// rule of which route carried it does not matter), but may not break where it worked.
+fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
+    let effect = |o: &Outcome| match o {
+        Outcome::Backend { backend, .. } => Some(Some(backend.clone())),
+        Outcome::NoKongRoute => Some(None),
+        _ => None,
+    };
+    let now_effect = effect(now);
+    if now_effect.is_none() {
+        return before.is_broken();
+    }
+    now_effect == effect(before) || now_effect == effect(after)
+}

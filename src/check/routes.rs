@@ -1,0 +1,203 @@
+//! What the committed manifests show on their own: shadowed rules, Kong routes that
+//! resolve nowhere or elsewhere, and routes over their quotas.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::Prepared;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::model::MatchKind;
+use crate::platform;
+use crate::routing::{Network, Outcome};
+/// In each Lattice route, in rule order under string-prefix first match: an earlier rule
+/// that takes all of a later rule's traffic, and prefixes of different backends nested
+/// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
+/// is written segment-safely (a prefix ending in `/`).
+pub(super) fn shadowing(net: &Network) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for route in &net.lattice {
+        let rules: Vec<(
+            usize,
+            &crate::routing::PathRule,
+            Option<&crate::routing::BackendRef>,
+        )> = route
+            .rules
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.matches.iter().map(move |m| (i, m, r.backend.as_ref())))
+            .collect();
+        let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
+        let mut reported = BTreeSet::new();
+        for (j, later, later_backend) in &rules {
+            for (i, earlier, earlier_backend) in &rules {
+                if i >= j || reported.contains(j) {
+                    continue;
+                }
+                let covers = earlier.kind == MatchKind::Prefix
+                    && later.path.starts_with(&earlier.path)
+                    || earlier.kind == MatchKind::Exact
+                        && later.kind == MatchKind::Exact
+                        && earlier.path == later.path;
+                if covers {
+                    reported.insert(*j);
+                    if earlier_backend == later_backend {
+                        diags.push(
+                            Diagnostic::warning(Code::UnreachableRule, format!("rule {} ({}) can never match: rule {} ({}) comes first and takes all of its requests", j + 1, later.path, i + 1, earlier.path))
+                                .at(at(later))
+                                .related(at(earlier), "matches first")
+                                .help("order rules longest path first, or drop the covered rule"),
+                        );
+                    } else {
+                        diags.push(
+                            Diagnostic::error(Code::RuleShadowed, format!("rule {} ({}) never gets traffic: rule {} ({}) comes first and Lattice matches prefixes as strings", j + 1, later.path, i + 1, earlier.path))
+                                .at(at(later))
+                                .related(at(earlier), "takes its requests")
+                                .help("order rules longest path first (latgen's templates do); check custom templates and hand edits"),
+                        );
+                    }
+                    continue;
+                }
+                let nested = earlier.kind == MatchKind::Prefix
+                    && later.kind == MatchKind::Prefix
+                    && !earlier.path.ends_with('/')
+                    && platform::nests_under(&earlier.path, &later.path)
+                    && earlier_backend != later_backend;
+                if nested {
+                    reported.insert(*j);
+                    diags.push(
+                        Diagnostic::error(
+                            Code::NestedPrefix,
+                            format!(
+                                "`{}` nests under `{}` with another backend in one Lattice route: Lattice sends `{}x`, which belongs to `{}`, to `{}`",
+                                earlier.path, later.path, earlier.path, later.path, earlier.path
+                            ),
+                        )
+                        .at(at(earlier))
+                        .related(at(later), "the outer prefix")
+                        .help(format!("keep them in different groups, or write the inner one segment-safely (Exact {0} and PathPrefix {0}/)", earlier.path)),
+                    );
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Every Kong route must reach, through its bridge and rewritten Host, a Lattice rule that
+/// sends each of its paths to its own app's Service.
+pub(super) fn resolution(
+    net: &Network,
+    prepared: Option<&Prepared>,
+    flagged: &BTreeSet<String>,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let apps: BTreeMap<&str, &crate::model::App> = prepared
+        .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
+        .unwrap_or_default();
+    for kong in &net.kong {
+        let host = kong
+            .hostnames
+            .first()
+            .map(String::as_str)
+            .unwrap_or("latgen.probe");
+        let want = kong
+            .app
+            .as_deref()
+            .and_then(|a| apps.get(a))
+            .map(|a| (a.namespace.clone(), a.service.clone(), i32::from(a.port)));
+        for m in &kong.matches {
+            let probes = match m.kind {
+                MatchKind::Exact => vec![m.path.clone()],
+                MatchKind::Prefix => vec![
+                    m.path.clone(),
+                    format!("{}/x", m.path.trim_end_matches('/')),
+                ],
+            };
+            let at = Span::new(&kong.file, m.pos.line, m.pos.column);
+            for p in probes {
+                let got = net.through(kong, host, &p);
+                match (&got, &want) {
+                    (
+                        Outcome::Backend {
+                            backend,
+                            lattice_route,
+                            ..
+                        },
+                        Some((ns, svc, port)),
+                    ) => {
+                        let elsewhere = &backend.namespace != ns
+                            || &backend.name != svc
+                            || backend.port != Some(*port);
+                        if elsewhere && !flagged.contains(lattice_route) {
+                            diags.push(
+                                Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
+                                    .at(at.clone())
+                                    .help("run `latgen render`; if it persists, check custom templates"),
+                            );
+                            break;
+                        }
+                    }
+                    (Outcome::Backend { .. }, None) => {}
+                    _ => {
+                        diags.push(
+                            Diagnostic::error(Code::RouteUnresolved, format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
+                                .at(at.clone())
+                                .help("the bridge's externalName, the URLRewrite hostname and a Lattice route's first hostname must agree, and that route must have a rule for the path"),
+                        );
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Rule and backend counts of the Lattice routes as committed.
+pub(super) fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let q = &prepared.config.quotas;
+    for r in &net.lattice {
+        let at = Span::new(&r.file, r.name_pos.line, r.name_pos.column);
+        let n = r.rules.len();
+        if n > platform::CRD_MAX_RULES {
+            diags.push(
+                Diagnostic::error(
+                    Code::CrdRuleLimit,
+                    format!(
+                        "route `{}` has {n} rules; the HTTPRoute CRD takes 16",
+                        r.name
+                    ),
+                )
+                .at(at.clone())
+                .help("run `latgen render`: groups never hold more"),
+            );
+        } else if n > q.rules_per_service as usize {
+            diags.push(
+                Diagnostic::error(
+                    Code::GroupOverQuota,
+                    format!("route `{}` has {n} rules; the quota is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
+                )
+                .at(at.clone())
+                .help("run `latgen render`: groups never hold more"),
+            );
+        }
+        let backends: BTreeSet<_> = r.rules.iter().filter_map(|x| x.backend.as_ref()).collect();
+        if backends.len() > q.target_groups_per_service as usize {
+            diags.push(
+                Diagnostic::error(
+                    Code::TargetGroupQuota,
+                    format!(
+                        "route `{}` reaches {} backends; the target-group quota is {}",
+                        r.name,
+                        backends.len(),
+                        q.target_groups_per_service
+                    ),
+                )
+                .at(at)
+                .help("run `latgen render`: groups never reach more"),
+            );
+        }
+    }
+    diags
+}

@@ -1,0 +1,114 @@
+//! The committed output and lock against what `render` writes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use super::CheckOptions;
+use crate::Prepared;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::output::{self, ChangeKind, LockFile, side_of};
+use crate::render::{Output, Side};
+/// Whether two trees hold the same files on one side, compared without copying them.
+pub(super) fn same_side(
+    a: &BTreeMap<PathBuf, String>,
+    b: &BTreeMap<PathBuf, String>,
+    side: Side,
+) -> bool {
+    let a = a.iter().filter(|(p, _)| side_of(p) == side);
+    let b = b.iter().filter(|(p, _)| side_of(p) == side);
+    a.eq(b)
+}
+
+/// Compares the committed output and lock with what `render` writes. With a base, a side
+/// left exactly as in the base is accepted (the change ships in two PRs), as long as at
+/// least one changed side is rendered.
+pub(super) fn staleness(
+    opts: &CheckOptions,
+    prepared: &Prepared,
+    rendered: &Output,
+    committed: &BTreeMap<PathBuf, String>,
+    base: Option<&BTreeMap<PathBuf, String>>,
+    tree: &BTreeMap<PathBuf, String>,
+) -> Result<(Diagnostics, String), Diagnostic> {
+    let mut diags = Diagnostics::new();
+    let mut accepted_sides = BTreeSet::new();
+    if let Some(base) = base {
+        let (mut changed_and_rendered, mut nothing_to_do) = (false, true);
+        for side in [Side::Lattice, Side::Kong] {
+            let (want, have, was) = (&rendered.files, committed, base);
+            let rendered_side = same_side(have, want, side);
+            let unchanged = same_side(want, was, side);
+            if rendered_side || (same_side(have, was, side) && !unchanged) {
+                accepted_sides.insert(side);
+            }
+            changed_and_rendered |= !unchanged && rendered_side;
+            nothing_to_do &= unchanged;
+        }
+        if !changed_and_rendered && !nothing_to_do {
+            accepted_sides.clear();
+        }
+    }
+    let lock = LockFile {
+        path: &opts.paths.lock,
+        text: prepared.lock_text(),
+    };
+    // Changes on an accepted side are left out.
+    let changes = output::change_set(
+        &opts.out_dir,
+        tree,
+        std::borrow::Cow::Borrowed(rendered),
+        lock,
+        |rel| !accepted_sides.contains(&side_of(rel)),
+    )?;
+    for c in &changes {
+        if c.path == opts.paths.lock {
+            let line = first_difference(c.old.as_deref(), c.new.as_deref());
+            diags.push(
+                Diagnostic::error(
+                    Code::LockStale,
+                    "latgen.lock is not what `latgen render` writes",
+                )
+                .at(Span::new(&c.path, line, 0))
+                .help("run `latgen render` and commit latgen.lock with apps/"),
+            );
+            continue;
+        }
+        let (what, line) = match c.kind {
+            ChangeKind::Changed => (
+                "differs from",
+                first_difference(c.old.as_deref(), c.new.as_deref()),
+            ),
+            ChangeKind::Added => ("is missing from", 0),
+            ChangeKind::Removed => ("is in the output but not in", 1),
+        };
+        let file = c
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        diags.push(
+            Diagnostic::error(
+                Code::StaleOutput,
+                format!("{file} {what} what `latgen render` writes"),
+            )
+            .at(Span::new(&c.path, line, 0))
+            .help("run `latgen render` and commit the result"),
+        );
+    }
+    Ok((diags, output::unified_diff(&changes)))
+}
+
+fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
+    let (old, new) = (old.unwrap_or(""), new.unwrap_or(""));
+    let mut a = old.lines();
+    let mut b = new.lines();
+    let mut line = 1;
+    loop {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => line += 1,
+            (None, None) => return 1,
+            _ => return line,
+        }
+    }
+}

@@ -6,8 +6,10 @@
 //! [`write`]. The commands share the first stages ([`prepare`]) and differ at the end.
 
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod codes;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod config;
 pub mod diag;

@@ -8,7 +8,8 @@ use crate::config::Config;
 use crate::model::AppDecl;
 
 /// Which input a schema describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Kind {
     /// An app declaration, `apps/**/<name>.yaml`.
     App,

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use libtest_mimic::Trial;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -101,50 +102,44 @@ fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
-#[test]
-fn each_fixture_reports_exactly_its_code() {
-    let bless = std::env::var_os("LATGEN_BLESS").is_some();
-    let mut failures = Vec::new();
-    for dir in fixtures() {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let (code, human, json) = run_fixture(&dir);
-        let want: BTreeSet<String> = if name.starts_with("clean") {
-            BTreeSet::new()
-        } else {
-            BTreeSet::from([name.split('@').next().unwrap().to_string()])
-        };
-        let got = codes(&json);
-        if got != want {
-            failures.push(format!("{name}: expected {want:?}, got {got:?}\n{human}"));
-            continue;
-        }
-        let is_error = want
-            .iter()
-            .any(|c| latgen::codes::lookup(c).unwrap().severity == latgen::diag::Severity::Error);
-        if code != i32::from(is_error) {
-            failures.push(format!("{name}: exit code {code}"));
-        }
-        if bless {
-            std::fs::write(dir.join("expected.human"), &human).unwrap();
-            std::fs::write(dir.join("expected.json"), &json).unwrap();
-        } else {
-            assert_eq!(
-                std::fs::read_to_string(dir.join("expected.human")).unwrap_or_default(),
-                human,
-                "{name}: human output"
-            );
-            assert_eq!(
-                std::fs::read_to_string(dir.join("expected.json")).unwrap_or_default(),
-                json,
-                "{name}: JSON output"
-            );
-        }
+/// One fixture: exactly its code (none for `clean*`), the exit code that follows from its
+/// severity, and the human and JSON snapshots.
+fn check_fixture(dir: &Path) {
+    let name = fixture_name(dir);
+    let (code, human, json) = run_fixture(dir);
+    let want: BTreeSet<String> = if name.starts_with("clean") {
+        BTreeSet::new()
+    } else {
+        BTreeSet::from([name.split('@').next().unwrap().to_string()])
+    };
+    let got = codes(&json);
+    assert!(got == want, "expected {want:?}, got {got:?}\n{human}");
+    let is_error = want
+        .iter()
+        .any(|c| latgen::codes::lookup(c).unwrap().severity == latgen::diag::Severity::Error);
+    assert_eq!(code, i32::from(is_error), "exit code");
+    if std::env::var_os("LATGEN_BLESS").is_some() {
+        std::fs::write(dir.join("expected.human"), &human).unwrap();
+        std::fs::write(dir.join("expected.json"), &json).unwrap();
+    } else {
+        assert_eq!(
+            std::fs::read_to_string(dir.join("expected.human")).unwrap_or_default(),
+            human,
+            "{name}: human output"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("expected.json")).unwrap_or_default(),
+            json,
+            "{name}: JSON output"
+        );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn fixture_name(dir: &Path) -> String {
+    dir.file_name().unwrap().to_string_lossy().into_owned()
 }
 
 /// Every registered finding that a project can trigger has a fixture.
-#[test]
 fn every_finding_code_has_a_fixture() {
     let have: BTreeSet<String> = fixtures()
         .iter()
@@ -195,4 +190,23 @@ fn every_finding_code_has_a_fixture() {
         .filter(|id| !have.contains(*id) && !elsewhere.contains(id))
         .collect();
     assert!(missing.is_empty(), "no fixture for {missing:?}");
+}
+
+/// Runs one test per fixture, named `check::<fixture>`.
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials: Vec<Trial> = fixtures()
+        .into_iter()
+        .map(|dir| {
+            Trial::test(format!("check::{}", fixture_name(&dir)), move || {
+                check_fixture(&dir);
+                Ok(())
+            })
+        })
+        .collect();
+    trials.push(Trial::test("every_finding_code_has_a_fixture", || {
+        every_finding_code_has_a_fixture();
+        Ok(())
+    }));
+    libtest_mimic::run(&args, trials).exit();
 }

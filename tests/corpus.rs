@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use libtest_mimic::Trial;
+
 const OK_APP: &str = "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n";
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
@@ -33,9 +35,11 @@ fn alias_bomb() -> String {
     s
 }
 
+/// Writes a case's project into a fresh folder.
+type Setup = Box<dyn Fn(&Path) + Send>;
+
 /// (case, how to set it up, exit code). Exit 0 cases must render.
-#[allow(clippy::type_complexity)]
-fn cases() -> Vec<(&'static str, Box<dyn Fn(&Path)>, i32)> {
+fn cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (
             "malformed-yaml",
@@ -326,64 +330,75 @@ fn output_arg(case: &str) -> &'static str {
     }
 }
 
-#[test]
-fn every_bad_input_gives_its_documented_error_and_writes_nothing() {
+/// One case: its exit code, in time; a refused case writes nothing and prints exactly its
+/// snapshot, a fine case renders.
+fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
     let bless = std::env::var_os("LATGEN_BLESS").is_some();
     let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut failures = Vec::new();
-    for (case, setup, want_code) in cases() {
-        let tmp = tempfile::tempdir().unwrap();
-        setup(tmp.path());
-        let before: Vec<_> = std::fs::read_dir(tmp.path())
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path());
+    let before: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(["render", "apps", "-o", output_arg(case), "--color", "never"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let code = out.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(took <= Duration::from_secs(10), "{case}: took {took:?}");
+    assert!(
+        code == want_code,
+        "{case}: exit {code}, want {want_code}\n{stderr}"
+    );
+    if want_code != 0 {
+        let mut after: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        let start = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-            .args(["render", "apps", "-o", output_arg(case), "--color", "never"])
-            .current_dir(tmp.path())
-            .output()
-            .unwrap();
-        let took = start.elapsed();
-        let code = out.status.code().unwrap_or(-1);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        if took > Duration::from_secs(10) {
-            failures.push(format!("{case}: took {took:?}"));
+        after.sort();
+        let mut before = before.clone();
+        before.sort();
+        assert!(
+            after == before,
+            "{case}: the run wrote {after:?} (before: {before:?})"
+        );
+        let file = snapshots.join(format!("{case}.stderr"));
+        if bless {
+            std::fs::write(&file, &stderr).unwrap();
+        } else {
+            assert!(
+                std::fs::read_to_string(&file).unwrap_or_default() == stderr,
+                "{case}: stderr differs from {}\n--- expected\n{}\n--- got\n{stderr}",
+                file.display(),
+                std::fs::read_to_string(&file).unwrap_or_default()
+            );
         }
-        if code != want_code {
-            failures.push(format!("{case}: exit {code}, want {want_code}\n{stderr}"));
-            continue;
-        }
-        if want_code != 0 {
-            let mut after: Vec<_> = std::fs::read_dir(tmp.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name())
-                .collect();
-            after.sort();
-            let mut before = before.clone();
-            before.sort();
-            if after != before {
-                failures.push(format!(
-                    "{case}: the run wrote {after:?} (before: {before:?})"
-                ));
-            }
-            let file = snapshots.join(format!("{case}.stderr"));
-            if bless {
-                std::fs::write(&file, &stderr).unwrap();
-            } else if std::fs::read_to_string(&file).unwrap_or_default() != stderr {
-                failures.push(format!(
-                    "{case}: stderr differs from {}\n--- expected\n{}\n--- got\n{stderr}",
-                    file.display(),
-                    std::fs::read_to_string(&file).unwrap_or_default()
-                ));
-            }
-        } else if !tmp
-            .path()
-            .join("generated/kong/httproute-shop.yaml")
-            .exists()
-        {
-            failures.push(format!("{case}: rendered nothing\n{stderr}"));
-        }
+    } else {
+        assert!(
+            tmp.path()
+                .join("generated/kong/httproute-shop.yaml")
+                .exists(),
+            "{case}: rendered nothing\n{stderr}"
+        );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Runs one test per case, named `corpus::<case>`.
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let trials = cases()
+        .into_iter()
+        .map(|(case, setup, want_code)| {
+            Trial::test(format!("corpus::{case}"), move || {
+                run_case(case, &*setup, want_code);
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }

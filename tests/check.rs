@@ -1,6 +1,8 @@
 //! `latgen check` on one fixture per finding code (tests/check/<code>[@variant]/): each
 //! must report exactly that code, and nothing on the `clean*` fixtures. The human and JSON
-//! outputs are snapshots (`expected.human`, `expected.json`; refresh with LATGEN_BLESS=1).
+//! outputs are snapshots (`expected.human`, `expected.json`; a missing one fails; write
+//! them with `LATGEN_BLESS=1 cargo test --test check`). Each fixture is its own test,
+//! `check::<fixture>`.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
 //! committed base and the fixture is the work tree, checked with `--base HEAD`.
 
@@ -118,21 +120,8 @@ fn check_fixture(dir: &Path) {
         .iter()
         .any(|c| latgen::codes::lookup(c).unwrap().severity == latgen::diag::Severity::Error);
     assert_eq!(code, i32::from(is_error), "exit code");
-    if std::env::var_os("LATGEN_BLESS").is_some() {
-        std::fs::write(dir.join("expected.human"), &human).unwrap();
-        std::fs::write(dir.join("expected.json"), &json).unwrap();
-    } else {
-        assert_eq!(
-            std::fs::read_to_string(dir.join("expected.human")).unwrap_or_default(),
-            human,
-            "{name}: human output"
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.join("expected.json")).unwrap_or_default(),
-            json,
-            "{name}: JSON output"
-        );
-    }
+    common::assert_snapshot(&dir.join("expected.human"), &human);
+    common::assert_snapshot(&dir.join("expected.json"), &json);
 }
 
 fn fixture_name(dir: &Path) -> String {

@@ -2,7 +2,10 @@
 //! exactly the error in `tests/corpus/<case>.stderr` (file, line, message, help) and exit 2,
 //! writing nothing — or, for the cases marked as fine (a BOM, CRLF line endings), render.
 //! Hostile inputs (alias bombs, deep nesting, a 10 MB file, a symlink loop) must also end
-//! quickly. Refresh the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
+//! quickly. Each case is its own test, `corpus::<case>`; a missing snapshot fails. Refresh
+//! the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
@@ -333,8 +336,6 @@ fn output_arg(case: &str) -> &'static str {
 /// One case: its exit code, in time; a refused case writes nothing and prints exactly its
 /// snapshot, a fine case renders.
 fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
-    let bless = std::env::var_os("LATGEN_BLESS").is_some();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let tmp = tempfile::tempdir().unwrap();
     setup(tmp.path());
     let before: Vec<_> = std::fs::read_dir(tmp.path())
@@ -367,17 +368,8 @@ fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
             after == before,
             "{case}: the run wrote {after:?} (before: {before:?})"
         );
-        let file = snapshots.join(format!("{case}.stderr"));
-        if bless {
-            std::fs::write(&file, &stderr).unwrap();
-        } else {
-            assert!(
-                std::fs::read_to_string(&file).unwrap_or_default() == stderr,
-                "{case}: stderr differs from {}\n--- expected\n{}\n--- got\n{stderr}",
-                file.display(),
-                std::fs::read_to_string(&file).unwrap_or_default()
-            );
-        }
+        let file = common::root().join(format!("tests/corpus/{case}.stderr"));
+        common::assert_snapshot(&file, &stderr);
     } else {
         assert!(
             tmp.path()

@@ -25,13 +25,13 @@ fn project(dir: &Path, n: usize, port: u16) {
     }
 }
 
-/// A project on disk: the output tree and the lock.
+/// A rendered project on disk: the output tree and the lock.
 type State = (BTreeMap<PathBuf, String>, String);
 
 fn state(dir: &Path) -> State {
     (
         common::read_tree(&dir.join("generated")),
-        std::fs::read_to_string(dir.join("latgen.lock")).unwrap_or_default(),
+        std::fs::read_to_string(dir.join("latgen.lock")).expect("a rendered project has a lock"),
     )
 }
 

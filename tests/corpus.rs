@@ -1,6 +1,8 @@
 //! The bad-input corpus: each case is a small project that `latgen render` must refuse with
 //! exactly the error in `tests/corpus/<case>.stderr` (file, line, message, help) and exit 2,
 //! writing nothing — or, for the cases marked as fine (a BOM, CRLF line endings), render.
+//! A few cases run another command on a project it must refuse: `check --base` with a
+//! revision the repository lacks, and `move` of an unknown app or into a full group (exit 1).
 //! Hostile inputs (alias bombs, deep nesting, a 10 MB file, a symlink loop) must also end
 //! quickly. Each case is its own test, `corpus::<case>`; a missing snapshot fails. Refresh
 //! the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
@@ -322,14 +324,61 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             }),
             2,
         ),
+        // Other commands: a base revision the repository does not have, and refused moves.
+        (
+            "check-base-unknown-revision",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                common::git(d, &["init", "-q"]);
+                common::git(d, &["add", "-A"]);
+                common::git(d, &["commit", "-q", "-m", "base"]);
+            }),
+            2,
+        ),
+        (
+            "move-unknown-app",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(
+                    d,
+                    "apps/shopping.yaml",
+                    b"namespace: web\nservice: { name: shopping, port: 8080 }\npaths: [/shopping]\n",
+                );
+            }),
+            1,
+        ),
+        (
+            "move-into-full-group",
+            Box::new(|d: &Path| {
+                write(d, "latgen.yaml", b"quotas:\n  rulesPerService: 2\n");
+                for name in ["blog", "cart", "shop"] {
+                    write(
+                        d,
+                        &format!("apps/{name}.yaml"),
+                        format!("namespace: web\nservice: {{ name: {name}, port: 8080 }}\npaths: [/{name}]\n").as_bytes(),
+                    );
+                }
+                write(
+                    d,
+                    "latgen.lock",
+                    b"version: 1\napps:\n  blog: 2\n  cart: 1\n  shop: 1\n",
+                );
+            }),
+            1,
+        ),
     ]
 }
 
-fn output_arg(case: &str) -> &'static str {
+/// The command a case runs (`--color never` is added): `render apps -o generated` unless
+/// the case is about the output folder or about another command.
+fn command(case: &str) -> Vec<&'static str> {
     match case {
-        "output-inside-apps" => "apps/generated",
-        "output-is-a-file" => "out.yaml",
-        _ => "generated",
+        "output-inside-apps" => vec!["render", "apps", "-o", "apps/generated"],
+        "output-is-a-file" => vec!["render", "apps", "-o", "out.yaml"],
+        "check-base-unknown-revision" => vec!["check", "--base", "no-such-rev"],
+        "move-unknown-app" => vec!["move", "shoping", "--group", "1"],
+        "move-into-full-group" => vec!["move", "blog", "--group", "1"],
+        _ => vec!["render", "apps", "-o", "generated"],
     }
 }
 
@@ -344,7 +393,8 @@ fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
         .collect();
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-        .args(["render", "apps", "-o", output_arg(case), "--color", "never"])
+        .args(command(case))
+        .args(["--color", "never"])
         .current_dir(tmp.path())
         .output()
         .unwrap();
@@ -380,10 +430,26 @@ fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
     }
 }
 
+/// Every snapshot belongs to a refused case: a removed or renamed case leaves no stale file
+/// behind.
+fn no_stale_snapshots() {
+    let refused: Vec<String> = cases()
+        .into_iter()
+        .filter(|(_, _, code)| *code != 0)
+        .map(|(case, _, _)| format!("{case}.stderr"))
+        .collect();
+    let stale: Vec<String> = common::read_tree(&common::root().join("tests/corpus"))
+        .into_keys()
+        .map(|p| p.display().to_string())
+        .filter(|f| !refused.contains(f))
+        .collect();
+    assert!(stale.is_empty(), "snapshots of no refused case: {stale:?}");
+}
+
 /// Runs one test per case, named `corpus::<case>`.
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let trials = cases()
+    let mut trials: Vec<Trial> = cases()
         .into_iter()
         .map(|(case, setup, want_code)| {
             Trial::test(format!("corpus::{case}"), move || {
@@ -392,5 +458,9 @@ fn main() {
             })
         })
         .collect();
+    trials.push(Trial::test("corpus::no-stale-snapshots", || {
+        no_stale_snapshots();
+        Ok(())
+    }));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -2,7 +2,8 @@
 //! must report exactly that code, and nothing on the `clean*` fixtures. The human and JSON
 //! outputs are snapshots (`expected.human`, `expected.json`; a missing one fails; write
 //! them with `LATGEN_BLESS=1 cargo test --test check`). Each fixture is its own test,
-//! `check::<fixture>`.
+//! `check::<fixture>`. That every code is triggered by some test is checked in
+//! tests/codes.rs.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
 //! committed base and the fixture is the work tree, checked with `--base HEAD`.
 
@@ -128,63 +129,10 @@ fn fixture_name(dir: &Path) -> String {
     dir.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-/// Every registered finding that a project can trigger has a fixture.
-fn every_finding_code_has_a_fixture() {
-    let have: BTreeSet<String> = fixtures()
-        .iter()
-        .map(|d| {
-            d.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .split('@')
-                .next()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
-    // Covered elsewhere: reading problems (tests/cli.rs), template problems
-    // (tests/templates.rs), and those that need a broken disk or Git.
-    let elsewhere = [
-        "io-error",
-        "symlink-loop",
-        "not-utf8",
-        "file-too-large",
-        "empty-file",
-        "multiple-documents",
-        "not-a-mapping",
-        "yaml-syntax",
-        "missing-field",
-        "duplicate-key",
-        "invalid-type",
-        "invalid-value",
-        "invalid-config",
-        "invalid-lock",
-        "reserved-name",
-        "invalid-namespace",
-        "invalid-service",
-        "no-paths",
-        "duplicate-path",
-        "invalid-group",
-        "invalid-health-check",
-        "duplicate-host",
-        "template-error",
-        "rendered-invalid",
-        "invalid-output",
-        "git-error",
-        "move-refused",
-    ];
-    let missing: Vec<&str> = latgen::codes::CODES
-        .iter()
-        .map(|c| c.id)
-        .filter(|id| !have.contains(*id) && !elsewhere.contains(id))
-        .collect();
-    assert!(missing.is_empty(), "no fixture for {missing:?}");
-}
-
 /// Runs one test per fixture, named `check::<fixture>`.
 fn main() {
     let args = libtest_mimic::Arguments::from_args();
-    let mut trials: Vec<Trial> = fixtures()
+    let trials: Vec<Trial> = fixtures()
         .into_iter()
         .map(|dir| {
             Trial::test(format!("check::{}", fixture_name(&dir)), move || {
@@ -193,9 +141,5 @@ fn main() {
             })
         })
         .collect();
-    trials.push(Trial::test("every_finding_code_has_a_fixture", || {
-        every_finding_code_has_a_fixture();
-        Ok(())
-    }));
     libtest_mimic::run(&args, trials).exit();
 }

@@ -1,6 +1,9 @@
 //! `latgen check` on one fixture per finding code (tests/check/<code>[@variant]/): each
 //! must report exactly that code, and nothing on the `clean*` fixtures. The human and JSON
-//! outputs are snapshots (`expected.human`, `expected.json`; refresh with LATGEN_BLESS=1).
+//! outputs are snapshots (`expected.human`, `expected.json`; a missing one fails; write
+//! them with `LATGEN_BLESS=1 cargo test --test check`). Each fixture is its own test,
+//! `check::<fixture>`. That every code is triggered by some test is checked in
+//! tests/codes.rs.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
 //! committed base and the fixture is the work tree, checked with `--base HEAD`.
 
@@ -10,6 +13,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use libtest_mimic::Trial;
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
@@ -101,98 +105,41 @@ fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
-#[test]
-fn each_fixture_reports_exactly_its_code() {
-    let bless = std::env::var_os("LATGEN_BLESS").is_some();
-    let mut failures = Vec::new();
-    for dir in fixtures() {
-        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let (code, human, json) = run_fixture(&dir);
-        let want: BTreeSet<String> = if name.starts_with("clean") {
-            BTreeSet::new()
-        } else {
-            BTreeSet::from([name.split('@').next().unwrap().to_string()])
-        };
-        let got = codes(&json);
-        if got != want {
-            failures.push(format!("{name}: expected {want:?}, got {got:?}\n{human}"));
-            continue;
-        }
-        let is_error = want.iter().any(|c| {
-            latgen::codes::Code::from_name(c).unwrap().severity() == latgen::diag::Severity::Error
-        });
-        if code != i32::from(is_error) {
-            failures.push(format!("{name}: exit code {code}"));
-        }
-        if bless {
-            std::fs::write(dir.join("expected.human"), &human).unwrap();
-            std::fs::write(dir.join("expected.json"), &json).unwrap();
-        } else {
-            assert_eq!(
-                std::fs::read_to_string(dir.join("expected.human")).unwrap_or_default(),
-                human,
-                "{name}: human output"
-            );
-            assert_eq!(
-                std::fs::read_to_string(dir.join("expected.json")).unwrap_or_default(),
-                json,
-                "{name}: JSON output"
-            );
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+/// One fixture: exactly its code (none for `clean*`), the exit code that follows from its
+/// severity, and the human and JSON snapshots.
+fn check_fixture(dir: &Path) {
+    let name = fixture_name(dir);
+    let (code, human, json) = run_fixture(dir);
+    let want: BTreeSet<String> = if name.starts_with("clean") {
+        BTreeSet::new()
+    } else {
+        BTreeSet::from([name.split('@').next().unwrap().to_string()])
+    };
+    let got = codes(&json);
+    assert!(got == want, "expected {want:?}, got {got:?}\n{human}");
+    let is_error = want.iter().any(|c| {
+        latgen::codes::Code::from_name(c).unwrap().severity() == latgen::diag::Severity::Error
+    });
+    assert_eq!(code, i32::from(is_error), "exit code");
+    common::assert_snapshot(&dir.join("expected.human"), &human);
+    common::assert_snapshot(&dir.join("expected.json"), &json);
 }
 
-/// Every registered finding that a project can trigger has a fixture.
-#[test]
-fn every_finding_code_has_a_fixture() {
-    let have: BTreeSet<String> = fixtures()
-        .iter()
-        .map(|d| {
-            d.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .split('@')
-                .next()
-                .unwrap()
-                .to_string()
+fn fixture_name(dir: &Path) -> String {
+    dir.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Runs one test per fixture, named `check::<fixture>`.
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let trials: Vec<Trial> = fixtures()
+        .into_iter()
+        .map(|dir| {
+            Trial::test(format!("check::{}", fixture_name(&dir)), move || {
+                check_fixture(&dir);
+                Ok(())
+            })
         })
         .collect();
-    // Covered elsewhere: reading problems (tests/cli.rs), template problems
-    // (tests/templates.rs), and those that need a broken disk or Git.
-    let elsewhere = [
-        "io-error",
-        "symlink-loop",
-        "not-utf8",
-        "file-too-large",
-        "empty-file",
-        "multiple-documents",
-        "not-a-mapping",
-        "yaml-syntax",
-        "missing-field",
-        "duplicate-key",
-        "invalid-type",
-        "invalid-value",
-        "invalid-config",
-        "invalid-lock",
-        "reserved-name",
-        "invalid-namespace",
-        "invalid-service",
-        "no-paths",
-        "duplicate-path",
-        "invalid-group",
-        "invalid-health-check",
-        "duplicate-host",
-        "template-error",
-        "rendered-invalid",
-        "invalid-output",
-        "git-error",
-        "move-refused",
-    ];
-    let missing: Vec<&str> = latgen::codes::Code::ALL
-        .iter()
-        .map(|c| c.as_str())
-        .filter(|id| !have.contains(*id) && !elsewhere.contains(id))
-        .collect();
-    assert!(missing.is_empty(), "no fixture for {missing:?}");
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -1,12 +1,19 @@
 //! The bad-input corpus: each case is a small project that `latgen render` must refuse with
 //! exactly the error in `tests/corpus/<case>.stderr` (file, line, message, help) and exit 2,
 //! writing nothing — or, for the cases marked as fine (a BOM, CRLF line endings), render.
+//! A few cases run another command on a project it must refuse: `check --base` with a
+//! revision the repository lacks, and `move` of an unknown app or into a full group (exit 1).
 //! Hostile inputs (alias bombs, deep nesting, a 10 MB file, a symlink loop) must also end
-//! quickly. Refresh the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
+//! quickly. Each case is its own test, `corpus::<case>`; a missing snapshot fails. Refresh
+//! the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+use libtest_mimic::Trial;
 
 const OK_APP: &str = "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n";
 
@@ -33,9 +40,11 @@ fn alias_bomb() -> String {
     s
 }
 
+/// Writes a case's project into a fresh folder.
+type Setup = Box<dyn Fn(&Path) + Send>;
+
 /// (case, how to set it up, exit code). Exit 0 cases must render.
-#[allow(clippy::type_complexity)]
-fn cases() -> Vec<(&'static str, Box<dyn Fn(&Path)>, i32)> {
+fn cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (
             "malformed-yaml",
@@ -315,75 +324,143 @@ fn cases() -> Vec<(&'static str, Box<dyn Fn(&Path)>, i32)> {
             }),
             2,
         ),
+        // Other commands: a base revision the repository does not have, and refused moves.
+        (
+            "check-base-unknown-revision",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                common::git(d, &["init", "-q"]);
+                common::git(d, &["add", "-A"]);
+                common::git(d, &["commit", "-q", "-m", "base"]);
+            }),
+            2,
+        ),
+        (
+            "move-unknown-app",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(
+                    d,
+                    "apps/shopping.yaml",
+                    b"namespace: web\nservice: { name: shopping, port: 8080 }\npaths: [/shopping]\n",
+                );
+            }),
+            1,
+        ),
+        (
+            "move-into-full-group",
+            Box::new(|d: &Path| {
+                write(d, "latgen.yaml", b"quotas:\n  rulesPerService: 2\n");
+                for name in ["blog", "cart", "shop"] {
+                    write(
+                        d,
+                        &format!("apps/{name}.yaml"),
+                        format!("namespace: web\nservice: {{ name: {name}, port: 8080 }}\npaths: [/{name}]\n").as_bytes(),
+                    );
+                }
+                write(
+                    d,
+                    "latgen.lock",
+                    b"version: 1\napps:\n  blog: 2\n  cart: 1\n  shop: 1\n",
+                );
+            }),
+            1,
+        ),
     ]
 }
 
-fn output_arg(case: &str) -> &'static str {
+/// The command a case runs (`--color never` is added): `render apps -o generated` unless
+/// the case is about the output folder or about another command.
+fn command(case: &str) -> Vec<&'static str> {
     match case {
-        "output-inside-apps" => "apps/generated",
-        "output-is-a-file" => "out.yaml",
-        _ => "generated",
+        "output-inside-apps" => vec!["render", "apps", "-o", "apps/generated"],
+        "output-is-a-file" => vec!["render", "apps", "-o", "out.yaml"],
+        "check-base-unknown-revision" => vec!["check", "--base", "no-such-rev"],
+        "move-unknown-app" => vec!["move", "shoping", "--group", "1"],
+        "move-into-full-group" => vec!["move", "blog", "--group", "1"],
+        _ => vec!["render", "apps", "-o", "generated"],
     }
 }
 
-#[test]
-fn every_bad_input_gives_its_documented_error_and_writes_nothing() {
-    let bless = std::env::var_os("LATGEN_BLESS").is_some();
-    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut failures = Vec::new();
-    for (case, setup, want_code) in cases() {
-        let tmp = tempfile::tempdir().unwrap();
-        setup(tmp.path());
-        let before: Vec<_> = std::fs::read_dir(tmp.path())
+/// One case: its exit code, in time; a refused case writes nothing and prints exactly its
+/// snapshot, a fine case renders.
+fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
+    let tmp = tempfile::tempdir().unwrap();
+    setup(tmp.path());
+    let before: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(command(case))
+        .args(["--color", "never"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let code = out.status.code().unwrap_or(-1);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(took <= Duration::from_secs(10), "{case}: took {took:?}");
+    assert!(
+        code == want_code,
+        "{case}: exit {code}, want {want_code}\n{stderr}"
+    );
+    if want_code != 0 {
+        let mut after: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        let start = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-            .args(["render", "apps", "-o", output_arg(case), "--color", "never"])
-            .current_dir(tmp.path())
-            .output()
-            .unwrap();
-        let took = start.elapsed();
-        let code = out.status.code().unwrap_or(-1);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        if took > Duration::from_secs(10) {
-            failures.push(format!("{case}: took {took:?}"));
-        }
-        if code != want_code {
-            failures.push(format!("{case}: exit {code}, want {want_code}\n{stderr}"));
-            continue;
-        }
-        if want_code != 0 {
-            let mut after: Vec<_> = std::fs::read_dir(tmp.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name())
-                .collect();
-            after.sort();
-            let mut before = before.clone();
-            before.sort();
-            if after != before {
-                failures.push(format!(
-                    "{case}: the run wrote {after:?} (before: {before:?})"
-                ));
-            }
-            let file = snapshots.join(format!("{case}.stderr"));
-            if bless {
-                std::fs::write(&file, &stderr).unwrap();
-            } else if std::fs::read_to_string(&file).unwrap_or_default() != stderr {
-                failures.push(format!(
-                    "{case}: stderr differs from {}\n--- expected\n{}\n--- got\n{stderr}",
-                    file.display(),
-                    std::fs::read_to_string(&file).unwrap_or_default()
-                ));
-            }
-        } else if !tmp
-            .path()
-            .join("generated/kong/httproute-shop.yaml")
-            .exists()
-        {
-            failures.push(format!("{case}: rendered nothing\n{stderr}"));
-        }
+        after.sort();
+        let mut before = before.clone();
+        before.sort();
+        assert!(
+            after == before,
+            "{case}: the run wrote {after:?} (before: {before:?})"
+        );
+        let file = common::root().join(format!("tests/corpus/{case}.stderr"));
+        common::assert_snapshot(&file, &stderr);
+    } else {
+        assert!(
+            tmp.path()
+                .join("generated/kong/httproute-shop.yaml")
+                .exists(),
+            "{case}: rendered nothing\n{stderr}"
+        );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Every snapshot belongs to a refused case: a removed or renamed case leaves no stale file
+/// behind.
+fn no_stale_snapshots() {
+    let refused: Vec<String> = cases()
+        .into_iter()
+        .filter(|(_, _, code)| *code != 0)
+        .map(|(case, _, _)| format!("{case}.stderr"))
+        .collect();
+    let stale: Vec<String> = common::read_tree(&common::root().join("tests/corpus"))
+        .into_keys()
+        .map(|p| p.display().to_string())
+        .filter(|f| !refused.contains(f))
+        .collect();
+    assert!(stale.is_empty(), "snapshots of no refused case: {stale:?}");
+}
+
+/// Runs one test per case, named `corpus::<case>`.
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
+    let mut trials: Vec<Trial> = cases()
+        .into_iter()
+        .map(|(case, setup, want_code)| {
+            Trial::test(format!("corpus::{case}"), move || {
+                run_case(case, &*setup, want_code);
+                Ok(())
+            })
+        })
+        .collect();
+    trials.push(Trial::test("corpus::no-stale-snapshots", || {
+        no_stale_snapshots();
+        Ok(())
+    }));
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -5,13 +5,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
-
-fn bless() -> bool {
-    std::env::var_os("LATGEN_BLESS").is_some()
-}
 
 /// Compares file by file so that a failure shows the file and a readable diff.
 fn assert_tree_eq(
@@ -35,10 +31,17 @@ fn check_fixture(name: &str) {
     let actual =
         common::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
     let expected_dir = dir.join("expected");
-    if bless() {
-        let _ = std::fs::remove_dir_all(&expected_dir);
+    if common::bless() {
+        if expected_dir.exists() {
+            std::fs::remove_dir_all(&expected_dir).unwrap();
+        }
         common::write_tree(&expected_dir, &actual);
     }
+    assert!(
+        expected_dir.is_dir(),
+        "{name}: no golden tree {}: run with LATGEN_BLESS=1, review it and commit it",
+        expected_dir.display()
+    );
     let expected = common::read_tree(&expected_dir);
     assert_tree_eq(&expected, &actual, name);
 }
@@ -62,9 +65,9 @@ fn committed_example_output_is_up_to_date() {
     let mut committed = common::read_tree(&root.join("generated"));
     committed.insert(
         PathBuf::from("latgen.lock"),
-        std::fs::read_to_string(root.join("latgen.lock")).unwrap_or_default(),
+        std::fs::read_to_string(root.join("latgen.lock")).expect("the example's latgen.lock"),
     );
-    if bless() {
+    if common::bless() {
         return;
     }
     assert_tree_eq(
@@ -124,5 +127,4 @@ fn every_generated_file_starts_with_the_header_and_has_no_timestamp_or_version()
             path.display()
         );
     }
-    let _ = Path::new("");
 }

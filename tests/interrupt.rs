@@ -25,13 +25,13 @@ fn project(dir: &Path, n: usize, port: u16) {
     }
 }
 
-/// A project on disk: the output tree and the lock.
+/// A rendered project on disk: the output tree and the lock.
 type State = (BTreeMap<PathBuf, String>, String);
 
 fn state(dir: &Path) -> State {
     (
         common::read_tree(&dir.join("generated")),
-        std::fs::read_to_string(dir.join("latgen.lock")).unwrap_or_default(),
+        std::fs::read_to_string(dir.join("latgen.lock")).expect("a rendered project has a lock"),
     )
 }
 
@@ -66,14 +66,13 @@ fn before_and_after() -> (State, State, tempfile::TempDir) {
 
 #[test]
 fn a_killed_render_leaves_the_old_or_the_new_tree() {
-    let (old_state, new_state, old) = before_and_after();
+    let (old_state, new_state, _old) = before_and_after();
     assert_ne!(old_state.0, new_state.0);
     let mut seen = BTreeMap::new();
     for delay_ms in [0u64, 10, 40, 100, 250, 600] {
         let dir = tempfile::tempdir().unwrap();
         common::write_tree(&dir.path().join("generated"), &old_state.0);
         std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
-        let _ = old.path();
         project(dir.path(), 400, 9090);
         let mut child = bin()
             .args(["render", "--color", "never"])
@@ -81,8 +80,13 @@ fn a_killed_render_leaves_the_old_or_the_new_tree() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill();
-        let _ = child.wait();
+        child.kill().expect("the render can be signalled");
+        let status = child.wait().unwrap();
+        // Killed by the signal, or done before it landed.
+        assert!(
+            status.success() || status.code().is_none(),
+            "killed after {delay_ms} ms: {status}"
+        );
         let tree = common::read_tree(&dir.path().join("generated"));
         let which = if tree == old_state.0 {
             "old"

@@ -27,7 +27,7 @@ fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
 
 #[test]
 fn committed_schemas_are_current() {
-    let bless = std::env::var_os("LATGEN_BLESS").is_some();
+    let bless = common::bless();
     for kind in Kind::ALL {
         let path = common::root().join(kind.file());
         let want = kind.text();
@@ -36,7 +36,12 @@ fn committed_schemas_are_current() {
             std::fs::write(&path, &want).unwrap();
             continue;
         }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        let have = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{} is missing ({e}): run `LATGEN_BLESS=1 cargo test --test schema_files` and commit it",
+                kind.file()
+            )
+        });
         assert!(
             have == want,
             "{} is stale: run `LATGEN_BLESS=1 cargo test --test schema_files` and commit it",

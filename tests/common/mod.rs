@@ -1,5 +1,5 @@
-//! Shared helpers for the integration tests: render a fixture project in memory and read
-//! trees of files.
+//! Shared helpers for the integration tests: render a fixture project in memory, read
+//! trees of files, and compare output with committed snapshots.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
@@ -147,4 +147,32 @@ pub fn latgen(dir: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// Whether this run writes the snapshots instead of comparing with them: `LATGEN_BLESS=1`.
+pub fn bless() -> bool {
+    std::env::var_os("LATGEN_BLESS").is_some()
+}
+
+/// Compares `actual` with the committed snapshot at `path`, exactly. A missing snapshot is a
+/// failure, not an empty one; with `LATGEN_BLESS=1` the snapshot is written instead, to be
+/// reviewed and committed.
+pub fn assert_snapshot(path: &Path, actual: &str) {
+    if bless() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "no snapshot {} ({e}): run the test with LATGEN_BLESS=1, review the file and commit it",
+            path.display()
+        )
+    });
+    pretty_assertions::assert_eq!(
+        expected,
+        actual,
+        "{} differs (LATGEN_BLESS=1 rewrites it)",
+        path.display()
+    );
 }

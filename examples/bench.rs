@@ -395,10 +395,19 @@ fn stages(project: &Path) -> Stages {
     let render = t.elapsed();
     let t = Instant::now();
     let existing = latgen::output::read_tree(&out).unwrap();
-    let lock = (paths.lock.clone(), latgen::lock::serialize(&plan.lock));
-    let changes =
-        latgen::output::changes(&out, &existing, std::borrow::Cow::Owned(output), &[lock]).unwrap();
-    latgen::output::apply(&out, &existing, &changes).unwrap();
+    let lock = latgen::output::LockFile {
+        path: &paths.lock,
+        text: latgen::lock::serialize(&plan.lock),
+    };
+    latgen::output::sync(
+        &out,
+        &existing,
+        std::borrow::Cow::Owned(output),
+        Some(lock),
+        |_| true,
+        latgen::output::Mode::Write,
+    )
+    .unwrap();
     let write = t.elapsed();
     Stages {
         load,

@@ -3,10 +3,24 @@
 //! `latgen explain` are all made from this table. Codes are stable: they are part of the
 //! interface (SARIF rule ids, JSON, suppressions), so a name is never changed once released.
 
-use crate::diag::Severity;
-
 /// Where the list of codes is published; SARIF rules and `explain` link to it.
 pub const DOCS_URL: &str = "https://github.com/latgen/latgen/blob/main/docs/codes.md";
+
+/// How bad a finding is: an error fails the run, a warning does not (unless denied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
 
 /// Builds the enum and its table from one list, so a code cannot be declared without a
 /// name, a severity and a summary.

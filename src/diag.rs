@@ -3,24 +3,10 @@
 //! them instead of stopping at the first, so one run reports everything.
 
 use crate::codes::Code;
+pub use crate::codes::Severity;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
 
 /// A place in an input file. Lines and columns are 1-based; 0 means "the whole file".
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

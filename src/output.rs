@@ -122,22 +122,48 @@ pub struct LockFile<'a> {
 
 /// The change set from the output folder's files `existing` to `output` and the lock,
 /// keeping only changes to the files `keep` accepts by their path under the output folder
-/// (to leave one side exactly as it is); the lock is always in it. Sorted by path.
+/// (to leave one side exactly as it is); the lock, when given, is always in it. Sorted by
+/// path.
 pub fn change_set(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Output>,
-    lock: LockFile<'_>,
+    lock: Option<LockFile<'_>>,
     keep: impl Fn(&Path) -> bool,
 ) -> Result<Vec<Change>, Diagnostic> {
-    let mut all = changes(
-        out_dir,
-        existing,
-        output,
-        &[(lock.path.to_path_buf(), lock.text)],
-    )?;
-    all.retain(|c| c.path == lock.path || keep(c.path.strip_prefix(out_dir).unwrap_or(&c.path)));
+    let lock = lock.map(|l| (l.path.to_path_buf(), l.text));
+    let mut all = changes(out_dir, existing, output, lock.as_slice())?;
+    all.retain(|c| {
+        lock.as_ref().is_some_and(|(p, _)| c.path == *p)
+            || keep(c.path.strip_prefix(out_dir).unwrap_or(&c.path))
+    });
     Ok(all)
+}
+
+/// What the output stage does with a change set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Apply it, all or nothing (`render`).
+    Write,
+    /// Only work it out, to show it as a diff (`render --check`, `check`).
+    Check,
+}
+
+/// Brings the output folder, whose files are `existing`, and the lock to the rendered
+/// state: the change set of [`change_set`], applied in [`Mode::Write`].
+pub fn sync(
+    out_dir: &Path,
+    existing: &BTreeMap<PathBuf, String>,
+    output: Cow<'_, Output>,
+    lock: Option<LockFile<'_>>,
+    keep: impl Fn(&Path) -> bool,
+    mode: Mode,
+) -> Result<Vec<Change>, Diagnostic> {
+    let changes = change_set(out_dir, existing, output, lock, keep)?;
+    if mode == Mode::Write {
+        apply(out_dir, existing, &changes)?;
+    }
+    Ok(changes)
 }
 
 /// The output folder must not be a file nor lie inside the apps folder (its YAML would be
@@ -191,7 +217,7 @@ fn absolute(p: &Path) -> Option<PathBuf> {
 /// What it takes to turn the output folder, whose files are `existing` (from
 /// [`read_tree`]), into `output`, plus `extra` files such as the lock. Files without
 /// latgen's header are never touched. Sorted by path.
-pub fn changes(
+fn changes(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Output>,

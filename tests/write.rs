@@ -21,15 +21,26 @@ fn output(files: &[(&str, &str)]) -> Output {
     }
 }
 
-/// Renders `out` as `render` does: read the tree, compute the changes, apply them.
+/// Renders `out` as `render` does, through the output stage in write mode; `lock` is the
+/// lock file and its new text.
 fn apply(
     out: &Path,
     files: &Output,
-    extra: &[(PathBuf, String)],
+    lock: Option<(&Path, &str)>,
 ) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
     let existing = output::read_tree(out)?;
-    let changes = output::changes(out, &existing, Cow::Borrowed(files), extra)?;
-    output::apply(out, &existing, &changes)?;
+    let lock = lock.map(|(path, text)| output::LockFile {
+        path,
+        text: text.to_string(),
+    });
+    let changes = output::sync(
+        out,
+        &existing,
+        Cow::Borrowed(files),
+        lock,
+        |_| true,
+        output::Mode::Write,
+    )?;
     Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
 }
 
@@ -49,7 +60,7 @@ fn changed_added_and_removed_files_swap_in_together_and_others_keep_their_inode(
             ("lattice/b.yaml", "b: 1"),
             ("kong/c.yaml", "c: 1"),
         ]),
-        &[],
+        None,
     )
     .unwrap();
     std::fs::write(out.join("lattice/mine.yaml"), "kind: ConfigMap\n").unwrap();
@@ -65,7 +76,7 @@ fn changed_added_and_removed_files_swap_in_together_and_others_keep_their_inode(
             ("lattice/b.yaml", "b: 1"),
             ("kong/d.yaml", "d: 1"),
         ]),
-        &[],
+        None,
     )
     .unwrap();
     let rel: Vec<(String, ChangeKind)> = changes
@@ -122,7 +133,7 @@ fn a_failure_writing_the_lock_puts_the_old_tree_back() {
     apply(
         &out,
         &output(&[("lattice/a.yaml", "a: 1")]),
-        &[(lock.clone(), "version: 1\n".into())],
+        Some((&lock, "version: 1\n")),
     )
     .unwrap();
     let before = common::read_tree(tmp.path());
@@ -133,7 +144,7 @@ fn a_failure_writing_the_lock_puts_the_old_tree_back() {
     let err = apply(
         &out,
         &output(&[("lattice/a.yaml", "a: 2"), ("kong/b.yaml", "b: 1")]),
-        &[(lock.clone(), "version: 1\napps: {}\n".into())],
+        Some((&lock, "version: 1\napps: {}\n")),
     )
     .unwrap_err();
     assert_eq!(err.code, "io-error");
@@ -157,7 +168,7 @@ fn a_failure_writing_the_lock_puts_the_old_tree_back() {
 fn what_a_killed_run_left_beside_the_output_is_cleared() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("generated");
-    apply(&out, &output(&[("lattice/a.yaml", "a: 1")]), &[]).unwrap();
+    apply(&out, &output(&[("lattice/a.yaml", "a: 1")]), None).unwrap();
     // A half-built tree, as a run killed while building leaves it.
     std::fs::create_dir_all(tmp.path().join(".generated.latgen-new/lattice")).unwrap();
     std::fs::write(
@@ -165,7 +176,7 @@ fn what_a_killed_run_left_beside_the_output_is_cleared() {
         "half",
     )
     .unwrap();
-    apply(&out, &output(&[("lattice/a.yaml", "a: 2")]), &[]).unwrap();
+    apply(&out, &output(&[("lattice/a.yaml", "a: 2")]), None).unwrap();
     assert_eq!(
         common::read_tree(&out)[Path::new("lattice/a.yaml")],
         format!("{HEADER}a: 2\n")
@@ -189,17 +200,24 @@ fn the_diff_names_changed_missing_and_extra_files() {
     apply(
         &out,
         &output(&[("k/a.yaml", "a: 1"), ("k/b.yaml", "b: 1")]),
-        &[],
+        None,
     )
     .unwrap();
     let existing = output::read_tree(&out).unwrap();
-    let changes = output::changes(
+    let changes = output::sync(
         &out,
         &existing,
         Cow::Owned(output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")])),
-        &[],
+        None,
+        |_| true,
+        output::Mode::Check,
     )
     .unwrap();
+    assert_eq!(
+        output::read_tree(&out).unwrap(),
+        existing,
+        "check mode writes nothing"
+    );
     let diff = output::unified_diff(&changes);
     let a = out.join("k/a.yaml").display().to_string();
     let b = out.join("k/b.yaml").display().to_string();

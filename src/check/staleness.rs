@@ -58,7 +58,7 @@ pub(super) fn staleness(
         &opts.out_dir,
         tree,
         std::borrow::Cow::Borrowed(rendered),
-        lock,
+        Some(lock),
         |rel| !accepted_sides.contains(&side_of(rel)),
     )?;
     for c in &changes {

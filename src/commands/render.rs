@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::args::{InputArgs, OnlySide};
 use super::{Outcome, Ui, plural};
 use crate::diag::Sources;
-use crate::output::{self, Change, ChangeKind, LockFile};
+use crate::output::{self, Change, ChangeKind, LockFile, Mode};
 
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
@@ -69,7 +69,17 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         path: &paths.lock,
         text: prepared.lock_text(),
     };
-    let changes = match output::change_set(&args.output, &existing, Cow::Owned(all), lock, keep) {
+    let mode = if args.check { Mode::Check } else { Mode::Write };
+    let synced = output::sync(
+        &args.output,
+        &existing,
+        Cow::Owned(all),
+        Some(lock),
+        keep,
+        mode,
+    );
+    crate::progress::clear();
+    let changes = match synced {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &sources),
     };
@@ -83,11 +93,6 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     );
     if args.check {
         return stale(args, &paths.lock, &changes, &summary);
-    }
-    let applied = output::apply(&args.output, &existing, &changes);
-    crate::progress::clear();
-    if let Err(d) = applied {
-        return ui.fail(d, &sources);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
     eprintln!(
@@ -103,7 +108,6 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
 
 /// `render --check`: the diff of what render would change, and exit 1 when it is not empty.
 fn stale(args: &RenderArgs, lock: &std::path::Path, changes: &[Change], summary: &str) -> Outcome {
-    crate::progress::clear();
     if changes.is_empty() {
         eprintln!("up to date: {summary}");
         return Outcome::Success;

@@ -1,5 +1,6 @@
-//! `latgen explain`: every code has an explanation with an example, and the output for one
-//! code is a committed snapshot (`tests/explain/nested-prefix.stdout`). Refresh it with
+//! `latgen explain`: every code has an explanation with an example, the output for one code
+//! is a committed snapshot (`tests/explain/nested-prefix.stdout`), and the README's table of
+//! codes is the one `explain` makes. Refresh both with
 //! `LATGEN_BLESS=1 cargo test --test explain` and review the diff.
 
 use std::path::{Path, PathBuf};
@@ -8,6 +9,9 @@ use std::process::{Command, Output};
 use latgen::codes::Code;
 use latgen::commands::explain;
 use pretty_assertions::assert_eq;
+
+const START: &str = "<!-- codes:start -->";
+const END: &str = "<!-- codes:end -->";
 
 fn bless() -> bool {
     std::env::var_os("LATGEN_BLESS").is_some()
@@ -139,5 +143,49 @@ fn every_code_is_explained_with_an_example() {
             lines.iter().all(|l| !l.trim().is_empty()),
             "{code}: a blank line in\n{example}"
         );
+    }
+}
+
+/// The README's table of codes, under "Finding codes", is the one `explain` makes.
+#[test]
+fn readme_table_of_codes_is_current() {
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (Some(start), Some(end)) = (readme.find(START), readme.find(END)) else {
+        panic!("README.md has no `{START}` … `{END}` section");
+    };
+    assert!(start < end, "README.md: `{END}` comes before `{START}`");
+    assert!(
+        readme[..start].ends_with("### Finding codes\n\n"),
+        "README.md: the table must sit just under `### Finding codes` (its help links point there)"
+    );
+    let body_start = start + START.len();
+    let want = format!("\n\n{}\n", explain::markdown_table());
+    if bless() {
+        let mut new = String::with_capacity(readme.len());
+        new.push_str(&readme[..body_start]);
+        new.push_str(&want);
+        new.push_str(&readme[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        &readme[body_start..end],
+        want,
+        "README.md's table of codes is stale: run `LATGEN_BLESS=1 cargo test --test explain` and commit it"
+    );
+}
+
+#[test]
+fn the_table_has_one_row_per_code() {
+    let table = explain::markdown_table();
+    let rows: Vec<&str> = table.lines().skip(2).collect();
+    assert_eq!(rows.len(), Code::ALL.len());
+    for (row, code) in rows.iter().zip(Code::ALL) {
+        assert!(
+            row.starts_with(&format!("| `{code}` | {} | ", code.severity().as_str())),
+            "{row}"
+        );
+        assert_eq!(row.matches(" | ").count(), 2, "{row}");
     }
 }

@@ -1,5 +1,5 @@
 //! `latgen explain CODE`: what a finding code means, its default severity, and an example
-//! of an input that gets it.
+//! of an input that gets it. Also makes the README's table of codes.
 
 use super::{Outcome, plural, to_stdout};
 use crate::codes::Code;
@@ -53,6 +53,21 @@ pub fn text(code: Code) -> String {
         example(code),
         code.help_url()
     )
+}
+
+/// The README's table of codes (between `<!-- codes:start -->` and `<!-- codes:end -->`,
+/// under "Finding codes"): one row per code, in the order of [`Code::ALL`].
+pub fn markdown_table() -> String {
+    let mut out = String::from("| code | severity | what it means |\n|---|---|---|\n");
+    for code in Code::ALL {
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            code.as_str(),
+            code.severity().as_str(),
+            code.summary().replace('|', "\\|")
+        ));
+    }
+    out
 }
 
 /// An input that gets the code, the headline latgen prints for it and its help line. Each

@@ -146,6 +146,19 @@ fn every_code_is_explained_with_an_example() {
     }
 }
 
+#[test]
+fn help_links_point_at_the_readme_table() {
+    for &code in Code::ALL {
+        assert_eq!(
+            code.help_url(),
+            format!(
+                "{}/blob/main/README.md#finding-codes",
+                latgen::codes::REPO_URL
+            )
+        );
+    }
+}
+
 /// The README's table of codes, under "Finding codes", is the one `explain` makes.
 #[test]
 fn readme_table_of_codes_is_current() {

@@ -3,8 +3,10 @@
 //! `latgen explain` are all made from this table. Codes are stable: they are part of the
 //! interface (SARIF rule ids, JSON, suppressions), so a name is never changed once released.
 
-/// Where the list of codes is published; SARIF rules and `explain` link to it.
-pub const DOCS_URL: &str = "https://github.com/latgen/latgen/blob/main/docs/codes.md";
+/// The project's public repository. A placeholder until the project is published: this is
+/// the one place the public URL is set, and every link to the documentation (SARIF rules,
+/// `latgen explain`) is made from it.
+pub const REPO_URL: &str = "https://github.com/latgen/latgen";
 
 /// How bad a finding is: an error fails the run, a warning does not (unless denied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -127,9 +129,10 @@ impl Code {
         Code::ALL.iter().copied().find(|c| c.as_str() == name)
     }
 
-    /// Where this code is documented.
+    /// Where this code is documented: the README's table of codes, "Finding codes" (made
+    /// by `commands::explain::markdown_table`).
     pub fn help_url(self) -> String {
-        format!("{DOCS_URL}#{}", self.as_str())
+        format!("{REPO_URL}/blob/main/README.md#finding-codes")
     }
 
     /// Codes that mean "latgen could not do its job" (exit 2) rather than "the inputs have

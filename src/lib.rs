@@ -24,6 +24,7 @@ pub mod progress;
 pub mod rebalance;
 pub mod render;
 pub mod report;
+pub mod rollout;
 pub mod routing;
 pub mod schema;
 pub mod trace;

@@ -1,48 +1,15 @@
 //! Rollout safety: either half of a change may go live first.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::CheckOptions;
 use super::staleness::same_side;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::output::side_of;
 use crate::render::{Output, Side};
-use crate::routing::{Doc, Network, Outcome, Source};
-
-/// A tree of manifests read once into documents, by path under the output folder. An
-/// unreadable file adds nothing: its routes are simply absent from a state built with it.
-pub(super) struct Docs(Vec<(PathBuf, Doc)>);
-
-impl Docs {
-    pub(super) fn read(files: &BTreeMap<PathBuf, String>) -> Docs {
-        use rayon::prelude::*;
-        Docs(
-            files
-                .par_iter()
-                .filter(|(rel, _)| rel.file_name().is_some_and(|n| n != "kustomization.yaml"))
-                .filter_map(|(rel, text)| Some((rel.clone(), Doc::parse(rel, text).ok()?)))
-                .collect(),
-        )
-    }
-
-    fn half(&self, side: Side) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {
-        self.0
-            .iter()
-            .filter(move |(rel, _)| side_of(rel) == side)
-            .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
-    }
-}
-
-/// The routing state with the Lattice side of one tree and the Kong side of another.
-pub(super) fn state(lattice: &Docs, kong: &Docs) -> Network {
-    let list: Vec<_> = kong
-        .half(Side::Kong)
-        .chain(lattice.half(Side::Lattice))
-        .collect();
-    Network::from_sources(&list).0
-}
+use crate::rollout::{Docs, acceptable, state};
+use crate::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
 type Expected<'a> = (&'a (String, String), Outcome, Outcome);
@@ -154,19 +121,4 @@ fn safe(state: &Network, expected: &[Expected<'_>]) -> bool {
     expected
         .iter()
         .all(|((h, p), before, after)| acceptable(before, after, &state.route(h, p)))
-}
-
-/// During a rollout a request may behave as before or as after, by where it lands (which
-/// rule of which route carried it does not matter), but may not break where it worked.
-fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
-    let effect = |o: &Outcome| match o {
-        Outcome::Backend { backend, .. } => Some(Some(backend.clone())),
-        Outcome::NoKongRoute => Some(None),
-        _ => None,
-    };
-    let now_effect = effect(now);
-    if now_effect.is_none() {
-        return before.is_broken();
-    }
-    now_effect == effect(before) || now_effect == effect(after)
 }

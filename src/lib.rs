@@ -9,6 +9,7 @@ pub mod check;
 pub mod cli;
 pub mod codes;
 pub mod config;
+pub mod crd;
 pub mod diag;
 pub mod git;
 pub mod load;

@@ -388,6 +388,7 @@ fn checked_file(
 /// says the same as the text (no unknown or mistyped fields) and names the expected object.
 /// With `keep`, also returns the routing model of a route or Service.
 fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, String> {
+    use crate::crd::targetgrouppolicy::TargetGroupPolicySpec;
     use gateway_api::apis::standard::{
         httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
@@ -438,45 +439,6 @@ fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, S
         ));
     }
     Ok(doc)
-}
-
-/// The spec of the AWS Gateway API Controller's TargetGroupPolicy
-/// (`application-networking.k8s.aws/v1alpha1`), reduced to the fields latgen sets or a
-/// template may set; no Rust crate of ours models that CRD.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)] // Read only to be checked.
-struct TargetGroupPolicySpec {
-    target_ref: PolicyTargetRef,
-    protocol: Option<String>,
-    protocol_version: Option<String>,
-    health_check: Option<PolicyHealthCheck>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct PolicyTargetRef {
-    group: String,
-    kind: String,
-    name: String,
-    namespace: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)]
-struct PolicyHealthCheck {
-    enabled: Option<bool>,
-    interval_seconds: Option<u32>,
-    timeout_seconds: Option<u32>,
-    healthy_threshold_count: Option<u32>,
-    unhealthy_threshold_count: Option<u32>,
-    status_match: Option<String>,
-    path: Option<String>,
-    port: Option<u16>,
-    protocol: Option<String>,
-    protocol_version: Option<String>,
 }
 
 /// A Kubernetes object with a typed spec, as a manifest writes it.

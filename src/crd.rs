@@ -1,0 +1,19 @@
+//! Typed custom resources of the controllers latgen writes for, generated from each
+//! controller's own CRD (kept under `tests/data/`) the kube-rs way: a
+//! `kube::CustomResource` derive, schema derived, no client.
+//!
+//! The modules below are generated, not written: to follow a new CRD, replace the file under
+//! `tests/data/`, regenerate from the repository root and format, e.g.
+//!
+//! ```sh
+//! kopium --schema=derived --docs \
+//!     -f tests/data/aws/application-networking.k8s.aws_targetgrouppolicies.yaml \
+//!     > src/crd/targetgrouppolicy.rs && cargo fmt
+//! ```
+//!
+//! `tests/crd.rs` fails when a type and its CRD disagree. The types do not refuse unknown
+//! fields themselves: the read-back in [`crate::render`] does, at any depth.
+
+/// The AWS Gateway API Controller's TargetGroupPolicy
+/// (`application-networking.k8s.aws/v1alpha1`), from its v2.1.3 CRD.
+pub mod targetgrouppolicy;

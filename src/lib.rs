@@ -28,6 +28,7 @@ pub mod report;
 pub mod rollout;
 pub mod routing;
 pub mod schema;
+pub mod summary;
 pub mod trace;
 pub mod validate;
 

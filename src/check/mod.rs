@@ -39,6 +39,8 @@ pub struct CheckReport {
     pub sources: Sources,
     /// A unified diff of stale files (human output shows it after the findings).
     pub diff: String,
+    /// What the change does, when it is judged against a base.
+    pub summary: Option<crate::summary::PrSummary>,
 }
 
 /// Runs every check. Problems with the inputs are findings; only an unreadable output
@@ -83,8 +85,36 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
-    // A Kong route that is broken because its half went first is an ordering problem:
-    // the unsafe-rollout finding says which half to ship first, so it stands alone.
+    let kept = drop_superseded(diags);
+    quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
+    let price = run
+        .prepared
+        .as_ref()
+        .map_or_else(
+            || crate::config::Config::default().pricing,
+            |p| p.config.pricing.clone(),
+        )
+        .service_hour_usd;
+    let summary = base
+        .as_deref()
+        .map(|b| crate::summary::summarize(b, &committed, price, None));
+    drop(to_model);
+    let committed = match committed {
+        Cow::Owned(c) => Some(c),
+        Cow::Borrowed(_) => None,
+    };
+    crate::free_later((tree, committed, rendered, run.prepared));
+    Ok(CheckReport {
+        diags: kept,
+        sources,
+        diff,
+        summary,
+    })
+}
+
+/// A Kong route that is broken because its half went first is an ordering problem: the
+/// unsafe-rollout finding says which half to ship first, so it stands alone.
+fn drop_superseded(diags: Diagnostics) -> Diagnostics {
     let reordered: BTreeSet<PathBuf> = diags
         .iter()
         .filter(|d| d.code == Code::UnsafeRollout)
@@ -99,28 +129,26 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         }
     }
     kept.sort();
-    // The committed files the findings point into, to show their lines.
-    for span in kept
+    kept
+}
+
+/// Keeps the text of the committed files the findings point into, to show their lines.
+fn quote_committed(
+    diags: &Diagnostics,
+    committed: &BTreeMap<PathBuf, String>,
+    out_dir: &Path,
+    sources: &mut Sources,
+) {
+    for span in diags
         .iter()
         .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
     {
-        if let Ok(rel) = span.file.strip_prefix(&opts.out_dir)
+        if let Ok(rel) = span.file.strip_prefix(out_dir)
             && let Some(text) = committed.get(rel)
         {
             sources.insert(span.file.clone(), text.clone());
         }
     }
-    drop(to_model);
-    let committed = match committed {
-        Cow::Owned(c) => Some(c),
-        Cow::Borrowed(_) => None,
-    };
-    crate::free_later((tree, committed, rendered, run.prepared));
-    Ok(CheckReport {
-        diags: kept,
-        sources,
-        diff,
-    })
 }
 
 /// What rendering shows about the change: quota during the switch, priority churn, safety

@@ -21,6 +21,8 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
+    /// A PR comment: the findings, then (with `--base`) what the change does and costs.
+    Markdown,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -116,5 +118,6 @@ fn format(format: Format, report: &crate::check::CheckReport, color: bool) -> St
         Format::Json => crate::report::json_lines(diags),
         Format::Github => crate::report::github(diags),
         Format::Sarif => crate::report::sarif(diags),
+        Format::Markdown => crate::report::markdown(diags, report.summary.as_ref()),
     }
 }

@@ -1,0 +1,136 @@
+//! What a PR does, for people reviewing it: apps added, removed and moved, files changed per
+//! side, Lattice services and their monthly cost before and after, and where the PR stands
+//! in its rollout. Worked out from the output trees alone (the base's and the PR's), so it
+//! describes what Argo CD will apply, hand edits included.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::output::side_of;
+use crate::rebalance::HOURS_PER_MONTH;
+use crate::render::Side;
+use crate::rollout::{Docs, Tree, is_kustomization, state};
+use crate::routing::Network;
+
+/// Files added, changed and removed on one side.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FileCounts {
+    pub added: Vec<PathBuf>,
+    pub changed: Vec<PathBuf>,
+    pub removed: Vec<PathBuf>,
+}
+
+impl FileCounts {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Where the PR stands in a rollout of several PRs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// This PR's step, counted from 1.
+    pub step: usize,
+    /// How many steps the rollout takes.
+    pub of: usize,
+    /// What to run once this PR is merged and live, or None when it completes the change.
+    pub next: Option<String>,
+}
+
+/// The summary of one PR.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrSummary {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// App, the Lattice service its traffic went to, and the one it goes to.
+    pub moved: Vec<(String, String, String)>,
+    pub lattice: FileCounts,
+    pub kong: FileCounts,
+    pub services_before: usize,
+    pub services_after: usize,
+    pub monthly_before: f64,
+    pub monthly_after: f64,
+    pub progress: Option<Progress>,
+}
+
+/// The app each Kong route serves, and the Lattice service domain its requests go to.
+fn apps(net: &Network) -> BTreeMap<String, String> {
+    net.kong
+        .iter()
+        .map(|r| {
+            let app = r.app.clone().unwrap_or_else(|| r.name.clone());
+            let to = r
+                .rewrite_host
+                .clone()
+                .or_else(|| r.hostnames.first().cloned())
+                .unwrap_or_default();
+            (app, to)
+        })
+        .collect()
+}
+
+/// The Lattice service that answers on `domain`, by route name, or the domain itself.
+fn service_name(net: &Network, domain: &str) -> String {
+    net.lattice_service(domain)
+        .map_or_else(|| domain.to_string(), |r| r.name.clone())
+}
+
+fn file_counts(base: &Tree, head: &Tree, side: Side) -> FileCounts {
+    let mut c = FileCounts::default();
+    let on_side = |p: &PathBuf| side_of(p) == side && !is_kustomization(p);
+    for (p, text) in head.iter().filter(|(p, _)| on_side(p)) {
+        match base.get(p) {
+            None => c.added.push(p.clone()),
+            Some(old) if old != text => c.changed.push(p.clone()),
+            Some(_) => {}
+        }
+    }
+    c.removed = base
+        .keys()
+        .filter(|p| on_side(p) && !head.contains_key(*p))
+        .cloned()
+        .collect();
+    c
+}
+
+/// The summary of the change from `base` to `head` (manifests by path under the output
+/// folder), with services priced at `service_hour_usd`.
+pub fn summarize(
+    base: &Tree,
+    head: &Tree,
+    service_hour_usd: f64,
+    progress: Option<Progress>,
+) -> PrSummary {
+    let (b, h) = (Docs::read(base), Docs::read(head));
+    let (before, after) = (state(&b, &b), state(&h, &h));
+    let (was, is) = (apps(&before), apps(&after));
+    let moved = is
+        .iter()
+        .filter_map(|(app, to)| {
+            let from = was.get(app)?;
+            let (from, to) = (service_name(&before, from), service_name(&after, to));
+            (from != to).then(|| (app.clone(), from, to))
+        })
+        .collect();
+    let price = service_hour_usd * HOURS_PER_MONTH;
+    PrSummary {
+        added: is
+            .keys()
+            .filter(|a| !was.contains_key(*a))
+            .cloned()
+            .collect(),
+        removed: was
+            .keys()
+            .filter(|a| !is.contains_key(*a))
+            .cloned()
+            .collect(),
+        moved,
+        lattice: file_counts(base, head, Side::Lattice),
+        kong: file_counts(base, head, Side::Kong),
+        services_before: before.lattice.len(),
+        services_after: after.lattice.len(),
+        monthly_before: before.lattice.len() as f64 * price,
+        monthly_after: after.lattice.len() as f64 * price,
+        progress,
+    }
+}

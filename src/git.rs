@@ -159,3 +159,27 @@ fn absolute(p: &Path) -> Result<PathBuf, Diagnostic> {
         .ok_or_else(|| git_error(format!("cannot resolve {}", p.display())))?;
     Ok(absolute(parent)?.join(name))
 }
+
+/// The revision `rev` names, with `auto` meaning the merge base of `HEAD` with the default
+/// branch (`origin/HEAD`, else `origin/main`, `origin/master`, `main`, `master`): what a
+/// pre-commit hook or a local run judges a change against. None when `auto` finds no
+/// default branch (a repository with no history to compare with).
+pub fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diagnostic> {
+    if rev != "auto" {
+        return Ok(Some(rev.to_string()));
+    }
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    for branch in ["origin/HEAD", "origin/main", "origin/master", "main", "master"] {
+        let spec = format!("{branch}^{{commit}}");
+        if git(dir, &["rev-parse", "--verify", "--quiet", &spec]).is_err() {
+            continue;
+        }
+        let base = git(dir, &["merge-base", "HEAD", branch])?;
+        return Ok(Some(String::from_utf8_lossy(&base).trim().to_string()));
+    }
+    Ok(None)
+}

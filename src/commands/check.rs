@@ -49,7 +49,7 @@ pub struct CheckArgs {
     pub deny: Option<Deny>,
     /// Compare with this Git revision: accept a PR that leaves one side as it was when the
     /// other side can safely go live first, and refuse a change either side of which could
-    /// break routing by going live first.
+    /// break routing by going live first. `auto`: the merge base with the default branch.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
 }
@@ -63,12 +63,9 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let base = match &args.base {
-        Some(rev) => match crate::git::read_folder_at(&args.output, rev) {
-            Ok(files) => Some(files),
-            Err(d) => return ui.fail(d, &Sources::default()),
-        },
-        None => None,
+    let base = match base_tree(args.base.as_deref(), &args.output) {
+        Ok(b) => b,
+        Err(d) => return ui.fail(d, &Sources::default()),
     };
     let opts = crate::check::CheckOptions {
         paths,
@@ -94,6 +91,25 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Outcome::Found
     } else {
         Outcome::Success
+    }
+}
+
+/// The output folder at the base revision, if one is given (`auto`: the merge base with the
+/// default branch, or none when there is no default branch to compare with).
+pub fn base_tree(
+    rev: Option<&str>,
+    output: &std::path::Path,
+) -> Result<Option<crate::rollout::Tree>, crate::diag::Diagnostic> {
+    let Some(rev) = rev else {
+        return Ok(None);
+    };
+    let anchor = output.parent().unwrap_or(std::path::Path::new("."));
+    match crate::git::resolve_base(anchor, rev)? {
+        Some(rev) => crate::git::read_folder_at(output, &rev).map(Some),
+        None => {
+            eprintln!("note: --base auto found no default branch to compare with; checking without a base");
+            Ok(None)
+        }
     }
 }
 

@@ -173,7 +173,13 @@ pub fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diagnostic>
     } else {
         dir
     };
-    for branch in ["origin/HEAD", "origin/main", "origin/master", "main", "master"] {
+    for branch in [
+        "origin/HEAD",
+        "origin/main",
+        "origin/master",
+        "main",
+        "master",
+    ] {
         let spec = format!("{branch}^{{commit}}");
         if git(dir, &["rev-parse", "--verify", "--quiet", &spec]).is_err() {
             continue;

@@ -28,6 +28,7 @@ pub mod report;
 pub mod rollout;
 pub mod routing;
 pub mod schema;
+pub mod stepwise;
 pub mod summary;
 pub mod trace;
 pub mod validate;
@@ -44,6 +45,9 @@ pub struct Prepared {
     pub config: Config,
     pub apps: Vec<App>,
     pub plan: Plan,
+    /// Moves the lock had in flight that this plan carries to their end (only with
+    /// [`build_final`]): app, the group it is leaving, and the move.
+    pub finished_moves: Vec<(String, u32, lock::Move)>,
 }
 
 impl Prepared {
@@ -64,8 +68,22 @@ pub struct Run {
 
 /// Load → validate → plan.
 pub fn prepare(paths: &ProjectPaths) -> Run {
+    prepare_with(paths, false)
+}
+
+/// Load → validate → plan, with every move in the lock finished when `finish_moves`.
+fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
     let mut diags = Diagnostics::new();
-    let loaded = load::load(paths, &mut diags);
+    let mut loaded = load::load(paths, &mut diags);
+    let mut finished_moves = Vec::new();
+    if finish_moves {
+        for (app, (m, _)) in std::mem::take(&mut loaded.lock.moves) {
+            if let Some((group, _)) = loaded.lock.apps.get_mut(&app) {
+                finished_moves.push((app, *group, m));
+                *group = m.to;
+            }
+        }
+    }
     let apps = validate::validate(&loaded, &paths.config, &mut diags);
     let prepared = if diags.has_errors() {
         None
@@ -75,6 +93,7 @@ pub fn prepare(paths: &ProjectPaths) -> Run {
             config: loaded.config,
             apps,
             plan,
+            finished_moves,
         })
     };
     diags.sort();
@@ -104,7 +123,20 @@ pub struct Failure {
 
 /// Load → validate → plan → render, in memory. Nothing is written.
 pub fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
-    let run = prepare(paths);
+    build_with(paths, templates, false)
+}
+
+/// [`build`] with every move in the lock finished: the target `render --base` steps toward.
+pub fn build_final(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
+    build_with(paths, templates, true)
+}
+
+fn build_with(
+    paths: &ProjectPaths,
+    templates: &render::Templates,
+    finish_moves: bool,
+) -> Result<Built, Failure> {
+    let run = prepare_with(paths, finish_moves);
     let Some(prepared) = run.prepared else {
         return Err(Failure {
             diags: run.diags,

@@ -79,6 +79,9 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+mod between;
+pub use between::Between;
+
 /// A compiled template set, built once per run.
 pub struct Templates {
     env: Environment<'static>,

@@ -83,6 +83,32 @@ pub struct Judge {
     pub expected: Vec<Expected>,
     /// The most rules a Lattice route may hold.
     rule_limit: usize,
+    /// The rules of each Lattice route of the base, by file.
+    base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
+}
+
+/// A Lattice rule as the controller tells rules apart: its match and its backend.
+type RuleKey = (String, String, String);
+
+fn rule_keys(route: &crate::routing::LatticeRoute) -> BTreeSet<RuleKey> {
+    route
+        .rules
+        .iter()
+        .flat_map(|r| {
+            let backend = r
+                .backend
+                .as_ref()
+                .map(|b| b.to_string())
+                .unwrap_or_default();
+            r.matches.iter().map(move |m| {
+                (
+                    m.kind.gateway_api_type().to_string(),
+                    m.path.clone(),
+                    backend.clone(),
+                )
+            })
+        })
+        .collect()
 }
 
 impl Judge {
@@ -99,11 +125,17 @@ impl Judge {
                 ((h, p), before, after)
             })
             .collect();
+        let base_rules = b
+            .lattice
+            .iter()
+            .map(|r| (r.file.clone(), rule_keys(r)))
+            .collect();
         Judge {
             base,
             target,
             expected,
             rule_limit,
+            base_rules,
         }
     }
 
@@ -130,12 +162,20 @@ impl Judge {
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
     }
 
-    /// Whether `state` is safe in every order and keeps every Lattice route in its quota.
+    /// Whether `state` is safe in every order and keeps every Lattice route in its quota,
+    /// also while the controller swaps its rules: it creates the new rules before it
+    /// deletes the old ones, and drops those over the quota without an error.
     pub fn safe(&self, state: &Docs) -> bool {
         let live = self::state(state, state);
-        live.lattice
-            .iter()
-            .all(|r| r.rules.len() <= self.rule_limit)
+        let in_quota = live.lattice.iter().all(|r| {
+            let now = rule_keys(r);
+            let peak = match self.base_rules.get(&r.file) {
+                Some(old) => old.union(&now).count(),
+                None => now.len(),
+            };
+            r.rules.len() <= self.rule_limit && peak <= self.rule_limit
+        });
+        in_quota
             && self
                 .orders(state)
                 .iter()
@@ -143,11 +183,21 @@ impl Judge {
     }
 }
 
+/// Which rules a Lattice route between two versions keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The rules of both: old rules stay while Kong still sends requests to them.
+    Both,
+    /// Only the rules both have: old rules go (Kong has left them) before new ones come,
+    /// when both together would be over the quota.
+    Common,
+}
+
 /// How a step's files are made that are neither the base's nor the target's.
 pub trait Versions {
-    /// A Lattice route with the rules of both `base` and `target` (same path), or None when
-    /// it cannot be made.
-    fn union(&self, rel: &Path, base: &str, target: &str) -> Option<String>;
+    /// A Lattice route between `base` and `target` (same path), or None when it cannot be
+    /// made.
+    fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;
     /// The kustomization of a side that holds `files` (names under the side's folder).
     fn kustomization(&self, side: Side, files: &[&Path]) -> Option<String>;
 }
@@ -155,15 +205,35 @@ pub trait Versions {
 /// One way to change one file: to this text, or away (None).
 type Edit = (PathBuf, Option<String>);
 
+/// Edits that go together: a Kong route and its bridge switch as one, or the request
+/// would reach one Lattice service with the Host of another.
+type Unit = Vec<Edit>;
+
+/// The app a Kong file belongs to, by latgen's file names (`httproute-<app>.yaml`,
+/// `service-<app>-lattice.yaml`); other files stand alone.
+fn kong_unit(rel: &Path) -> String {
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let stem = name.trim_end_matches(".yaml");
+    let app = stem.strip_prefix("httproute-").or_else(|| {
+        stem.strip_prefix("service-")
+            .map(|s| s.trim_end_matches("-lattice"))
+    });
+    app.map_or_else(|| rel.display().to_string(), str::to_string)
+}
+
 /// The edits to try, in the order that makes steps largest: Lattice routes grow first, Kong
 /// leaves what goes away, Kong moves to the target, and Lattice lets go of the rest.
-fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<Vec<Edit>> {
+fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<Vec<Unit>> {
     let paths: BTreeSet<&PathBuf> = base
         .keys()
         .chain(target.keys())
         .filter(|p| !is_kustomization(p))
         .collect();
-    let mut phases: [Vec<Edit>; 5] = Default::default();
+    let mut lattice: [Vec<Unit>; 3] = Default::default();
+    let mut kong: [BTreeMap<String, Unit>; 2] = Default::default();
     for rel in paths {
         let (old, new) = (base.get(rel), target.get(rel));
         if old == new {
@@ -171,19 +241,38 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
         }
         let to = (rel.clone(), new.cloned());
         match (side_of(rel), old, new) {
-            (Side::Lattice, None, Some(_)) => phases[0].push(to),
+            (Side::Lattice, None, Some(_)) => lattice[0].push(vec![to]),
             (Side::Lattice, Some(o), Some(n)) => {
-                if let Some(u) = versions.union(rel, o, n).filter(|u| u != o && u != n) {
-                    phases[0].push((rel.clone(), Some(u)));
+                let between = |keep| {
+                    versions
+                        .between(rel, o, n, keep)
+                        .filter(|u| u != o && u != n)
+                };
+                if let Some(u) = between(Keep::Both) {
+                    lattice[0].push(vec![(rel.clone(), Some(u))]);
                 }
-                phases[4].push(to);
+                if let Some(u) = between(Keep::Common) {
+                    lattice[1].push(vec![(rel.clone(), Some(u))]);
+                }
+                lattice[2].push(vec![to]);
             }
-            (Side::Lattice, _, None) => phases[4].push(to),
-            (Side::Kong, Some(_), None) => phases[1].push(to),
-            (Side::Kong, _, _) => phases[2].push(to),
+            (Side::Lattice, _, None) => lattice[2].push(vec![to]),
+            (Side::Kong, Some(_), None) => kong[0].entry(kong_unit(rel)).or_default().push(to),
+            (Side::Kong, _, _) => kong[1].entry(kong_unit(rel)).or_default().push(to),
         }
     }
-    phases.into_iter().filter(|p| !p.is_empty()).collect()
+    let [grow, common, shrink] = lattice;
+    let [leave, switch] = kong;
+    [
+        grow,
+        leave.into_values().collect(),
+        common,
+        switch.into_values().collect(),
+        shrink,
+    ]
+    .into_iter()
+    .filter(|p| !p.is_empty())
+    .collect()
 }
 
 /// `tree` with each side's kustomization made anew for the files it holds.
@@ -213,14 +302,21 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
     }
     let mut state: Tree = base.clone();
     for phase in candidate_edits(base, target, versions) {
-        for (rel, text) in phase {
-            let before = state.get(&rel).cloned();
-            if before == text {
+        for unit in phase {
+            let before: Vec<Edit> = unit
+                .iter()
+                .map(|(rel, _)| (rel.clone(), state.get(rel).cloned()))
+                .collect();
+            if before == unit {
                 continue;
             }
-            apply(&mut state, &rel, text);
+            for (rel, text) in unit {
+                apply(&mut state, &rel, text);
+            }
             if !judge.safe(&Docs::read(&state)) {
-                apply(&mut state, &rel, before);
+                for (rel, text) in before {
+                    apply(&mut state, &rel, text);
+                }
             }
         }
     }
@@ -235,6 +331,30 @@ fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
         Some(t) => tree.insert(rel.to_path_buf(), t),
         None => tree.remove(rel),
     };
+}
+
+/// Lattice routes whose old and new rules together are over the rule limit: a change that
+/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
+pub fn over_limit_unions(
+    base: &Tree,
+    target: &Tree,
+    rule_limit: usize,
+    versions: &dyn Versions,
+) -> Vec<(PathBuf, usize)> {
+    base.iter()
+        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
+        .filter_map(|(rel, old)| {
+            let new = target.get(rel).filter(|n| *n != old)?;
+            let union = versions.between(rel, old, new, Keep::Both)?;
+            let one = Tree::from([(rel.clone(), union)]);
+            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
+                .lattice
+                .first()?
+                .rules
+                .len();
+            (rules > rule_limit).then(|| (rel.clone(), rules))
+        })
+        .collect()
 }
 
 /// Every step from `base` to `target`, the last being the target; empty when they are

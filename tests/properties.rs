@@ -255,7 +255,7 @@ proptest! {
                     // Through the same validation `latgen move` does; a refused move changes nothing.
                     let (p, d) = plan_of(&apps, &lock);
                     if !d.has_errors() {
-                        let prepared = latgen::Prepared { config: config(), apps: apps.clone(), plan: p };
+                        let prepared = latgen::Prepared { config: config(), apps: apps.clone(), plan: p, finished_moves: Vec::new() };
                         if let Ok(r) = latgen::rebalance::move_app(&prepared, &name, Some(g), false) {
                             lock = r.lock;
                             explicit = Some(name);

@@ -32,6 +32,18 @@ pub struct CheckOptions<'a> {
     pub templates: &'a Templates,
     /// The committed output at the base revision, by path under the output folder.
     pub base: Option<BTreeMap<PathBuf, String>>,
+    /// The step `render --base` writes from that base, which is current for a PR.
+    pub step: Option<Step>,
+}
+
+/// A step of a rollout, as `render --base` writes it.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The output files (both sides, kustomizations included).
+    pub files: BTreeMap<PathBuf, String>,
+    pub lock_text: String,
+    /// Where the step stands in the rollout.
+    pub progress: crate::summary::Progress,
 }
 
 pub struct CheckReport {
@@ -97,7 +109,7 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         .service_hour_usd;
     let summary = base
         .as_deref()
-        .map(|b| crate::summary::summarize(b, &committed, price, None));
+        .map(|b| crate::summary::summarize(b, &committed, price, progress(opts, &committed)));
     drop(to_model);
     let committed = match committed {
         Cow::Owned(c) => Some(c),
@@ -110,6 +122,22 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         diff,
         summary,
     })
+}
+
+/// Where the committed tree stands in its rollout, when it is the step `render --base` writes.
+fn progress(
+    opts: &CheckOptions,
+    committed: &BTreeMap<PathBuf, String>,
+) -> Option<crate::summary::Progress> {
+    let step = opts.step.as_ref()?;
+    let same = committed
+        .iter()
+        .filter(|(p, _)| !crate::rollout::is_kustomization(p))
+        .eq(step
+            .files
+            .iter()
+            .filter(|(p, _)| !crate::rollout::is_kustomization(p)));
+    same.then(|| step.progress.clone())
 }
 
 /// A Kong route that is broken because its half went first is an ordering problem: the
@@ -163,13 +191,17 @@ fn change_findings(
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     let before = base.unwrap_or(committed);
+    // A PR that is a step of a rollout applies the committed tree, not the target.
+    let after = match &opts.step {
+        Some(step)
+            if base.is_some() && staleness::owned(committed) == staleness::owned(&step.files) =>
+        {
+            committed
+        }
+        _ => &rendered.files,
+    };
     let quota = prepared.config.quotas.rules_per_service as usize;
-    diags.extend(change_warnings(
-        before,
-        &rendered.files,
-        quota,
-        &opts.out_dir,
-    ));
+    diags.extend(change_warnings(before, after, quota, &opts.out_dir));
     if let Some(base) = base {
         diags.extend(rollout_safety(opts, base, committed, rendered));
     }

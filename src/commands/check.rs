@@ -67,11 +67,16 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Ok(b) => b,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
+    let step = base.as_ref().and_then(|b| {
+        let rev = args.base.as_deref().unwrap_or("HEAD");
+        rollout_step(&paths, &templates, &crate::output::manifests(b), rev)
+    });
     let opts = crate::check::CheckOptions {
         paths,
         out_dir: args.output.clone(),
         templates: &templates,
         base,
+        step,
     };
     let report = match crate::check::check(&opts) {
         Ok(r) => r,
@@ -107,10 +112,32 @@ pub fn base_tree(
     match crate::git::resolve_base(anchor, rev)? {
         Some(rev) => crate::git::read_folder_at(output, &rev).map(Some),
         None => {
-            eprintln!("note: --base auto found no default branch to compare with; checking without a base");
+            eprintln!(
+                "note: --base auto found no default branch to compare with; checking without a base"
+            );
             Ok(None)
         }
     }
+}
+
+/// The step `render --base REV` writes from `base`, when the inputs can be built.
+fn rollout_step(
+    paths: &crate::load::ProjectPaths,
+    templates: &Templates,
+    base: &crate::rollout::Tree,
+    rev: &str,
+) -> Option<crate::check::Step> {
+    let step = crate::stepwise::next_step(paths, templates, base).ok()?;
+    let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
+    Some(crate::check::Step {
+        progress: crate::summary::Progress {
+            step: 1,
+            of: step.remaining.max(1),
+            next,
+        },
+        files: step.files,
+        lock_text: step.lock_text,
+    })
 }
 
 fn format(format: Format, report: &crate::check::CheckReport, color: bool) -> String {

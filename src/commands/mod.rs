@@ -13,6 +13,7 @@ pub mod manifests;
 pub mod move_app;
 pub mod plan;
 pub mod render;
+pub mod render_base;
 pub mod schema;
 pub mod trace;
 

@@ -23,14 +23,22 @@ pub struct RenderArgs {
     #[arg(long)]
     pub check: bool,
     /// Write only one side (and the lock), to ship a change as two PRs.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "base")]
     pub only: Option<OnlySide>,
+    /// Write the next safe step of the change from this Git revision (`auto`: the merge
+    /// base with the default branch): each file as in REV, as rendered, or in between, as
+    /// much as is safe whichever side goes live first. Run it again on the merged step.
+    #[arg(long, value_name = "REV")]
+    pub base: Option<String>,
 }
 
 pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
     if let Some(d) = output::check_location(&args.output, &paths.apps_dir) {
         return ui.fail(d, &Sources::default());
+    }
+    if let Some(rev) = &args.base {
+        return super::render_base::run(args, rev, ui);
     }
     let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
         return Outcome::Error;

@@ -1,0 +1,156 @@
+//! `latgen render --base REV`: the shared stages with every move finished, then the next
+//! safe step of the change from REV ([`crate::stepwise`]), written through the output
+//! stage, and what the PR holds and what to run once it is live.
+
+use std::borrow::Cow;
+
+use super::render::RenderArgs;
+use super::{Outcome, Ui, plural};
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Sources};
+use crate::output::{self, LockFile, Mode};
+use crate::render::{Output, Templates};
+use crate::stepwise::{NextStep, NoStep};
+use crate::summary::{FileCounts, PrSummary};
+
+pub fn run(args: &RenderArgs, rev: &str, ui: Ui) -> Outcome {
+    let paths = args.input.paths();
+    let templates = match Templates::load(args.templates.as_deref()) {
+        Ok(t) => t,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let base = match super::check::base_tree(Some(rev), &args.output) {
+        Ok(Some(b)) => output::manifests(&b).into_owned(),
+        Ok(None) => Default::default(),
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let step = match crate::stepwise::next_step(&paths, &templates, &base) {
+        Ok(s) => s,
+        Err(NoStep::Inputs(f)) => {
+            ui.report(&f.diags, &f.sources);
+            return Outcome::Error;
+        }
+        Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, &args.output),
+    };
+    ui.report(&step.built.diags, &step.built.sources);
+    let _run = match output::lock_output(&args.output) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &step.built.sources),
+    };
+    let existing = match output::read_tree(&args.output) {
+        Ok(t) => t,
+        Err(d) => return ui.fail(d, &step.built.sources),
+    };
+    let lock = LockFile {
+        path: &paths.lock,
+        text: step.lock_text.clone(),
+    };
+    let mode = if args.check { Mode::Check } else { Mode::Write };
+    let files = Output {
+        files: step.files.clone(),
+    };
+    let synced = output::sync(
+        &args.output,
+        &existing,
+        Cow::Owned(files),
+        Some(lock),
+        |_| true,
+        mode,
+    );
+    crate::progress::clear();
+    let changes = match synced {
+        Ok(c) => c,
+        Err(d) => return ui.fail(d, &step.built.sources),
+    };
+    if args.check && !changes.is_empty() {
+        print!("{}", output::unified_diff(&changes));
+        eprintln!(
+            "error: {} differs from the next step from {rev}; run `latgen render --base {rev}` and commit the result",
+            args.output.display()
+        );
+        return Outcome::Found;
+    }
+    let price = step.built.prepared.config.pricing.service_hour_usd;
+    let summary = crate::summary::summarize(&base, &step.files, price, None);
+    eprint!("{}", describe(&step, &summary, rev));
+    Outcome::Success
+}
+
+/// The change cannot be cut into safe steps: say where it stalls.
+fn stuck(
+    ui: Ui,
+    rev: &str,
+    built: &crate::Built,
+    full: &[(std::path::PathBuf, usize)],
+    out: &std::path::Path,
+) -> Outcome {
+    let quota = built.prepared.config.quotas.rules_per_service;
+    let mut diags = crate::diag::Diagnostics::new();
+    for (rel, rules) in full {
+        diags.push(
+            Diagnostic::error(
+                Code::UnsafeRollout,
+                format!("{} would need {rules} rules (quota {quota}) to keep its old rules while Kong moves to the new ones", rel.display()),
+            )
+            .at(crate::diag::Span::file(out.join(rel)))
+            .help("move one of its apps to a group with room first (`latgen move APP --group N`), or raise quotas.rulesPerService"),
+        );
+    }
+    if diags.is_empty() {
+        diags.push(
+            Diagnostic::error(
+                Code::UnsafeRollout,
+                format!("no further part of the change from {rev} can go live on its own without breaking a request"),
+            )
+            .help("split the change into smaller ones (an app added, removed or moved at a time) and render each with --base"),
+        );
+    }
+    ui.report(&diags, &built.sources);
+    Outcome::Found
+}
+
+/// What the step holds and what comes next, for the person about to open the PR.
+fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
+    if step.remaining == 0 {
+        return format!(
+            "nothing to roll out from {rev}: the output is what `latgen render` writes\n"
+        );
+    }
+    let mut out = format!("step 1 of {}: this PR ", step.remaining);
+    let sides: Vec<String> = [("Lattice", &s.lattice), ("Kong", &s.kong)]
+        .into_iter()
+        .filter(|(_, c)| !c.is_empty())
+        .map(|(side, c)| format!("changes the {side} side ({})", counts(c)))
+        .collect();
+    out.push_str(&sides.join(" and "));
+    out.push('\n');
+    for (what, names) in [("adds", &s.added), ("removes", &s.removed)] {
+        if !names.is_empty() {
+            out.push_str(&format!("  {what} {}\n", names.join(", ")));
+        }
+    }
+    for (app, from, to) in &s.moved {
+        out.push_str(&format!("  moves {app} from {from} to {to}\n"));
+    }
+    if step.completes() {
+        out.push_str("next: nothing; once it is merged the change is complete\n");
+    } else {
+        out.push_str(&format!(
+            "next: once this PR is merged and live, run `latgen render --base {rev}` on the merged commit for step 2\n"
+        ));
+    }
+    out
+}
+
+fn counts(c: &FileCounts) -> String {
+    let parts: Vec<String> = [
+        (c.added.len(), "added"),
+        (c.changed.len(), "changed"),
+        (c.removed.len(), "removed"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| format!("{} {w}", plural(n, "file")))
+    .collect();
+    parts.join(", ")
+}

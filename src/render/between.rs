@@ -1,0 +1,141 @@
+//! Objects between a base and a target, for `render --base`: a shared group route holding
+//! the rules of both versions (the old rules stay until Kong has moved off them), and a
+//! side's kustomization for whatever files a step holds. Both go through the same
+//! templates and the same read-back as every other object.
+
+use super::{
+    BackendCtx, Ctx, Expect, GatewayCtx, Kind, RuleCtx, Serde, Side, Templates, checked_file,
+};
+use crate::config::Config;
+use crate::model::{App, MatchKind};
+use crate::rollout::{Keep, Versions};
+use crate::routing::{LatticeRoute, Network};
+use std::path::Path;
+
+/// Renders the objects between two versions with a project's templates and settings.
+pub struct Between<'a> {
+    pub templates: &'a Templates,
+    pub config: &'a Config,
+    /// The declared apps, to name the rules of a route (removed apps' rules are named by
+    /// their Service).
+    pub apps: &'a [App],
+}
+
+/// One rule of a union route, owned.
+struct Rule {
+    kind: MatchKind,
+    path: String,
+    app: String,
+    service: String,
+    namespace: String,
+    port: u16,
+}
+
+fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
+    let mut net = Network::default();
+    net.add_file(rel, text, false).ok()?;
+    net.lattice.into_iter().next()
+}
+
+impl Between<'_> {
+    /// The rules of `route` as owned rules, or None when one has no usable backend.
+    fn rules(&self, route: &LatticeRoute) -> Option<Vec<Rule>> {
+        let mut out = Vec::new();
+        for r in &route.rules {
+            let b = r.backend.as_ref()?;
+            let port = u16::try_from(b.port?).ok()?;
+            let app = self
+                .apps
+                .iter()
+                .find(|a| a.namespace == b.namespace && a.service == b.name && a.port == port)
+                .map_or_else(|| b.name.clone(), |a| a.name.clone());
+            for m in &r.matches {
+                out.push(Rule {
+                    kind: m.kind,
+                    path: m.path.clone(),
+                    app: app.clone(),
+                    service: b.name.clone(),
+                    namespace: b.namespace.clone(),
+                    port,
+                });
+            }
+        }
+        Some(out)
+    }
+}
+
+impl Versions for Between<'_> {
+    fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String> {
+        let (old, new) = (lattice_route(rel, base)?, lattice_route(rel, target)?);
+        let number = self.config.parse_group_name(&new.name)?;
+        if old.name != new.name || new.namespace != self.config.lattice.namespace {
+            return None;
+        }
+        let (mut rules, old_rules) = (self.rules(&new)?, self.rules(&old)?);
+        let same = |x: &Rule, r: &Rule| {
+            (x.kind, &x.path, &x.service, &x.namespace, x.port)
+                == (r.kind, &r.path, &r.service, &r.namespace, r.port)
+        };
+        match keep {
+            Keep::Both => {
+                for r in old_rules {
+                    if !rules.iter().any(|x| same(x, &r)) {
+                        rules.push(r);
+                    }
+                }
+            }
+            Keep::Common => rules.retain(|x| old_rules.iter().any(|r| same(x, r))),
+        }
+        // The planner's order: longer paths first, Exact before PathPrefix, then by name.
+        rules.sort_by(|a, b| {
+            (b.path.len(), a.kind, &a.path, &a.app).cmp(&(a.path.len(), b.kind, &b.path, &b.app))
+        });
+        let ctx_rules: Vec<RuleCtx> = rules
+            .iter()
+            .map(|r| RuleCtx {
+                kind: r.kind.gateway_api_type(),
+                path: &r.path,
+                app: &r.app,
+                backend: BackendCtx {
+                    name: &r.service,
+                    namespace: &r.namespace,
+                    port: r.port,
+                },
+            })
+            .collect();
+        let ctx = minijinja::context! {
+            name => &new.name,
+            namespace => &new.namespace,
+            number => number,
+            hostname => self.config.group_domain(number),
+            gateway => Ctx::from(Serde(&GatewayCtx::from(&self.config.lattice.gateway))),
+            rules => Ctx::from(Serde(&ctx_rules)),
+        };
+        let template = "lattice/group-route.yaml.j2";
+        let text = self.templates.render(template, ctx).ok()?;
+        let expect = Expect {
+            kind: Kind::HttpRoute,
+            name: new.name.clone(),
+            namespace: Some(new.namespace.clone()),
+        };
+        checked_file(template, &text, &expect, false)
+            .ok()
+            .map(|(body, _)| body)
+    }
+
+    fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
+        let mut list: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        list.sort();
+        let ctx = minijinja::context! { resources => Ctx::from(Serde(&list)) };
+        let template = "kustomization.yaml.j2";
+        let text = self.templates.render(template, ctx).ok()?;
+        let expect = Expect {
+            kind: Kind::Kustomization,
+            name: String::new(),
+            namespace: None,
+        };
+        checked_file(template, &text, &expect, false)
+            .ok()
+            .map(|(body, _)| body)
+    }
+}

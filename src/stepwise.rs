@@ -1,0 +1,112 @@
+//! The next PR of a change: from the output folder as a base revision holds it to what the
+//! declarations and the lock say, with every move in the lock carried to its end, in the
+//! fewest PRs that each route every request as before or as after whichever side Argo CD
+//! syncs first. `render --base` writes it; `check --base` accepts it.
+
+use crate::lock::{LockState, Step};
+use crate::output::side_of;
+use crate::render::{Between, Side, Templates};
+use crate::rollout::{self, Tree};
+use crate::{Built, Failure};
+
+/// One step of a change.
+#[derive(Debug)]
+pub struct NextStep {
+    /// The output files this step holds (both sides, kustomizations included).
+    pub files: Tree,
+    /// The lock written with it.
+    pub lock_text: String,
+    /// How many steps the change takes from the base, this one included: 0 when the base
+    /// already holds the target.
+    pub remaining: usize,
+    /// The project built with every move finished: the target.
+    pub built: Built,
+}
+
+impl NextStep {
+    /// Whether this step reaches the target.
+    pub fn completes(&self) -> bool {
+        self.remaining <= 1
+    }
+}
+
+/// Why no step could be made.
+#[derive(Debug)]
+pub enum NoStep {
+    /// The inputs have errors.
+    Inputs(Box<Failure>),
+    /// No part of the change is safe on its own from `at` (the last state reached): it has
+    /// to be split by hand. `full` lists the routes whose old and new rules together are
+    /// over the quota, with the count.
+    Stuck {
+        built: Box<Built>,
+        full: Vec<(std::path::PathBuf, usize)>,
+    },
+}
+
+/// The next step from `base` (the output folder's manifests at the base revision) toward
+/// the target the inputs at `paths` describe.
+pub fn next_step(
+    paths: &crate::load::ProjectPaths,
+    templates: &Templates,
+    base: &Tree,
+) -> Result<NextStep, NoStep> {
+    let built = crate::build_final(paths, templates).map_err(|f| NoStep::Inputs(Box::new(f)))?;
+    let target: Tree = built.output.files.clone();
+    let config = &built.prepared.config;
+    let limit = config.quotas.rules_per_service as usize;
+    let versions = Between {
+        templates,
+        config,
+        apps: &built.prepared.apps,
+    };
+    let Some(steps) = rollout::steps(base, &target, limit, &versions) else {
+        let full = rollout::over_limit_unions(base, &target, limit, &versions);
+        return Err(NoStep::Stuck {
+            built: Box::new(built),
+            full,
+        });
+    };
+    let files = steps.first().cloned().unwrap_or_else(|| target.clone());
+    let lock = if steps.len() <= 1 {
+        built.prepared.plan.lock.clone()
+    } else {
+        in_flight(&built, &files)
+    };
+    Ok(NextStep {
+        files,
+        lock_text: crate::lock::serialize(&lock),
+        remaining: steps.len(),
+        built,
+    })
+}
+
+/// The lock of a step short of the target: each move that the inputs' lock has in flight
+/// stays in flight, at the step the files show (the Kong side already pointing at the new
+/// group or not), so that `latgen status` and `latgen move` see it.
+fn in_flight(built: &Built, files: &Tree) -> LockState {
+    let mut lock = built.prepared.plan.lock.clone();
+    for (app, old, m) in &built.prepared.finished_moves {
+        let own = |p: &std::path::Path| {
+            p.file_name().is_some_and(|n| {
+                n == format!("httproute-{app}.yaml").as_str()
+                    || n == format!("service-{app}-lattice.yaml").as_str()
+            })
+        };
+        let switched = built
+            .output
+            .files
+            .iter()
+            .filter(|(p, _)| side_of(p) == Side::Kong && own(p))
+            .all(|(p, text)| files.get(p) == Some(text));
+        let mut m = *m;
+        m.step = if switched {
+            Step::SwitchKong
+        } else {
+            Step::AddRules
+        };
+        lock.apps.insert(app.clone(), *old);
+        lock.moves.insert(app.clone(), m);
+    }
+    lock
+}

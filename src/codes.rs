@@ -49,6 +49,7 @@ macro_rules! codes {
 codes! {
     IoError = "io-error", Error, "a file or folder cannot be read or written";
     SymlinkLoop = "symlink-loop", Error, "a symbolic link under apps/ loops back to a folder above it";
+    InputOutsideProject = "input-outside-project", Error, "an input (declaration, settings, lock, template) resolves outside the project folder or into .git: latgen does not read it";
     NotUtf8 = "not-utf8", Error, "a file is not UTF-8 text";
     FileTooLarge = "file-too-large", Error, "a declaration is larger than 1 MiB";
     EmptyFile = "empty-file", Error, "a declaration file declares nothing";

@@ -104,6 +104,7 @@ codes! {
     TemplateError = "template-error", Error, "a template cannot be compiled or rendered";
     RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
     InvalidOutput = "invalid-output", Error, "the output folder is a file or overlaps apps/";
+    InterruptedRender = "interrupted-render", Warning, "a render was interrupted and left its staging folder beside the output folder";
     GitError = "git-error", Error, "the base revision cannot be read";
     MoveRefused = "move-refused", Error, "a move that would break a quota or names no app or group";
 }

@@ -83,6 +83,11 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
+    diags.extend(
+        output::interrupted_render(&opts.out_dir)
+            .into_iter()
+            .collect(),
+    );
     // A Kong route that is broken because its half went first is an ordering problem:
     // the unsafe-rollout finding says which half to ship first, so it stands alone.
     let reordered: BTreeSet<PathBuf> = diags

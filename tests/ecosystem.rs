@@ -555,6 +555,12 @@ fn github_actions_workflow() {
         })
         .unwrap();
     assert_eq!(checkout["with"]["fetch-depth"], 0);
+    // The threat model: no credential left on disk, no secret in the environment.
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+    assert!(
+        !read("examples/github-actions.yml").contains("${{ secrets"),
+        "the workflow hands latgen a secret"
+    );
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
     assert!(runs.iter().any(|r| r.contains("cargo install")));
     assert!(

@@ -65,6 +65,7 @@ macro_rules! codes {
 codes! {
     IoError = "io-error", Error, "a file or folder cannot be read or written";
     SymlinkLoop = "symlink-loop", Error, "a symbolic link under apps/ loops back to a folder above it";
+    InputOutsideProject = "input-outside-project", Error, "an input (declaration, settings, lock, template) resolves outside the project folder or into .git: latgen does not read it";
     NotUtf8 = "not-utf8", Error, "a file is not UTF-8 text";
     FileTooLarge = "file-too-large", Error, "a declaration is larger than 1 MiB";
     EmptyFile = "empty-file", Error, "a declaration file declares nothing";
@@ -119,6 +120,7 @@ codes! {
     TemplateError = "template-error", Error, "a template cannot be compiled or rendered";
     RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
     InvalidOutput = "invalid-output", Error, "the output folder is a file or overlaps apps/";
+    InterruptedRender = "interrupted-render", Warning, "a render was interrupted and left its staging folder beside the output folder";
     GitError = "git-error", Error, "the base revision cannot be read";
     MoveRefused = "move-refused", Error, "a move that would break a quota or names no app or group";
 }

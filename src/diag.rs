@@ -4,6 +4,7 @@
 
 use crate::codes::Code;
 pub use crate::codes::Severity;
+use crate::confine::Project;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -162,6 +163,14 @@ impl Diagnostics {
     }
 }
 
+impl FromIterator<Diagnostic> for Diagnostics {
+    fn from_iter<I: IntoIterator<Item = Diagnostic>>(iter: I) -> Self {
+        Diagnostics {
+            items: iter.into_iter().collect(),
+        }
+    }
+}
+
 impl IntoIterator for Diagnostics {
     type Item = Diagnostic;
     type IntoIter = std::vec::IntoIter<Diagnostic>;
@@ -174,18 +183,35 @@ impl IntoIterator for Diagnostics {
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
     texts: BTreeMap<PathBuf, String>,
+    /// The project the texts were read from, when they were read from files.
+    project: Option<Project>,
 }
 
 impl Sources {
+    /// Sources read from the files of `project`: only a file that resolves inside it is
+    /// ever quoted.
+    pub fn within(project: Project) -> Self {
+        Sources {
+            texts: BTreeMap::new(),
+            project: Some(project),
+        }
+    }
+
     pub fn insert(&mut self, path: PathBuf, text: String) {
         self.texts.insert(path, text);
     }
 
+    /// The 1-based `line` of `file`, to quote. Inputs are refused before they are read when
+    /// they lead out of the project; this checks again, at the printer, so that no later
+    /// reader can make a report quote a file outside it.
     pub fn line(&self, file: &Path, line: u32) -> Option<&str> {
         if line == 0 {
             return None;
         }
         let text = self.texts.get(file)?;
+        if self.project.as_ref().is_some_and(|p| !p.contains(file)) {
+            return None;
+        }
         text.lines()
             .nth(line as usize - 1)
             .map(|l| l.trim_start_matches('\u{feff}').trim_end_matches('\r'))
@@ -348,6 +374,20 @@ mod tests {
         assert_eq!(did_you_mean("nmae", fields), Some("name"));
         assert_eq!(did_you_mean("path", fields), Some("paths"));
         assert_eq!(did_you_mean("zzzz", fields), None);
+    }
+
+    #[test]
+    fn only_files_inside_the_project_are_quoted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.yaml"), "inside: 1\n").unwrap();
+        std::fs::write(tmp.path().join("b.yaml"), "secret: 1\n").unwrap();
+        let mut sources = Sources::within(Project::new(&root));
+        sources.insert(root.join("a.yaml"), "inside: 1\n".into());
+        sources.insert(tmp.path().join("b.yaml"), "secret: 1\n".into());
+        assert_eq!(sources.line(&root.join("a.yaml"), 1), Some("inside: 1"));
+        assert_eq!(sources.line(&tmp.path().join("b.yaml"), 1), None);
     }
 
     #[test]

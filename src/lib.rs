@@ -12,6 +12,7 @@ pub mod codes;
 #[cfg(feature = "cli")]
 pub mod commands;
 pub mod config;
+pub mod confine;
 pub mod crd;
 pub mod diag;
 pub mod git;

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 
 use crate::codes::Code;
 use crate::config::Config;
+use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span, did_you_mean};
 use crate::lock::Lock;
 use crate::model::{APP_FIELDS, AppDecl};
@@ -18,6 +19,8 @@ pub const MAX_DECLARATION_BYTES: u64 = 1024 * 1024;
 /// Where a project's inputs are.
 #[derive(Debug, Clone)]
 pub struct ProjectPaths {
+    /// The project folder (the apps folder's parent): every input must resolve inside it.
+    pub root: PathBuf,
     pub apps_dir: PathBuf,
     /// `latgen.yaml`; a missing file means all defaults.
     pub config: PathBuf,
@@ -29,6 +32,7 @@ impl ProjectPaths {
     /// The layout of a project rooted at `root`: `apps/`, `latgen.yaml`, `latgen.lock`.
     pub fn at_root(root: &Path) -> Self {
         ProjectPaths {
+            root: root.to_path_buf(),
             apps_dir: root.join("apps"),
             config: root.join("latgen.yaml"),
             lock: root.join("latgen.lock"),
@@ -54,13 +58,17 @@ pub struct Loaded {
 
 /// Reads everything; problems are collected in `diags` and the broken pieces left out.
 pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
-    let mut loaded = Loaded::default();
-    if let Some(text) = read_optional(&paths.config, &mut loaded.sources, diags)
+    let project = Project::new(&paths.root);
+    let mut loaded = Loaded {
+        sources: Sources::within(project.clone()),
+        ..Loaded::default()
+    };
+    if let Some(text) = read_optional(&paths.config, &project, &mut loaded.sources, diags)
         && let Some(config) = parse_yaml::<Config>(&paths.config, &text, CONFIG_FIELDS, diags)
     {
         loaded.config = config;
     }
-    if let Some(text) = read_optional(&paths.lock, &mut loaded.sources, diags)
+    if let Some(text) = read_optional(&paths.lock, &project, &mut loaded.sources, diags)
         && let Some(lock) = crate::lock::parse(&paths.lock, &text, diags)
     {
         loaded.lock = lock;
@@ -68,7 +76,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     // Reading and parsing are independent per file: do them in parallel, then merge in
     // the sorted file order so that the result never depends on scheduling.
     use rayon::prelude::*;
-    let files = find_declarations(&paths.apps_dir, diags);
+    let files = find_declarations(&paths.apps_dir, &project, diags);
     crate::progress::stage("reading declarations", Some(files.len()));
     let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
         .into_par_iter()
@@ -162,8 +170,10 @@ pub fn from_texts(
 }
 
 /// The `*.yaml`/`*.yml` files under `dir`, sorted by path so that the result never depends
-/// on the file system's order. Hidden files and folders are skipped.
-pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+/// on the file system's order. Hidden files and folders are skipped. Links are followed
+/// while they stay inside `project`: a link to a declaration or a folder outside it is
+/// refused, and nothing behind it is listed or read.
+pub fn find_declarations(dir: &Path, project: &Project, diags: &mut Diagnostics) -> Vec<PathBuf> {
     if !dir.is_dir() {
         diags.push(
             Diagnostic::error(Code::IoError, format!("{} is not a folder", dir.display())).help(
@@ -173,21 +183,20 @@ pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         return Vec::new();
     }
     let mut files = Vec::new();
+    let mut refused = Vec::new();
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        .filter_entry(|e| {
+            let visible = e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.');
+            visible && admit_link(e, project, &mut refused)
+        });
     for entry in walker {
         match entry {
             Ok(e) => {
-                let p = e.path();
-                let is_yaml = matches!(
-                    p.extension().and_then(|x| x.to_str()),
-                    Some("yaml") | Some("yml")
-                );
-                if e.file_type().is_file() && is_yaml {
-                    files.push(p.to_path_buf());
+                if e.file_type().is_file() && is_yaml(e.path()) {
+                    files.push(e.path().to_path_buf());
                 }
             }
             Err(err) => {
@@ -211,26 +220,47 @@ pub fn find_declarations(dir: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
             }
         }
     }
+    for d in refused {
+        diags.push(d);
+    }
     files.sort();
     files
 }
 
-fn read_optional(path: &Path, sources: &mut Sources, diags: &mut Diagnostics) -> Option<String> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
+fn is_yaml(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|x| x.to_str()),
+        Some("yaml") | Some("yml")
+    )
+}
+
+/// Whether the walk may go on through the entry: anything but a link to a folder or a
+/// declaration that leads out of the project (refused into `refused`).
+fn admit_link(e: &walkdir::DirEntry, project: &Project, refused: &mut Vec<Diagnostic>) -> bool {
+    if !e.path_is_symlink() || !(e.file_type().is_dir() || is_yaml(e.path())) {
+        return true;
+    }
+    project
+        .resolve(e.path())
+        .map_err(|d| refused.push(d))
+        .is_ok()
+}
+
+fn read_optional(
+    path: &Path,
+    project: &Project,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    match project.read(path) {
+        Ok(Some(bytes)) => {
             let text = decode(path, bytes, diags)?;
             sources.insert(path.to_path_buf(), text.clone());
             Some(text)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            diags.push(
-                Diagnostic::error(
-                    Code::IoError,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-                .at(Span::file(path)),
-            );
+        Ok(None) => None,
+        Err(d) => {
+            diags.push(d);
             None
         }
     }

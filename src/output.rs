@@ -328,17 +328,63 @@ fn parent_of(dir: &Path) -> PathBuf {
     }
 }
 
-/// The hidden siblings of the output folder a run uses: the tree being built, and the old
-/// tree while it is swapped out (only where an atomic exchange is not available).
-fn siblings(out_dir: &Path) -> (PathBuf, PathBuf) {
-    let name = out_dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "generated".into());
-    let parent = parent_of(out_dir);
-    (
-        parent.join(format!(".{name}.latgen-new")),
-        parent.join(format!(".{name}.latgen-old")),
+/// The patterns of what an interrupted run can leave beside the output folder and the lock:
+/// `latgen init` adds them to the project's `.gitignore`.
+pub const IGNORED: &[&str] = &[".*.latgen-new/", ".*.latgen-old/", ".*.latgen-tmp"];
+
+/// The first lines of the `.gitignore` in the staging folder: they ignore the folder itself,
+/// so that `git add -A` after an interrupted run never commits it, whatever the project's
+/// own `.gitignore` says.
+const STAGING_GITIGNORE: &str = "# latgen's staging folder: a render builds the new output tree here and swaps it in.\n\
+# A folder left behind was interrupted; the next `latgen render` removes it.\n*\n";
+
+/// Where a run builds the new output tree: `.<output>.latgen-new/`, a hidden folder beside
+/// the output folder that ignores itself (see [`STAGING_GITIGNORE`]). The tree is built in
+/// its `tree/`, which the swap exchanges with the output folder, so the `.gitignore` never
+/// ends up in the output.
+struct Staging {
+    dir: PathBuf,
+    /// The new tree while it is built; the old one once swapped.
+    tree: PathBuf,
+    /// The old tree between the two renames of a swap without an atomic exchange.
+    old: PathBuf,
+    /// Where earlier versions put the old tree during such a swap.
+    legacy_old: PathBuf,
+}
+
+fn staging(out_dir: &Path) -> Staging {
+    let beside = |suffix: &str| match out_dir.file_name() {
+        Some(name) => out_dir.with_file_name(format!(".{}.{suffix}", name.to_string_lossy())),
+        None => parent_of(out_dir).join(format!(".generated.{suffix}")),
+    };
+    let dir = beside("latgen-new");
+    Staging {
+        tree: dir.join("tree"),
+        old: dir.join("old"),
+        legacy_old: beside("latgen-old"),
+        dir,
+    }
+}
+
+/// A finding when an interrupted run left its staging folder beside `out_dir`. The output
+/// folder itself is whole (the old tree or the new one); the folder is only litter, which
+/// the next render removes.
+pub fn interrupted_render(out_dir: &Path) -> Option<Diagnostic> {
+    let s = staging(out_dir);
+    let left = [s.dir, s.legacy_old]
+        .into_iter()
+        .find(|p| p.symlink_metadata().is_ok())?;
+    Some(
+        Diagnostic::warning(
+            Code::InterruptedRender,
+            format!(
+                "a render of {} was interrupted and left {} beside it",
+                out_dir.display(),
+                left.display()
+            ),
+        )
+        .at(Span::file(&left))
+        .help("run `latgen render` (it removes the folder) or delete the folder; do not commit it"),
     )
 }
 
@@ -352,54 +398,57 @@ pub fn apply(
     existing: &BTreeMap<PathBuf, String>,
     changes: &[Change],
 ) -> Result<(), Diagnostic> {
-    let (staging, old) = siblings(out_dir);
-    recover(out_dir, &staging, &old)?;
+    let staging = staging(out_dir);
+    recover(out_dir, &staging)?;
     let (inside, outside): (Vec<&Change>, Vec<&Change>) =
         changes.iter().partition(|c| c.path.starts_with(out_dir));
     if inside.is_empty() {
         return write_outside(&outside);
     }
-    let result = build_staging(out_dir, &staging, existing, &inside)
-        .and_then(|()| swap(out_dir, &staging, &old));
+    let result =
+        build_staging(out_dir, &staging, existing, &inside).and_then(|()| swap(out_dir, &staging));
     if let Err(e) = result {
-        let _ = fs::remove_dir_all(&staging);
+        let _ = fs::remove_dir_all(&staging.dir);
         return Err(e);
     }
     // After the swap the old tree, if there was one, is where the new one was built.
-    let had_old = staging.exists();
+    let had_old = staging.tree.exists();
     if let Err(e) = write_outside(&outside) {
         // Put the old tree back so that a failed run changes nothing.
         if had_old {
-            let _ = swap(out_dir, &staging, &old);
+            let _ = swap(out_dir, &staging);
         } else {
             let _ = fs::remove_dir_all(out_dir);
         }
-        let _ = fs::remove_dir_all(&staging);
+        let _ = fs::remove_dir_all(&staging.dir);
         return Err(e);
     }
-    let _ = fs::remove_dir_all(&staging);
+    let _ = fs::remove_dir_all(&staging.dir);
     Ok(())
 }
 
 /// Clears what a killed run left: a half-built tree, or an old tree that was swapped out
 /// without an atomic exchange (restored when the output folder is missing).
-fn recover(out_dir: &Path, staging: &Path, old: &Path) -> Result<(), Diagnostic> {
-    if old.exists() {
+fn recover(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
+    for old in [&staging.old, &staging.legacy_old] {
+        if old.symlink_metadata().is_err() {
+            continue;
+        }
         if out_dir.exists() {
             fs::remove_dir_all(old).map_err(|e| io_error(old, "remove", &e))?;
         } else {
             fs::rename(old, out_dir).map_err(|e| io_error(old, "restore", &e))?;
         }
     }
-    if staging.exists() {
-        fs::remove_dir_all(staging).map_err(|e| io_error(staging, "remove", &e))?;
+    if staging.dir.symlink_metadata().is_ok() {
+        fs::remove_dir_all(&staging.dir).map_err(|e| io_error(&staging.dir, "remove", &e))?;
     }
     Ok(())
 }
 
 fn build_staging(
     out_dir: &Path,
-    staging: &Path,
+    staging: &Staging,
     existing: &BTreeMap<PathBuf, String>,
     changes: &[&Change],
 ) -> Result<(), Diagnostic> {
@@ -430,6 +479,10 @@ fn build_staging(
         .collect();
     let folders: std::collections::BTreeSet<&Path> =
         jobs.iter().filter_map(|(rel, _)| rel.parent()).collect();
+    fs::create_dir_all(&staging.dir).map_err(|e| io_error(&staging.dir, "create", &e))?;
+    let ignore = staging.dir.join(".gitignore");
+    fs::write(&ignore, STAGING_GITIGNORE).map_err(|e| io_error(&ignore, "write", &e))?;
+    let staging = &staging.tree;
     fs::create_dir_all(staging).map_err(|e| io_error(staging, "create", &e))?;
     for folder in folders {
         let to = staging.join(folder);
@@ -452,22 +505,23 @@ fn build_staging(
     })
 }
 
-/// Exchanges `staging` and `out_dir` atomically where the system can (Linux
+/// Exchanges the staging tree and `out_dir` atomically where the system can (Linux
 /// `renameat2(RENAME_EXCHANGE)`), else with two renames that `recover` can finish.
-fn swap(out_dir: &Path, staging: &Path, old: &Path) -> Result<(), Diagnostic> {
+fn swap(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
+    let (tree, old) = (&staging.tree, &staging.old);
     if !out_dir.exists() {
-        return fs::rename(staging, out_dir).map_err(|e| io_error(out_dir, "create", &e));
+        return fs::rename(tree, out_dir).map_err(|e| io_error(out_dir, "create", &e));
     }
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
-        if renameat_with(CWD, staging, CWD, out_dir, RenameFlags::EXCHANGE).is_ok() {
+        if renameat_with(CWD, tree, CWD, out_dir, RenameFlags::EXCHANGE).is_ok() {
             return Ok(());
         }
     }
     fs::rename(out_dir, old).map_err(|e| io_error(out_dir, "move aside", &e))?;
-    fs::rename(staging, out_dir).map_err(|e| io_error(out_dir, "replace", &e))?;
-    fs::rename(old, staging).map_err(|e| io_error(old, "move", &e))
+    fs::rename(tree, out_dir).map_err(|e| io_error(out_dir, "replace", &e))?;
+    fs::rename(old, tree).map_err(|e| io_error(old, "move", &e))
 }
 
 fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {

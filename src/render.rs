@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codes::Code;
 use crate::config::{Config, GatewayRef};
+use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::App;
 use crate::plan::{Plan, Rule};
@@ -88,8 +89,10 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The embedded templates, with those found in `dir` (same relative names) instead.
-    pub fn load(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
+    /// The embedded templates, with those found in `dir` (same relative names) instead. A
+    /// template in `dir` must resolve inside the project it comes with (see
+    /// [`crate::confine`]): one that leads out of it is refused, never read.
+    pub fn load(dir: Option<(&Path, &Project)>) -> Result<Templates, Diagnostic> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_auto_escape_callback(|_| AutoEscape::None);
@@ -105,15 +108,21 @@ impl Templates {
         env.set_recursion_limit(64);
         env.add_filter("yaml", yaml_scalar);
         for (name, embedded) in TEMPLATES {
-            let source = match dir.map(|d| d.join(name)).filter(|p| p.is_file()) {
-                Some(path) => std::fs::read_to_string(&path).map_err(|e| {
-                    Diagnostic::error(Code::IoError, format!("cannot read template: {e}"))
-                        .at(Span::file(&path))
-                })?,
+            let given = dir
+                .map(|(d, project)| (d.join(name), project))
+                .filter(|(p, _)| p.is_symlink() || p.is_file());
+            let source = match given {
+                Some((path, project)) => {
+                    let bytes = project.read(&path)?.unwrap_or_default();
+                    String::from_utf8(bytes).map_err(|_| {
+                        Diagnostic::error(Code::IoError, "cannot read template: not UTF-8 text")
+                            .at(Span::file(&path))
+                    })?
+                }
                 None => embedded.to_string(),
             };
             env.add_template_owned(name.to_string(), source)
-                .map_err(|e| template_error(name, dir, &e))?;
+                .map_err(|e| template_error(name, dir.map(|(d, _)| d), &e))?;
         }
         Ok(Templates { env })
     }

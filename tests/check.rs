@@ -5,7 +5,9 @@
 //! `check::<fixture>`. That every code is triggered by some test is checked in
 //! tests/codes.rs.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
-//! committed base and the fixture is the work tree, checked with `--base HEAD`.
+//! committed base and the fixture is the work tree, checked with `--base HEAD`. A fixture
+//! with a `leftover/` folder runs in a scratch copy where `leftover/` is the staging folder
+//! an interrupted render left beside `generated/` (a committed one would be ignored by Git).
 
 mod common;
 
@@ -69,6 +71,15 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
         }
         copy_dir(dir, scratch.path(), "base");
         args.extend(["--base", "HEAD"]);
+        scratch.path().to_path_buf()
+    } else if dir.join("leftover").is_dir() {
+        scratch = tempfile::tempdir().unwrap();
+        copy_dir(dir, scratch.path(), "leftover");
+        copy_dir(
+            &dir.join("leftover"),
+            &scratch.path().join(".generated.latgen-new"),
+            "\0",
+        );
         scratch.path().to_path_buf()
     } else {
         dir.to_path_buf()

@@ -1,7 +1,8 @@
 //! Every finding code is triggered by a test: some committed snapshot under tests/ shows it.
-//! The snapshots are the check fixtures' `expected.human` and `expected.json`, and the
-//! `*.stderr` files (the corpus); the tests that own them compare them exactly and fail on
-//! one that belongs to no case, so a code found here is a code a test makes latgen report.
+//! The snapshots are the `expected.*` files (the check fixtures' and the untrusted-input
+//! cases') and the `*.stderr` files (the corpus, render on untrusted inputs); the tests that
+//! own them compare them exactly and fail on one that belongs to no case, so a code found
+//! here is a code a test makes latgen report.
 
 mod common;
 
@@ -18,9 +19,7 @@ fn code_ids() -> Vec<String> {
 /// Whether a file under tests/ is the expected output of a test.
 fn is_snapshot(path: &Path) -> bool {
     let name = path.file_name().unwrap().to_string_lossy();
-    name == "expected.human"
-        || name == "expected.json"
-        || path.extension().is_some_and(|e| e == "stderr")
+    name.starts_with("expected.") || path.extension().is_some_and(|e| e == "stderr")
 }
 
 #[test]

@@ -246,7 +246,8 @@ fn the_read_back_takes_the_crds_fields_and_refuses_its_enums_violated() {
             .1;
         let (head, _) = template.split_once("    enabled: true\n").unwrap();
         std::fs::write(&file, format!("{head}{body}")).unwrap();
-        let templates = Templates::load(Some(tdir.path())).unwrap();
+        let project = latgen::confine::Project::new(tdir.path());
+        let templates = Templates::load(Some((tdir.path(), &project))).unwrap();
         latgen::build(
             &ProjectPaths::at_root(&common::fixture("settings")),
             &templates,

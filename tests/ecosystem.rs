@@ -33,6 +33,9 @@ const INIT_FILES: &[&str] = &[
     "schemas/latgen.schema.json",
 ];
 
+/// What `init` writes besides [`INIT_FILES`]: it adds to a `.gitignore` that exists.
+const INIT_GITIGNORE: &str = "# What an interrupted `latgen render` leaves; the next render removes it.\n.*.latgen-new/\n.*.latgen-old/\n.*.latgen-tmp\n";
+
 #[test]
 fn init_scaffolds_a_project_that_renders_and_checks() {
     let tmp = tempfile::tempdir().unwrap();
@@ -40,7 +43,11 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
     let run = latgen(dir, &["init"]);
     ok(&run);
     assert_eq!(run.stdout, "");
-    let tree = common::read_tree(dir);
+    let mut tree = common::read_tree(dir);
+    assert_eq!(
+        tree.remove(Path::new(".gitignore")).as_deref(),
+        Some(INIT_GITIGNORE)
+    );
     let names: Vec<String> = tree.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(names, INIT_FILES);
     assert_eq!(
@@ -91,12 +98,32 @@ fn init_writes_every_default_into_latgen_yaml() {
 }
 
 #[test]
+fn init_adds_the_staging_folders_to_an_existing_gitignore_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join(".gitignore"), "/target").unwrap();
+    ok(&latgen(dir, &["init"]));
+    let text = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert_eq!(text, format!("/target\n\n{INIT_GITIGNORE}"));
+    // Patterns already there are not added again.
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    for f in INIT_FILES {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    ok(&latgen(dir, &["init"]));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
+        text
+    );
+}
+
+#[test]
 fn init_into_a_new_folder() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&latgen(tmp.path(), &["init", "project"]));
     assert_eq!(
         common::read_tree(&tmp.path().join("project")).len(),
-        INIT_FILES.len()
+        INIT_FILES.len() + 1
     );
 }
 
@@ -528,6 +555,12 @@ fn github_actions_workflow() {
         })
         .unwrap();
     assert_eq!(checkout["with"]["fetch-depth"], 0);
+    // The threat model: no credential left on disk, no secret in the environment.
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+    assert!(
+        !read("examples/github-actions.yml").contains("${{ secrets"),
+        "the workflow hands latgen a secret"
+    );
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
     assert!(runs.iter().any(|r| r.contains("cargo install")));
     assert!(

@@ -1,5 +1,6 @@
 //! A render killed at any moment leaves the old tree or the new one (never a mix), the next
-//! render finishes the job, and two renders at once do not interleave.
+//! render finishes the job, and two renders at once do not interleave. What a killed render
+//! leaves beside the output is ignored by Git and reported by `check`.
 
 mod common;
 
@@ -116,6 +117,66 @@ fn a_killed_render_leaves_the_old_or_the_new_tree() {
         seen.contains_key("old"),
         "no kill landed before the swap: {seen:?}"
     );
+}
+
+/// The staging folder a killed render leaves: Git ignores it, `check` reports it, and the
+/// next render removes it.
+#[test]
+fn a_render_killed_mid_write_is_reported_by_check_and_cleared_by_the_next() {
+    let (old_state, _, _old) = before_and_after();
+    for _attempt in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        common::write_tree(&dir.path().join("generated"), &old_state.0);
+        std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
+        project(dir.path(), 400, 9090);
+        common::git(dir.path(), &["init", "-q"]);
+        let staging = dir.path().join(".generated.latgen-new");
+        let mut child = bin()
+            .args(["render", "--color", "never"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap();
+        // Killed as soon as the new tree is being written.
+        while !staging.join("tree").exists() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        if !staging.exists() {
+            continue; // the render was done before the kill landed: again
+        }
+        let added = Command::new("git")
+            .args(["add", "-A"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(added.success());
+        let listed = Command::new("git")
+            .args(["ls-files"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&listed.stdout);
+        assert!(!listed.contains("latgen-new"), "git added it:\n{listed}");
+
+        let check = common::latgen(dir.path(), &["check", "--format", "json"]);
+        let reported = check.stdout.lines().any(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["code"] == "interrupted-render" && v["file"] == ".generated.latgen-new"
+        });
+        assert!(
+            reported,
+            "check does not report the leftover:\n{}",
+            check.stdout
+        );
+
+        render(dir.path());
+        assert!(!staging.exists(), "the next render left the staging folder");
+        let check = common::latgen(dir.path(), &["check"]);
+        assert_eq!(check.stdout, "no findings\n");
+        return;
+    }
+    panic!("no kill landed while the staging folder was written");
 }
 
 #[test]

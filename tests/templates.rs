@@ -5,6 +5,7 @@ mod common;
 
 use std::path::Path;
 
+use latgen::confine::Project;
 use latgen::load::ProjectPaths;
 use latgen::render::Templates;
 
@@ -17,8 +18,9 @@ fn build_with(
     let p = tdir.path().join(name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, source).unwrap();
-    let templates =
-        Templates::load(Some(tdir.path())).map_err(|d| vec![(d.code.to_string(), d.message)])?;
+    let project = Project::new(tdir.path());
+    let templates = Templates::load(Some((tdir.path(), &project)))
+        .map_err(|d| vec![(d.code.to_string(), d.message)])?;
     latgen::build(&ProjectPaths::at_root(dir), &templates).map_err(|f| {
         f.diags
             .iter()
@@ -134,7 +136,7 @@ fn a_template_with_a_syntax_error_is_reported_with_its_file_and_line() {
         "a: 1\n{% for x in %}\n",
     )
     .unwrap();
-    let d = Templates::load(Some(tdir.path()))
+    let d = Templates::load(Some((tdir.path(), &Project::new(tdir.path()))))
         .err()
         .expect("a syntax error");
     assert_eq!(d.code, "template-error");

@@ -97,6 +97,11 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
+    diags.extend(
+        output::interrupted_render(&opts.out_dir)
+            .into_iter()
+            .collect(),
+    );
     let kept = drop_superseded(diags);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
     let price = run

@@ -8,7 +8,9 @@ use clap::ValueEnum;
 
 use super::args::InputArgs;
 use super::{Outcome, Ui};
-use crate::diag::{Severity, Sources, render_human};
+use crate::check::CheckReport;
+use crate::confine::Project;
+use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::render::Templates;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -59,9 +61,16 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
     if let Some(d) = crate::output::check_location(&args.output, &paths.apps_dir) {
         return ui.fail(d, &Sources::default());
     }
-    let templates = match Templates::load(args.templates.as_deref()) {
+    // An output folder or a template that leads out of the project is a finding about the
+    // PR, reported in the format asked for; the check cannot go on without them.
+    let project = Project::new(&paths.root);
+    if let Some(d) = project.output_folder(&args.output) {
+        return finish(args, only(d), ui);
+    }
+    let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
         Ok(t) => t,
-        Err(d) => return ui.fail(d, &Sources::default()),
+        Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
+        Err(d) => return finish(args, only(d), ui),
     };
     let base = match base_tree(args.base.as_deref(), &args.output) {
         Ok(b) => b,
@@ -78,10 +87,26 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         base,
         step,
     };
-    let report = match crate::check::check(&opts) {
-        Ok(r) => r,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
+    match crate::check::check(&opts) {
+        Ok(report) => finish(args, report, ui),
+        Err(d) => ui.fail(d, &Sources::default()),
+    }
+}
+
+/// A report of one finding that ended the check early.
+fn only(d: Diagnostic) -> CheckReport {
+    let mut diags = Diagnostics::new();
+    diags.push(d);
+    CheckReport {
+        diags,
+        sources: Sources::default(),
+        diff: String::new(),
+        summary: None,
+    }
+}
+
+/// Prints the report and says how the check ended.
+fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Outcome {
     let text = format(args.format, &report, ui.color);
     crate::progress::clear();
     print!("{text}");
@@ -140,7 +165,7 @@ fn rollout_step(
     })
 }
 
-fn format(format: Format, report: &crate::check::CheckReport, color: bool) -> String {
+fn format(format: Format, report: &CheckReport, color: bool) -> String {
     let diags = &report.diags;
     match format {
         Format::Human => {

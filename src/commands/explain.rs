@@ -75,6 +75,16 @@ pub fn markdown_table() -> String {
 /// compile without one.
 fn example(code: Code) -> &'static str {
     match code {
+        Code::InputOutsideProject => "\
+Example: a PR adds a link that leads out of the project
+    ln -s ../../outside/credentials apps/leak.yaml
+  then latgen check:
+error[input-outside-project]: `apps/leak.yaml` is a symbolic link to `../../outside/credentials`, outside the project: latgen does not read it
+Fix: commit the file itself, or link to a file inside the project (not under .git)",
+        Code::InterruptedRender => "\
+Example: a render killed while it wrote generated/, then latgen check:
+warning[interrupted-render]: a render of generated was interrupted and left .generated.latgen-new beside it
+Fix: run `latgen render` (it removes the folder) or delete the folder; do not commit it",
         Code::IoError => "\
 Example: latgen render shop.yaml   (a file, not the folder of declarations)
 error[io-error]: shop.yaml is not a folder

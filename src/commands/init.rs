@@ -1,5 +1,6 @@
 //! `latgen init`: a new project (settings, an example app, the schemas, a CI workflow),
-//! written only where no file exists yet.
+//! written only where no file exists yet, and a `.gitignore` that keeps what an
+//! interrupted render leaves out of commits (appended to when the project has one).
 
 use std::path::PathBuf;
 
@@ -68,6 +69,18 @@ pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
         }
         eprintln!("created {}", path.display());
     }
+    let ignore = args.dir.join(".gitignore");
+    match ignore_leftovers(&ignore) {
+        Ok(Some(what)) => eprintln!("{what} {}", ignore.display()),
+        Ok(None) => {}
+        Err(e) => {
+            let d = Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", ignore.display()),
+            );
+            return ui.fail(d, &Sources::default());
+        }
+    }
     eprintln!(
         "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock and generated/"
     );
@@ -85,4 +98,39 @@ fn create_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
         .create_new(true)
         .open(path)?;
     std::io::Write::write_all(&mut f, text.as_bytes())
+}
+
+/// Makes `.gitignore` (created when missing) ignore what an interrupted run can leave beside
+/// the output folder and the lock, so that `git add -A` never commits it. Says what it did,
+/// if anything.
+fn ignore_leftovers(path: &std::path::Path) -> std::io::Result<Option<&'static str>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let have = text.as_deref().unwrap_or("");
+    let missing: Vec<&str> = crate::output::IGNORED
+        .iter()
+        .copied()
+        .filter(|p| !have.lines().any(|l| l.trim() == *p))
+        .collect();
+    if missing.is_empty() {
+        return Ok(None);
+    }
+    let mut add = String::new();
+    if !have.is_empty() {
+        add.push_str(if have.ends_with('\n') { "\n" } else { "\n\n" });
+    }
+    add.push_str("# What an interrupted `latgen render` leaves; the next render removes it.\n");
+    for p in missing {
+        add.push_str(p);
+        add.push('\n');
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
+    std::io::Write::write_all(&mut f, add.as_bytes())?;
+    Ok(Some(if text.is_some() { "updated" } else { "created" }))
 }

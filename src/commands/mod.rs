@@ -19,6 +19,7 @@ pub mod trace;
 
 use std::path::Path;
 
+use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
 use crate::load::ProjectPaths;
 use crate::render::Templates;
@@ -67,7 +68,8 @@ impl Ui {
 
     /// Load → validate → plan → render in memory, reporting problems; None when it fails.
     pub fn build(self, paths: &ProjectPaths, templates: Option<&Path>) -> Option<crate::Built> {
-        let templates = match Templates::load(templates) {
+        let project = Project::new(&paths.root);
+        let templates = match Templates::load(templates.map(|d| (d, &project))) {
             Ok(t) => t,
             Err(d) => {
                 self.fail(d, &Sources::default());

@@ -34,7 +34,10 @@ pub struct RenderArgs {
 
 pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
-    if let Some(d) = output::check_location(&args.output, &paths.apps_dir) {
+    let project = crate::confine::Project::new(&paths.root);
+    if let Some(d) = output::check_location(&args.output, &paths.apps_dir)
+        .or_else(|| project.output_folder(&args.output))
+    {
         return ui.fail(d, &Sources::default());
     }
     if let Some(rev) = &args.base {

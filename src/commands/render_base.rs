@@ -15,7 +15,8 @@ use crate::summary::{FileCounts, PrSummary};
 
 pub fn run(args: &RenderArgs, rev: &str, ui: Ui) -> Outcome {
     let paths = args.input.paths();
-    let templates = match Templates::load(args.templates.as_deref()) {
+    let project = crate::confine::Project::new(&paths.root);
+    let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

@@ -356,22 +356,10 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
         None => Span::file(file),
     };
     let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
-        // Suggest from the mapping the field is in: the parser lists its fields.
-        let listed: Vec<&str> = message
-            .split_once("expected one of ")
-            .or_else(|| message.split_once("expected "))
-            .map(|(_, list)| list.split(", ").map(|f| f.trim_matches('`')).collect())
-            .unwrap_or_default();
-        let candidates = if listed.is_empty() {
-            top_fields.to_vec()
-        } else {
-            listed
-        };
-        let help = match did_you_mean(field, candidates.iter().copied()) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("remove it; this place takes {}", candidates.join(", ")),
-        };
-        (Code::UnknownField, help)
+        (
+            Code::UnknownField,
+            unknown_field_help(&message, field, top_fields),
+        )
     } else if let Some(field) = between(&message, "missing field `", "`") {
         // The parser points at the mapping's last key; a missing top-level field belongs to
         // the whole document, so point at its first line instead.
@@ -390,12 +378,49 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
             .to_string();
         message = format!("`{key}` is given twice");
         (Code::DuplicateKey, "keep one of them".to_string())
-    } else if message.contains("expected mapping")
-        && span.line <= first_content_line(text).unwrap_or(1)
-    {
-        message = "the file is not a mapping of fields".to_string();
+    } else {
+        let at_start = span.line <= first_content_line(text).unwrap_or(1);
+        let (code, reworded, help) = value_error(&message, at_start, top_fields);
+        if let Some(m) = reworded {
+            message = m;
+        }
+        (code, help)
+    };
+    Diagnostic::error(code, message).at(span).help(help)
+}
+
+/// The help for an unknown field: a near name from the mapping the field is in (the parser
+/// lists its fields; else `top_fields`), or the list.
+fn unknown_field_help(message: &str, field: &str, top_fields: &[&str]) -> String {
+    let listed: Vec<&str> = message
+        .split_once("expected one of ")
+        .or_else(|| message.split_once("expected "))
+        .map(|(_, list)| list.split(", ").map(|f| f.trim_matches('`')).collect())
+        .unwrap_or_default();
+    let candidates = if listed.is_empty() {
+        top_fields.to_vec()
+    } else {
+        listed
+    };
+    match did_you_mean(field, candidates.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("remove it; this place takes {}", candidates.join(", ")),
+    }
+}
+
+/// A parser error about a value (its type or shape, or the YAML itself): the code, a
+/// clearer message when there is one, and the help. `at_start`: the error is at the
+/// document's first line.
+fn value_error(
+    message: &str,
+    at_start: bool,
+    top_fields: &[&str],
+) -> (Code, Option<String>, String) {
+    let see_shapes = || "see the README for the shape of each field".to_string();
+    if message.contains("expected mapping") && at_start {
         (
             Code::NotAMapping,
+            Some("the file is not a mapping of fields".to_string()),
             format!(
                 "write the declaration as `field: value` lines ({})",
                 top_fields.join(", ")
@@ -405,32 +430,27 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
         .into_iter()
         .find(|s| message.starts_with(&format!("expected {s}")))
     {
-        message = match shape {
-            "sequence" => "expected a list here, e.g. `[/shop, /cart]`".to_string(),
-            "string" => "expected a single value here, not a list or a mapping".to_string(),
-            _ => "expected a mapping of fields here, e.g. `{ name: shop, port: 8080 }`".to_string(),
+        let reworded = match shape {
+            "sequence" => "expected a list here, e.g. `[/shop, /cart]`",
+            "string" => "expected a single value here, not a list or a mapping",
+            _ => "expected a mapping of fields here, e.g. `{ name: shop, port: 8080 }`",
         };
-        (
-            Code::InvalidType,
-            "see the README for the shape of each field".to_string(),
-        )
+        (Code::InvalidType, Some(reworded.to_string()), see_shapes())
     } else if message.contains("expected mapping") || message.contains("invalid type") {
-        (
-            Code::InvalidType,
-            "see the README for the shape of each field".to_string(),
-        )
+        (Code::InvalidType, None, see_shapes())
     } else if message.starts_with("invalid ") {
         (
             Code::InvalidValue,
+            None,
             "see the README for the allowed values".to_string(),
         )
     } else {
         (
             Code::YamlSyntax,
+            None,
             "fix the YAML syntax at this place".to_string(),
         )
-    };
-    Diagnostic::error(code, message).at(span).help(help)
+    }
 }
 
 /// The 1-based line of the first line that is neither blank, a comment nor a document marker.

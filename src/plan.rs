@@ -16,7 +16,7 @@ use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::lock::{Lock, LockState, Move, Step};
-use crate::model::{App, Backend, MatchKind};
+use crate::model::{App, Backend, MatchKind, Pos};
 use crate::platform;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -346,15 +346,35 @@ pub fn plan(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    // Passes go in name order whatever order the apps come in.
+    let placeable = placeable_in_name_order(apps, planner.cap, diags);
+    // The lock first (those placements were valid when written), then the second group of
+    // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
+    // reported at the pin), then other new apps; each pass in name order.
+    let passes = Passes {
+        apps,
+        lock,
+        lock_file,
+        config,
+    };
+    passes.place_locked(&mut planner, &placeable, diags);
+    let moves = passes.place_moves(&mut planner, &placeable, diags);
+    passes.place_pinned(&mut planner, &placeable, &moves, diags);
+    passes.place_new(&mut planner, &placeable);
+    passes.assemble(planner, moves)
+}
+
+/// The path-routed apps that fit a group at all, in name order whatever order the apps
+/// come in; each of the others is reported.
+fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> Vec<usize> {
     let mut path_apps: Vec<usize> = (0..apps.len())
         .filter(|&i| apps[i].is_path_routed())
         .collect();
     path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-    let cap = planner.cap;
-    let too_big = |i: usize| apps[i].rule_count() > cap;
-    for &i in path_apps.iter().filter(|&&i| too_big(i)) {
+    path_apps.retain(|&i| {
         let app = &apps[i];
+        if app.rule_count() <= cap {
+            return true;
+        }
         diags.push(
             Diagnostic::error(
                 Code::AppTooBig,
@@ -372,147 +392,183 @@ pub fn plan(
             ))
             .help("merge paths under a common prefix, or give the app its own `host`"),
         );
-    }
-
-    // The lock first (those placements were valid when written), then the second group of
-    // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
-    // reported at the pin), then other new apps; each pass in name order.
-    let in_lock = |i: usize| lock.apps.contains_key(&apps[i].name);
-    let at_app = |i: usize| {
-        Span::new(
-            &apps[i].file,
-            apps[i].name_pos.line,
-            apps[i].name_pos.column,
-        )
-    };
-    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
-        let (number, pos) = lock.apps[&apps[i].name];
-        match planner.fits(number, i) {
-            Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(
-                no_room(
-                    apps,
-                    i,
-                    number,
-                    why,
-                    Span::new(lock_file, pos.line, pos.column),
-                    Origin::Lock,
-                    config,
-                )
-                .related(at_app(i), "the app"),
-            ),
-        }
-    }
-    let mut moves: BTreeMap<usize, Move> = BTreeMap::new();
-    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
-        let Some(&(m, pos)) = lock.moves.get(&apps[i].name) else {
-            continue;
-        };
-        match planner.fits(m.to, i) {
-            Ok(()) => {
-                planner.place(m.to, i);
-                moves.insert(i, m);
-            }
-            Err(why) => diags.push(
-                no_room(
-                    apps,
-                    i,
-                    m.to,
-                    why,
-                    Span::new(lock_file, pos.line, pos.column),
-                    Origin::Lock,
-                    config,
-                )
-                .related(at_app(i), "the app being moved"),
-            ),
-        }
-    }
-    for &i in path_apps
-        .iter()
-        .filter(|&&i| apps[i].pin.is_some() && !too_big(i))
-    {
-        let (number, pos) = apps[i].pin.expect("filtered");
-        if number == 0 {
-            continue;
-        }
-        if let Some(&(home, _)) = lock.apps.get(&apps[i].name) {
-            let target = moves.get(&i).map(|m| m.to);
-            if number != home && Some(number) != target {
-                let name = &apps[i].name;
-                diags.push(
-                    Diagnostic::error(
-                        Code::PinConflict,
-                        format!("app `{name}` is in {} (latgen.lock) but pinned to {}", config.group_name(home), config.group_name(number)),
-                    )
-                    .at(Span::new(&apps[i].file, pos.line, pos.column))
-                    .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step")),
-                );
-            }
-            continue;
-        }
-        match planner.fits(number, i) {
-            Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(no_room(
-                apps,
-                i,
-                number,
-                why,
-                Span::new(&apps[i].file, pos.line, pos.column),
-                Origin::Pin,
-                config,
-            )),
-        }
-    }
-    // What remains are the new apps without a pin: everything placed so far was locked or
-    // pinned.
-    for &i in &path_apps {
-        if too_big(i) || apps[i].pin.is_some() || in_lock(i) {
-            continue;
-        }
-        let number = planner.first_fit(i);
-        planner.place(number, i);
-    }
-
-    let mut plan = Plan::default();
-    for (number, state) in planner.groups {
-        let mut members = state.apps;
-        members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-        let mut rules: Vec<Rule> = members.iter().flat_map(|&i| rules_of(apps, i)).collect();
-        sort_rules(&mut rules);
-        for &i in &members {
-            let home = lock
-                .apps
-                .get(&apps[i].name)
-                .map(|h| h.0)
-                .filter(|_| moves.contains_key(&i));
-            // An app in two groups is at home in the one the lock names.
-            if home.is_none_or(|h| h == number) {
-                plan.lock.apps.insert(apps[i].name.clone(), number);
-                let serving = match moves.get(&i) {
-                    Some(m) if m.step == Step::SwitchKong => m.to,
-                    _ => number,
-                };
-                plan.kong_group.insert(i, serving);
-            }
-        }
-        plan.groups.push(Group {
-            number,
-            apps: members,
-            rules,
-        });
-    }
-    for (i, _) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
-        plan.dedicated.push(Dedicated {
-            app: i,
-            rules: app_rules(apps, i),
-        });
-    }
-    for (i, m) in moves {
-        plan.lock.moves.insert(apps[i].name.clone(), m);
-    }
-    plan
+        false
+    });
+    path_apps
 }
 
+/// What the planning passes read.
+struct Passes<'a> {
+    apps: &'a [App],
+    lock: &'a Lock,
+    lock_file: &'a Path,
+    config: &'a Config,
+}
+
+impl Passes<'_> {
+    fn in_lock(&self, i: usize) -> bool {
+        self.lock.apps.contains_key(&self.apps[i].name)
+    }
+
+    fn at_app(&self, i: usize) -> Span {
+        let app = &self.apps[i];
+        Span::new(&app.file, app.name_pos.line, app.name_pos.column)
+    }
+
+    fn at_lock(&self, pos: Pos) -> Span {
+        Span::new(self.lock_file, pos.line, pos.column)
+    }
+
+    /// Pass 1: every locked app into the group the lock gives it.
+    fn place_locked(&self, planner: &mut Planner, order: &[usize], diags: &mut Diagnostics) {
+        for &i in order.iter().filter(|&&i| self.in_lock(i)) {
+            let (number, pos) = self.lock.apps[&self.apps[i].name];
+            match planner.fits(number, i) {
+                Ok(()) => planner.place(number, i),
+                Err(why) => diags.push(
+                    self.no_room(i, number, why, self.at_lock(pos), Origin::Lock)
+                        .related(self.at_app(i), "the app"),
+                ),
+            }
+        }
+    }
+
+    /// Pass 2: each app in the middle of a move into the group it is moving to as well.
+    fn place_moves(
+        &self,
+        planner: &mut Planner,
+        order: &[usize],
+        diags: &mut Diagnostics,
+    ) -> BTreeMap<usize, Move> {
+        let mut moves = BTreeMap::new();
+        for &i in order.iter().filter(|&&i| self.in_lock(i)) {
+            let Some(&(m, pos)) = self.lock.moves.get(&self.apps[i].name) else {
+                continue;
+            };
+            match planner.fits(m.to, i) {
+                Ok(()) => {
+                    planner.place(m.to, i);
+                    moves.insert(i, m);
+                }
+                Err(why) => diags.push(
+                    self.no_room(i, m.to, why, self.at_lock(pos), Origin::Lock)
+                        .related(self.at_app(i), "the app being moved"),
+                ),
+            }
+        }
+        moves
+    }
+
+    /// Pass 3: each new app with a `group:` pin into that group. The pin of an app already
+    /// placed must agree with the lock.
+    fn place_pinned(
+        &self,
+        planner: &mut Planner,
+        order: &[usize],
+        moves: &BTreeMap<usize, Move>,
+        diags: &mut Diagnostics,
+    ) {
+        let apps = self.apps;
+        for &i in order.iter().filter(|&&i| apps[i].pin.is_some()) {
+            let (number, pos) = apps[i].pin.expect("filtered");
+            if number == 0 {
+                continue;
+            }
+            let at_pin = Span::new(&apps[i].file, pos.line, pos.column);
+            if let Some(&(home, _)) = self.lock.apps.get(&apps[i].name) {
+                let target = moves.get(&i).map(|m| m.to);
+                if number != home && Some(number) != target {
+                    diags.push(self.pin_conflict(i, home, number, at_pin));
+                }
+                continue;
+            }
+            match planner.fits(number, i) {
+                Ok(()) => planner.place(number, i),
+                Err(why) => diags.push(self.no_room(i, number, why, at_pin, Origin::Pin)),
+            }
+        }
+    }
+
+    fn pin_conflict(&self, i: usize, home: u32, number: u32, at_pin: Span) -> Diagnostic {
+        let name = &self.apps[i].name;
+        let group = |n| self.config.group_name(n);
+        Diagnostic::error(
+            Code::PinConflict,
+            format!("app `{name}` is in {} (latgen.lock) but pinned to {}", group(home), group(number)),
+        )
+        .at(at_pin)
+        .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step"))
+    }
+
+    /// Pass 4: the new apps without a pin (everything placed so far was locked or pinned),
+    /// each into the lowest-numbered group with room.
+    fn place_new(&self, planner: &mut Planner, order: &[usize]) {
+        for &i in order {
+            if self.apps[i].pin.is_some() || self.in_lock(i) {
+                continue;
+            }
+            let number = planner.first_fit(i);
+            planner.place(number, i);
+        }
+    }
+
+    /// The plan of the placed apps: each group's members and rules, the dedicated routes,
+    /// and the lock to write.
+    fn assemble(&self, planner: Planner, moves: BTreeMap<usize, Move>) -> Plan {
+        let apps = self.apps;
+        let mut plan = Plan::default();
+        for (number, state) in planner.groups {
+            let mut members = state.apps;
+            members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
+            let mut rules: Vec<Rule> = members.iter().flat_map(|&i| rules_of(apps, i)).collect();
+            sort_rules(&mut rules);
+            for &i in &members {
+                self.record_member(&mut plan, i, number, moves.get(&i));
+            }
+            plan.groups.push(Group {
+                number,
+                apps: members,
+                rules,
+            });
+        }
+        for (i, _) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
+            plan.dedicated.push(Dedicated {
+                app: i,
+                rules: app_rules(apps, i),
+            });
+        }
+        for (i, m) in moves {
+            plan.lock.moves.insert(apps[i].name.clone(), m);
+        }
+        plan
+    }
+
+    /// Records app `i`, a member of group `number`, in the lock and the Kong side's
+    /// targets; an app in two groups (moving) is recorded at home, in the one the lock names.
+    fn record_member(&self, plan: &mut Plan, i: usize, number: u32, moving: Option<&Move>) {
+        let name = &self.apps[i].name;
+        let home = self
+            .lock
+            .apps
+            .get(name)
+            .map(|h| h.0)
+            .filter(|_| moving.is_some());
+        if home.is_none_or(|h| h == number) {
+            plan.lock.apps.insert(name.clone(), number);
+            let serving = match moving {
+                Some(m) if m.step == Step::SwitchKong => m.to,
+                _ => number,
+            };
+            plan.kong_group.insert(i, serving);
+        }
+    }
+
+    fn no_room(&self, i: usize, number: u32, why: NoRoom, at: Span, origin: Origin) -> Diagnostic {
+        no_room(self.apps, i, number, why, at, origin, self.config)
+    }
+}
+
+/// The finding for app `i` that does not fit group `number`, reported at `at`.
 fn no_room(
     apps: &[App],
     i: usize,
@@ -522,87 +578,82 @@ fn no_room(
     origin: Origin,
     config: &Config,
 ) -> Diagnostic {
-    let app = &apps[i];
-    let group = config.group_name(number);
-    let other_span = |o: usize| {
-        Span::new(
-            &apps[o].file,
-            apps[o].name_pos.line,
-            apps[o].name_pos.column,
-        )
+    let how = match origin {
+        Origin::Lock => {
+            "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
+        }
+        Origin::Pin => "pin another group, or remove `group` so that latgen picks one with room",
     };
-    let locked = matches!(origin, Origin::Lock);
-    let how = if locked {
-        "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
-    } else {
-        "pin another group, or remove `group` so that latgen picks one with room"
+    let code = no_room_code(&why, origin, config);
+    let message = no_room_message(apps, i, &config.group_name(number), &why);
+    let mut d = Diagnostic::error(code, message).at(at).help(how);
+    let related = match why {
+        NoRoom::Isolated { other } => Some((other, "the other isolated app")),
+        NoRoom::Nested { other, .. } => Some((other, "the other app")),
+        _ => None,
     };
-    let (code, message, related) = match why {
-        NoRoom::Rules { have, cap } => (
-            if !locked {
-                Code::PinnedGroupFull
-            } else if cap as usize == platform::CRD_MAX_RULES
+    if let Some((o, msg)) = related {
+        let pos = apps[o].name_pos;
+        d = d.related(Span::new(&apps[o].file, pos.line, pos.column), msg);
+    }
+    d
+}
+
+fn no_room_code(why: &NoRoom, origin: Origin, config: &Config) -> Code {
+    match why {
+        NoRoom::Rules { .. } if matches!(origin, Origin::Pin) => Code::PinnedGroupFull,
+        NoRoom::Rules { cap, .. } => {
+            if *cap as usize == platform::CRD_MAX_RULES
                 && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
             {
                 Code::CrdRuleLimit
             } else {
                 Code::GroupOverQuota
-            },
-            format!(
-                "{group} has {have}/{cap} rules; app `{}` needs {}",
-                app.name,
-                app.rule_count()
-            ),
-            None,
+            }
+        }
+        NoRoom::Backends { .. } => Code::TargetGroupQuota,
+        NoRoom::Isolated { .. } => Code::IsolationConflict,
+        NoRoom::Rps { .. } => Code::RpsBudget,
+        NoRoom::Nested { .. } => Code::NestedPrefix,
+    }
+}
+
+/// Why app `i` does not fit `group`, as a sentence.
+fn no_room_message(apps: &[App], i: usize, group: &str, why: &NoRoom) -> String {
+    let app = &apps[i];
+    match why {
+        NoRoom::Rules { have, cap } => format!(
+            "{group} has {have}/{cap} rules; app `{}` needs {}",
+            app.name,
+            app.rule_count()
         ),
-        NoRoom::Backends { have, cap } => (
-            Code::TargetGroupQuota,
-            format!(
-                "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
-                app.name
-            ),
-            None,
+        NoRoom::Backends { have, cap } => format!(
+            "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
+            app.name
         ),
-        NoRoom::Isolated { other } => (
-            Code::IsolationConflict,
-            format!(
-                "apps `{}` and `{}` are both `isolate: true` and cannot share {group}",
-                app.name, apps[other].name
-            ),
-            Some((other_span(other), "the other isolated app")),
+        NoRoom::Isolated { other } => format!(
+            "apps `{}` and `{}` are both `isolate: true` and cannot share {group}",
+            app.name, apps[*other].name
         ),
-        NoRoom::Rps { have, budget } => (
-            Code::RpsBudget,
-            format!(
-                "{group} already carries {have} rps of its {budget} rps budget; app `{}` adds {}",
-                app.name,
-                app.peak_rps.unwrap_or(0)
-            ),
-            None,
+        NoRoom::Rps { have, budget } => format!(
+            "{group} already carries {have} rps of its {budget} rps budget; app `{}` adds {}",
+            app.name,
+            app.peak_rps.unwrap_or(0)
         ),
         NoRoom::Nested {
             path,
             other_path,
             other,
-        } => (
-            Code::NestedPrefix,
-            {
-                let (me, them) = (&app.name, &apps[other].name);
-                let ((inner, inner_app), (outer, outer_app)) = if path.len() > other_path.len() {
-                    ((&path, me), (&other_path, them))
-                } else {
-                    ((&other_path, them), (&path, me))
-                };
-                format!(
-                    "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: their prefixes nest, and Lattice would send `{inner}x` to `{inner_app}` although it belongs to `{outer_app}` ({outer})"
-                )
-            },
-            Some((other_span(other), "the other app")),
-        ),
-    };
-    let mut d = Diagnostic::error(code, message).at(at).help(how);
-    if let Some((span, msg)) = related {
-        d = d.related(span, msg);
+        } => {
+            let (me, them) = (&app.name, &apps[*other].name);
+            let ((inner, inner_app), (outer, outer_app)) = if path.len() > other_path.len() {
+                ((path, me), (other_path, them))
+            } else {
+                ((other_path, them), (path, me))
+            };
+            format!(
+                "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: their prefixes nest, and Lattice would send `{inner}x` to `{inner_app}` although it belongs to `{outer_app}` ({outer})"
+            )
+        }
     }
-    d
 }

@@ -8,6 +8,7 @@
 
 use crate::Prepared;
 use crate::codes::Code;
+use crate::config::Config;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::lock::{LockState, Move, Step};
 use crate::plan::Occupancy;
@@ -32,7 +33,28 @@ pub fn move_app(
     group: Option<u32>,
     advance: bool,
 ) -> Result<MoveResult, Diagnostic> {
-    let config = &prepared.config;
+    let (index, home) = movable(prepared, app)?;
+    let lock = prepared.plan.lock.clone();
+    if let Some(m) = lock.moves.get(app).copied() {
+        return continue_move(&prepared.config, lock, app, home, m, group);
+    }
+    if advance {
+        return Err(refuse(
+            format!("app `{app}` is not moving"),
+            format!("start a move with `latgen move {app} --group N`"),
+        ));
+    }
+    let Some(to) = group else {
+        return Err(refuse(
+            "give the group to move to".into(),
+            format!("`latgen move {app} --group N`"),
+        ));
+    };
+    start_move(prepared, lock, app, index, home, to)
+}
+
+/// The index of path-routed app `app` and the group it is in.
+fn movable(prepared: &Prepared, app: &str) -> Result<(usize, u32), Diagnostic> {
     let Some(index) = prepared.apps.iter().position(|a| a.name == app) else {
         let names = prepared.apps.iter().map(|a| a.name.as_str());
         let help = match did_you_mean(app, names) {
@@ -49,68 +71,79 @@ pub fn move_app(
             "only path-routed apps move between groups",
         ));
     }
-    let mut lock = prepared.plan.lock.clone();
-    let Some(&home) = lock.apps.get(app) else {
+    let Some(&home) = prepared.plan.lock.apps.get(app) else {
         return Err(refuse(
             format!("app `{app}` has no group yet"),
             "run `latgen render` first",
         ));
     };
-    let name = |n: u32| config.group_name(n);
+    Ok((index, home))
+}
 
-    if let Some(m) = lock.moves.get(app).copied() {
-        if group.is_some_and(|g| g != m.to) {
-            return Err(refuse(
-                format!(
-                    "app `{app}` is moving from {} to {} (step {} of 3)",
-                    name(home),
-                    name(m.to),
-                    m.step.number()
-                ),
-                format!("finish that move first with `latgen move {app} --continue`"),
-            ));
+/// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it
+/// is going.
+fn continue_move(
+    config: &Config,
+    mut lock: LockState,
+    app: &str,
+    home: u32,
+    m: Move,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let name = |n: u32| config.group_name(n);
+    if group.is_some_and(|g| g != m.to) {
+        return Err(refuse(
+            format!(
+                "app `{app}` is moving from {} to {} (step {} of 3)",
+                name(home),
+                name(m.to),
+                m.step.number()
+            ),
+            format!("finish that move first with `latgen move {app} --continue`"),
+        ));
+    }
+    let message = match m.step {
+        Step::AddRules => {
+            lock.moves.insert(
+                app.to_string(),
+                Move {
+                    to: m.to,
+                    step: Step::SwitchKong,
+                },
+            );
+            format!(
+                "moving {app} from {} to {}: step 2 of 3\n  the Kong side now points {app}'s bridge and rewrite host at {}; both groups keep its rules.\nnext: run `latgen render` (only generated/kong/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
+                name(home),
+                name(m.to),
+                name(m.to)
+            )
         }
-        let message = match m.step {
-            Step::AddRules => {
-                lock.moves.insert(
-                    app.to_string(),
-                    Move {
-                        to: m.to,
-                        step: Step::SwitchKong,
-                    },
-                );
-                format!(
-                    "moving {app} from {} to {}: step 2 of 3\n  the Kong side now points {app}'s bridge and rewrite host at {}; both groups keep its rules.\nnext: run `latgen render` (only generated/kong/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
-                    name(home),
-                    name(m.to),
-                    name(m.to)
-                )
-            }
-            Step::SwitchKong => {
-                lock.moves.remove(app);
-                lock.apps.insert(app.to_string(), m.to);
-                format!(
-                    "moving {app} from {} to {}: step 3 of 3\n  the Lattice side now drops {app}'s rules from {}.\nnext: run `latgen render` (only generated/lattice/ changes) and ship it as one PR; the move is then done",
-                    name(home),
-                    name(m.to),
-                    name(home)
-                )
-            }
-        };
-        return Ok(MoveResult { lock, message });
-    }
-    if advance {
-        return Err(refuse(
-            format!("app `{app}` is not moving"),
-            format!("start a move with `latgen move {app} --group N`"),
-        ));
-    }
-    let Some(to) = group else {
-        return Err(refuse(
-            "give the group to move to".into(),
-            format!("`latgen move {app} --group N`"),
-        ));
+        Step::SwitchKong => {
+            lock.moves.remove(app);
+            lock.apps.insert(app.to_string(), m.to);
+            format!(
+                "moving {app} from {} to {}: step 3 of 3\n  the Lattice side now drops {app}'s rules from {}.\nnext: run `latgen render` (only generated/lattice/ changes) and ship it as one PR; the move is then done",
+                name(home),
+                name(m.to),
+                name(home)
+            )
+        }
     };
+    Ok(MoveResult { lock, message })
+}
+
+/// Starts moving app `app` (at `index`) from `home` to `to`: step 1, when `to` is a group
+/// in use with room for it or the next new group.
+fn start_move(
+    prepared: &Prepared,
+    mut lock: LockState,
+    app: &str,
+    index: usize,
+    home: u32,
+    to: u32,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let name = |n: u32| config.group_name(n);
     if to == home {
         return Err(refuse(
             format!("app `{app}` is already in {}", name(to)),

@@ -25,6 +25,7 @@ pub mod schema;
 pub mod trace;
 pub mod validate;
 pub mod write;
+pub mod yaml;
 
 use config::Config;
 use diag::{Diagnostics, Sources};

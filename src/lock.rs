@@ -86,7 +86,7 @@ struct MoveFile {
 }
 
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile = crate::load::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
+    let raw: LockFile = crate::yaml::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
     let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(

@@ -8,6 +8,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+/// Suffix of the name of an app's bridge Service in the gateway cluster.
+pub const BRIDGE_SUFFIX: &str = "-lattice";
+
 /// Field names of an app declaration, for "did you mean" hints.
 pub const APP_FIELDS: &[&str] = &[
     "name",
@@ -236,6 +239,12 @@ impl App {
     /// Rules this app takes in a Lattice route: one per path.
     pub fn rule_count(&self) -> u32 {
         self.paths.len() as u32
+    }
+
+    /// The name of the app's bridge Service in the gateway cluster: the Service Kong sends
+    /// the app's requests to, which stands for its Lattice service.
+    pub fn bridge_name(&self) -> String {
+        format!("{}{BRIDGE_SUFFIX}", self.name)
     }
 
     /// The Lattice target a rule of this app forwards to.

@@ -17,7 +17,6 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::App;
 use crate::plan::{Plan, Rule};
 use crate::routing::Doc;
-use crate::validate::BRIDGE_SUFFIX;
 
 /// First line of every generated file. It also marks the files latgen owns: a later run
 /// removes such a file when it is no longer wanted, and never touches any other file.
@@ -729,7 +728,7 @@ impl<'a> Renderer<'a> {
             (None, Some(n)) => t.config.group_domain(n),
             (None, None) => return,
         };
-        let bridge = format!("{}{BRIDGE_SUFFIX}", app.name);
+        let bridge = app.bridge_name();
         self.emit_bridge(t, app, bridge.clone(), target.clone());
         self.emit_kong_route(t, i, app, bridge, target);
     }

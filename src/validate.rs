@@ -11,11 +11,10 @@ use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
 use crate::load::{Loaded, LoadedDecl};
-use crate::model::{App, HealthCheck, MatchKind, PathDecl, PathMatch, Pos, ServiceDecl};
+use crate::model::{
+    App, BRIDGE_SUFFIX, HealthCheck, MatchKind, PathDecl, PathMatch, Pos, ServiceDecl,
+};
 use crate::platform;
-
-/// Suffix of a path-routed app's bridge Service name in the gateway cluster.
-pub const BRIDGE_SUFFIX: &str = "-lattice";
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);

@@ -2,6 +2,7 @@
 //! as the later stages use it once validated ([`App`]).
 
 use std::fmt;
+use std::ops::Index;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -212,7 +213,8 @@ pub struct PathMatch {
     pub pos: Pos,
 }
 
-/// A validated app. Index into [`crate::load::Inputs::apps`] is its identity in later stages.
+/// A validated app. Its place in the validated app list, an [`AppId`], is its identity in
+/// later stages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct App {
     pub name: String,
@@ -254,6 +256,44 @@ impl App {
             service: self.service.clone(),
             port: self.port,
         }
+    }
+}
+
+/// An app's identity in the stages after validation: its place in the validated app list.
+/// Look the app up with `apps[id]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AppId(usize);
+
+impl AppId {
+    /// The app at `index` in the validated app list.
+    pub fn new(index: usize) -> AppId {
+        AppId(index)
+    }
+
+    /// The app's place in the validated app list.
+    pub fn index(self) -> usize {
+        self.0
+    }
+
+    /// Every app of `apps` with its id, in list order.
+    pub fn enumerate(apps: &[App]) -> impl Iterator<Item = (AppId, &App)> {
+        apps.iter().enumerate().map(|(i, app)| (AppId(i), app))
+    }
+}
+
+impl Index<AppId> for [App] {
+    type Output = App;
+
+    fn index(&self, id: AppId) -> &App {
+        &self[id.0]
+    }
+}
+
+impl Index<AppId> for Vec<App> {
+    type Output = App;
+
+    fn index(&self, id: AppId) -> &App {
+        &self[id.0]
     }
 }
 

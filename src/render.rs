@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::codes::Code;
 use crate::config::{Config, GatewayRef};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::model::App;
+use crate::model::{App, AppId};
 use crate::plan::{Plan, Rule};
 use crate::routing::Doc;
 
@@ -580,8 +580,8 @@ fn render_tree(
     if config.lattice.target_group_policies {
         r.emit_target_group_policies(&inputs);
     }
-    for (i, app) in apps.iter().enumerate() {
-        r.emit_kong_side(&inputs, i, app);
+    for (id, app) in AppId::enumerate(apps) {
+        r.emit_kong_side(&inputs, id, app);
     }
     let (rendered, diags) = r.run();
     assemble(rendered, diags, templates)
@@ -660,7 +660,7 @@ impl<'a> Renderer<'a> {
             .plan
             .groups
             .iter()
-            .flat_map(|g| g.apps.iter().map(|&i| t.apps[i].namespace.as_str()))
+            .flat_map(|g| g.members().map(|id| t.apps[id].namespace.as_str()))
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
@@ -720,17 +720,17 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The Kong side of app `i`: its bridge Service and its route, both to the Lattice
+    /// The Kong side of app `id`: its bridge Service and its route, both to the Lattice
     /// service that serves it. An app with no group yet has none.
-    fn emit_kong_side(&mut self, t: &'a Inputs<'a>, i: usize, app: &'a App) {
-        let target = match (&app.host, t.plan.serving_group(i)) {
+    fn emit_kong_side(&mut self, t: &'a Inputs<'a>, id: AppId, app: &'a App) {
+        let target = match (&app.host, t.plan.serving_group(id)) {
             (Some(host), _) => host.clone(),
             (None, Some(n)) => t.config.group_domain(n),
             (None, None) => return,
         };
         let bridge = app.bridge_name();
         self.emit_bridge(t, app, bridge.clone(), target.clone());
-        self.emit_kong_route(t, i, app, bridge, target);
+        self.emit_kong_route(t, id, app, bridge, target);
     }
 
     /// The Kong side: an ExternalName Service that stands for the app's Lattice service.
@@ -761,7 +761,7 @@ impl<'a> Renderer<'a> {
     fn emit_kong_route(
         &mut self,
         t: &'a Inputs<'a>,
-        i: usize,
+        id: AppId,
         app: &'a App,
         bridge: String,
         target: String,
@@ -773,7 +773,7 @@ impl<'a> Renderer<'a> {
                 Some(h) => vec![h.as_str()],
                 None => config.kong.hostnames.iter().map(String::as_str).collect(),
             };
-            let rules = crate::plan::app_rules(t.apps, i);
+            let rules = crate::plan::app_rules(t.apps, id);
             let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
             minijinja::context! {
                 name => &app.name, namespace => &config.kong.namespace, app => &app.name,

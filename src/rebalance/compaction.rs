@@ -4,7 +4,8 @@
 use super::refuse;
 use crate::Prepared;
 use crate::diag::Diagnostic;
-use crate::plan::{Occupancy, Plan};
+use crate::model::AppId;
+use crate::plan::{Group, Occupancy, Plan};
 
 /// A proposal to bring the number of shared groups down.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,14 +38,14 @@ pub fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
     let isolated = plan
         .groups
         .iter()
-        .flat_map(|g| &g.apps)
-        .filter(|&&i| apps[i].isolate)
+        .flat_map(Group::members)
+        .filter(|&id| apps[id].isolate)
         .count();
     let rps: u64 = plan
         .groups
         .iter()
-        .flat_map(|g| &g.apps)
-        .filter_map(|&i| apps[i].peak_rps)
+        .flat_map(Group::members)
+        .filter_map(|id| apps[id].peak_rps)
         .sum();
     let budget = config.throughput.rps_per_service.max(1);
     let lower_bound = rules
@@ -99,29 +100,27 @@ fn pack(prepared: &Prepared, keep: &[usize]) -> Option<Vec<(String, u32, u32)>> 
     let mut occupancy = Occupancy::of(plan, &prepared.apps, &prepared.config, |n| {
         kept.contains(&n)
     });
-    let mut evicted: Vec<(usize, u32)> = (0..plan.groups.len())
+    let mut evicted: Vec<(AppId, u32)> = (0..plan.groups.len())
         .filter(|g| !keep.contains(g))
         .flat_map(|g| {
-            plan.groups[g]
-                .apps
-                .iter()
-                .map(move |&i| (i, plan.groups[g].number))
+            let group = &plan.groups[g];
+            group.members().map(move |id| (id, group.number))
         })
         .collect();
-    evicted.sort_by_key(|&(i, _)| {
+    evicted.sort_by_key(|&(id, _)| {
         (
-            std::cmp::Reverse(prepared.apps[i].rule_count()),
-            prepared.apps[i].name.clone(),
+            std::cmp::Reverse(prepared.apps[id].rule_count()),
+            prepared.apps[id].name.clone(),
         )
     });
     let mut moves = Vec::new();
-    for (i, from) in evicted {
+    for (id, from) in evicted {
         let to = kept
             .iter()
             .copied()
-            .find(|&n| occupancy.no_room(i, n).is_none())?;
-        occupancy.place(to, i);
-        moves.push((prepared.apps[i].name.clone(), from, to));
+            .find(|&n| occupancy.no_room(id, n).is_none())?;
+        occupancy.place(to, id);
+        moves.push((prepared.apps[id].name.clone(), from, to));
     }
     moves.sort();
     Some(moves)

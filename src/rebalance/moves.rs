@@ -5,6 +5,7 @@ use crate::Prepared;
 use crate::config::Config;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::lock::{LockState, Move, Step};
+use crate::model::AppId;
 use crate::plan::Occupancy;
 
 /// The lock after a step of a move.
@@ -21,7 +22,7 @@ pub fn move_app(
     group: Option<u32>,
     advance: bool,
 ) -> Result<MoveResult, Diagnostic> {
-    let (index, home) = movable(prepared, app)?;
+    let (id, home) = movable(prepared, app)?;
     let lock = prepared.plan.lock.clone();
     if let Some(m) = lock.moves.get(app).copied() {
         return continue_move(&prepared.config, lock, app, home, m, group);
@@ -38,12 +39,14 @@ pub fn move_app(
             format!("`latgen move {app} --group N`"),
         ));
     };
-    start_move(prepared, lock, app, index, home, to)
+    start_move(prepared, lock, app, id, home, to)
 }
 
-/// The index of path-routed app `app` and the group it is in.
-fn movable(prepared: &Prepared, app: &str) -> Result<(usize, u32), Diagnostic> {
-    let Some(index) = prepared.apps.iter().position(|a| a.name == app) else {
+/// The id of path-routed app `app` and the group it is in.
+fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
+    let Some(id) =
+        AppId::enumerate(&prepared.apps).find_map(|(id, a)| (a.name == app).then_some(id))
+    else {
         let names = prepared.apps.iter().map(|a| a.name.as_str());
         let help = match did_you_mean(app, names) {
             Some(s) => format!("did you mean `{s}`?"),
@@ -51,7 +54,7 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(usize, u32), Diagnostic> {
         };
         return Err(refuse(format!("there is no app `{app}`"), help));
     };
-    if prepared.apps[index].host.is_some() {
+    if prepared.apps[id].host.is_some() {
         return Err(refuse(
             format!(
                 "app `{app}` is on its own host: it has a dedicated Lattice service, not a group"
@@ -65,7 +68,7 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(usize, u32), Diagnostic> {
             "run `latgen render` first",
         ));
     };
-    Ok((index, home))
+    Ok((id, home))
 }
 
 /// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it
@@ -120,13 +123,13 @@ fn continue_move(
     Ok(MoveResult { lock, message })
 }
 
-/// Starts moving app `app` (at `index`) from `home` to `to`: step 1, when `to` is a group
+/// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group
 /// in use with room for it or the next new group.
 fn start_move(
     prepared: &Prepared,
     mut lock: LockState,
     app: &str,
-    index: usize,
+    id: AppId,
     home: u32,
     to: u32,
 ) -> Result<MoveResult, Diagnostic> {
@@ -150,8 +153,8 @@ fn start_move(
             ),
         ));
     }
-    if let Some(why) = occupancy.no_room(index, to) {
-        let help = match occupancy.first_with_room(index).filter(|&g| g != home) {
+    if let Some(why) = occupancy.no_room(id, to) {
+        let help = match occupancy.first_with_room(id).filter(|&g| g != home) {
             Some(g) => format!(
                 "{} has room; or move it to a new group, {}",
                 name(g),
@@ -159,7 +162,7 @@ fn start_move(
             ),
             None => format!("move it to a new group, {}", name(next)),
         };
-        return Err(refuse(why, help));
+        return Err(refuse(why.message(&prepared.apps, id, &name(to)), help));
     }
     lock.moves.insert(
         app.to_string(),

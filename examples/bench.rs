@@ -512,91 +512,110 @@ fn main() {
         .clone()
         .filter(|h| h.exists())
         .zip(a.chart.clone().filter(|c| c.exists()));
-    let mut rows = Vec::new();
-    for &n in &a.sizes {
-        eprintln!("== {n} apps");
-        let dir = a.work.join(format!("n{n}"));
-        let apps = generate(n);
-        let values = write_inputs(&dir, &apps);
-        let st = stages(&dir);
-        let out = dir.join("generated");
-        let files = walk(&out).len();
-        // A run at 100,000 apps takes seconds; three still give a median, which the
-        // growth target needs on a shared machine (one run can be 15% off).
-        let runs = if n >= 100_000 { a.runs.min(3) } else { a.runs };
-        let render = |dir: PathBuf| {
-            let bin = latgen_bin.clone();
+    let rows: Vec<Row> = a
+        .sizes
+        .iter()
+        .map(|&n| {
+            let row = measure_size(&a, &latgen_bin, helm.as_ref(), n);
+            let _ = std::fs::remove_dir_all(a.work.join(format!("n{n}")).join("helm-out"));
+            row
+        })
+        .collect();
+    let mut md = String::new();
+    write_method(&mut md, &a);
+    write_results(&mut md, &a, &rows);
+    targets(&mut md, &rows);
+    print!("{md}");
+    if let Some(out) = &a.out {
+        std::fs::write(out, md).unwrap();
+    }
+}
+
+/// Every figure at one size: the stages in-process, then whole processes side by side.
+fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, n: usize) -> Row {
+    eprintln!("== {n} apps");
+    let dir = a.work.join(format!("n{n}"));
+    let apps = generate(n);
+    let values = write_inputs(&dir, &apps);
+    let st = stages(&dir);
+    let out = dir.join("generated");
+    let files = walk(&out).len();
+    // A run at 100,000 apps takes seconds; three still give a median, which the
+    // growth target needs on a shared machine (one run can be 15% off).
+    let runs = if n >= 100_000 { a.runs.min(3) } else { a.runs };
+    let render = |dir: PathBuf| {
+        let bin = latgen_bin.to_path_buf();
+        move || {
+            let mut c = Command::new(&bin);
+            c.args(["render", "apps", "-o", "generated"])
+                .current_dir(&dir);
+            c
+        }
+    };
+    let clean = {
+        let dir = dir.clone();
+        move || {
+            let _ = std::fs::remove_dir_all(dir.join("generated"));
+            let _ = std::fs::remove_file(dir.join("latgen.lock"));
+        }
+    };
+    let first = measure(runs, render(dir.clone()), &mut { clean });
+    let before = mtimes(&out);
+    let again = measure(runs, render(dir.clone()), &mut || {});
+    let after = mtimes(&out);
+    let touched = before.iter().zip(&after).filter(|(b, a)| b != a).count()
+        + before.len().abs_diff(after.len());
+    let check = measure(
+        runs,
+        {
+            let (bin, dir) = (latgen_bin.to_path_buf(), dir.clone());
             move || {
                 let mut c = Command::new(&bin);
-                c.args(["render", "apps", "-o", "generated"])
+                c.args(["check", "apps", "-o", "generated"])
                     .current_dir(&dir);
                 c
             }
-        };
-        let clean = {
-            let dir = dir.clone();
-            move || {
-                let _ = std::fs::remove_dir_all(dir.join("generated"));
-                let _ = std::fs::remove_file(dir.join("latgen.lock"));
-            }
-        };
-        let first = measure(runs, render(dir.clone()), &mut { clean });
-        let before = mtimes(&out);
-        let again = measure(runs, render(dir.clone()), &mut || {});
-        let after = mtimes(&out);
-        let touched = before.iter().zip(&after).filter(|(b, a)| b != a).count()
-            + before.len().abs_diff(after.len());
-        let check = measure(
+        },
+        &mut || {},
+    );
+    let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
+    let parse = parse_floor(&out, runs);
+    let helm_result = helm.as_ref().map(|(bin, chart)| {
+        let helm_out = dir.join("helm-out");
+        measure(
             runs,
-            {
-                let (bin, dir) = (latgen_bin.clone(), dir.clone());
-                move || {
-                    let mut c = Command::new(&bin);
-                    c.args(["check", "apps", "-o", "generated"])
-                        .current_dir(&dir);
-                    c
-                }
+            || {
+                let mut c = Command::new(bin);
+                c.arg("template")
+                    .arg("peer")
+                    .arg(chart)
+                    .arg("-f")
+                    .arg(&values)
+                    .arg("--output-dir")
+                    .arg(&helm_out);
+                c
             },
-            &mut || {},
-        );
-        let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
-        let parse = parse_floor(&out, runs);
-        let helm_result = helm.as_ref().map(|(bin, chart)| {
-            let helm_out = dir.join("helm-out");
-            measure(
-                runs,
-                || {
-                    let mut c = Command::new(bin);
-                    c.arg("template")
-                        .arg("peer")
-                        .arg(chart)
-                        .arg("-f")
-                        .arg(&values)
-                        .arg("--output-dir")
-                        .arg(&helm_out);
-                    c
-                },
-                &mut || {
-                    let _ = std::fs::remove_dir_all(&helm_out);
-                },
-            )
-        });
-        rows.push(Row {
-            n,
-            files,
-            stages: st,
-            first,
-            again,
-            touched,
-            check,
-            floor,
-            parse,
-            helm: helm_result,
-        });
-        let _ = std::fs::remove_dir_all(dir.join("helm-out"));
+            &mut || {
+                let _ = std::fs::remove_dir_all(&helm_out);
+            },
+        )
+    });
+    Row {
+        n,
+        files,
+        stages: st,
+        first,
+        again,
+        touched,
+        check,
+        floor,
+        parse,
+        helm: helm_result,
     }
+}
 
-    let mut md = String::new();
+/// How the figures are made.
+fn write_method(md: &mut String, a: &Args) {
     let _ = writeln!(md, "# Benchmarks\n");
     let _ = writeln!(
         md,
@@ -620,6 +639,10 @@ fn main() {
         md,
         "- latgen parses every document it renders back into its typed object before writing; that read-back is most of `render + typed read-back` below. The last column of that table is the least it can cost: every output file parsed as YAML into nothing, on all cores.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting.\n"
     );
+}
+
+/// The tables of figures and the growth lines.
+fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
     let _ = writeln!(md, "## Results\n");
     let _ = writeln!(
         md,
@@ -646,7 +669,7 @@ fn main() {
     );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let cell = |(t, r): (Duration, Option<u64>)| format!("{} / {}", secs(t), mb(r));
-    for r in &rows {
+    for r in rows {
         let helm_cell = r.helm.map(cell).unwrap_or_else(|| "not run".into());
         let speedup = r
             .helm
@@ -673,7 +696,7 @@ fn main() {
         "| apps | load | validate + plan | render + typed read-back | write | parsing the output as YAML, all cores |"
     );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
+    for r in rows {
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} |",
@@ -695,10 +718,5 @@ fn main() {
             w[0].n,
             w[1].check.0.as_secs_f64() / w[0].check.0.as_secs_f64()
         );
-    }
-    targets(&mut md, &rows);
-    print!("{md}");
-    if let Some(out) = &a.out {
-        std::fs::write(out, md).unwrap();
     }
 }

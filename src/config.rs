@@ -1,7 +1,11 @@
 //! `latgen.yaml`: project settings. Every field is optional; the defaults are the ones the
 //! field report ran with (Seoul prices, a quota of 10 rules per Lattice service).
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
+
+use crate::diag::Diagnostics;
 
 /// Project settings, beside `apps/`. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -19,6 +23,35 @@ pub struct Config {
     /// Prices for `latgen cost` and `latgen plan`.
     pub pricing: Pricing,
 }
+
+/// Parses the text of `latgen.yaml`; a problem goes to `diags`.
+pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Config> {
+    crate::yaml::parse_yaml(file, text, CONFIG_FIELDS, diags)
+}
+
+/// Field names at every level of `latgen.yaml`, for "did you mean" hints.
+const CONFIG_FIELDS: &[&str] = &[
+    "lattice",
+    "kong",
+    "quotas",
+    "throughput",
+    "pricing",
+    "gateway",
+    "namespace",
+    "groupPrefix",
+    "domain",
+    "referenceGrants",
+    "hostnames",
+    "protocol",
+    "port",
+    "name",
+    "sectionName",
+    "rulesPerService",
+    "targetGroupsPerService",
+    "reservedRules",
+    "rpsPerService",
+    "serviceHourUsd",
+];
 
 /// A Gateway that routes attach to (a parentRef).
 // Serialize only so that the schema can show the defaults.

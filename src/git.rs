@@ -2,7 +2,7 @@
 //! (present wherever a PR is checked): `ls-tree` to list, one `cat-file --batch` to read.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -33,7 +33,39 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
 /// The files under `folder` at revision `rev`, by path relative to `folder`. A folder that
 /// did not exist at `rev` gives an empty map.
 pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
-    // Resolve the folder against the repository root; it may not exist in the work tree.
+    let top = repository_root(folder)?;
+    let rel = relative_to(folder, &top)?;
+    let rel_str = rel.to_string_lossy().replace('\\', "/");
+    git(
+        &top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )?;
+    let (names, objects) = list_blobs(&top, rev, &rel_str)?;
+    if names.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let bodies = read_blobs(&top, &names, &objects)?;
+    Ok(names
+        .iter()
+        .zip(bodies)
+        .map(|(name, body)| {
+            let path = Path::new(name)
+                .strip_prefix(&rel)
+                .unwrap_or(Path::new(name))
+                .to_path_buf();
+            (path, body)
+        })
+        .collect())
+}
+
+/// The root of the repository `folder` is in, canonical. The folder may not exist in the
+/// work tree: then its parent is asked.
+fn repository_root(folder: &Path) -> Result<PathBuf, Diagnostic> {
     let anchor = if folder.exists() {
         folder.to_path_buf()
     } else {
@@ -47,44 +79,40 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
     let top = String::from_utf8_lossy(&git(&anchor, &["rev-parse", "--show-toplevel"])?)
         .trim()
         .to_string();
-    let top = PathBuf::from(top)
+    PathBuf::from(top)
         .canonicalize()
-        .map_err(|e| git_error(format!("cannot resolve the repository root: {e}")))?;
+        .map_err(|e| git_error(format!("cannot resolve the repository root: {e}")))
+}
+
+/// `folder`'s path relative to the repository root `top`.
+fn relative_to(folder: &Path, top: &Path) -> Result<PathBuf, Diagnostic> {
     let abs = absolute(folder)?;
-    let rel = abs
-        .strip_prefix(&top)
-        .map_err(|_| {
-            git_error(format!(
-                "{} is not inside the repository at {}",
-                folder.display(),
-                top.display()
-            ))
-        })?
-        .to_path_buf();
-    let rel_str = rel.to_string_lossy().replace('\\', "/");
-    git(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )?;
+    abs.strip_prefix(top).map(Path::to_path_buf).map_err(|_| {
+        git_error(format!(
+            "{} is not inside the repository at {}",
+            folder.display(),
+            top.display()
+        ))
+    })
+}
+
+/// The files under `rel` (relative to the root `top`) at `rev`: their paths from the root
+/// and their object ids, in the same order.
+fn list_blobs(top: &Path, rev: &str, rel: &str) -> Result<(Vec<String>, Vec<String>), Diagnostic> {
     let listing = git(
-        &top,
+        top,
         &[
             "ls-tree",
             "-r",
             "-z",
             rev,
             "--",
-            if rel_str.is_empty() { "." } else { &rel_str },
+            if rel.is_empty() { "." } else { rel },
         ],
     )?;
     // Entries are `<mode> blob <object>\t<path>`: asking cat-file for objects by id is a
     // look-up, while `REV:path` walks the tree again for every file.
-    let (names, objects): (Vec<String>, Vec<String>) = listing
+    Ok(listing
         .split(|b| *b == 0)
         .filter(|s| !s.is_empty())
         .filter_map(|s| {
@@ -94,14 +122,15 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
             let (_, kind, id) = (fields.next()?, fields.next()?, fields.next()?);
             (kind == "blob").then(|| (path.to_string(), id.to_string()))
         })
-        .unzip();
-    let mut out = BTreeMap::new();
-    if names.is_empty() {
-        return Ok(out);
-    }
+        .unzip())
+}
+
+/// The contents of `objects` (the files `names`, for messages), read through one
+/// `git cat-file --batch`, in order.
+fn read_blobs(top: &Path, names: &[String], objects: &[String]) -> Result<Vec<String>, Diagnostic> {
     let mut child = Command::new("git")
         .arg("-C")
-        .arg(&top)
+        .arg(top)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -113,35 +142,37 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
         let _ = stdin.write_all(request.as_bytes());
     });
     let mut reader = BufReader::new(child.stdout.take().expect("piped"));
-    for name in &names {
-        let mut header = String::new();
-        reader
-            .read_line(&mut header)
-            .map_err(|e| git_error(format!("git cat-file: {e}")))?;
-        let size: usize = header
-            .split_whitespace()
-            .nth(2)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| {
-                git_error(format!(
-                    "git cat-file: unexpected answer `{}` for {name}",
-                    header.trim()
-                ))
-            })?;
-        let mut body = vec![0; size + 1];
-        reader
-            .read_exact(&mut body)
-            .map_err(|e| git_error(format!("git cat-file: {e}")))?;
-        body.pop();
-        let path = Path::new(name)
-            .strip_prefix(&rel)
-            .unwrap_or(Path::new(name))
-            .to_path_buf();
-        out.insert(path, String::from_utf8_lossy(&body).into_owned());
+    let mut bodies = Vec::with_capacity(names.len());
+    for name in names {
+        bodies.push(read_blob(&mut reader, name)?);
     }
     let _ = writer.join();
     let _ = child.wait();
-    Ok(out)
+    Ok(bodies)
+}
+
+/// One answer of `git cat-file --batch`: a header line, the content and a newline.
+fn read_blob(reader: &mut impl BufRead, name: &str) -> Result<String, Diagnostic> {
+    let mut header = String::new();
+    reader
+        .read_line(&mut header)
+        .map_err(|e| git_error(format!("git cat-file: {e}")))?;
+    let size: usize = header
+        .split_whitespace()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| {
+            git_error(format!(
+                "git cat-file: unexpected answer `{}` for {name}",
+                header.trim()
+            ))
+        })?;
+    let mut body = vec![0; size + 1];
+    reader
+        .read_exact(&mut body)
+        .map_err(|e| git_error(format!("git cat-file: {e}")))?;
+    body.pop();
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 fn absolute(p: &Path) -> Result<PathBuf, Diagnostic> {

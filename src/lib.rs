@@ -33,6 +33,7 @@ pub mod stepwise;
 pub mod summary;
 pub mod trace;
 pub mod validate;
+pub mod yaml;
 
 use config::Config;
 use diag::{Diagnostics, Sources};

@@ -4,12 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
-
 use crate::codes::Code;
 use crate::config::Config;
 use crate::confine::Project;
-use crate::diag::{Diagnostic, Diagnostics, Sources, Span, did_you_mean};
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::lock::Lock;
 use crate::model::{APP_FIELDS, AppDecl};
 
@@ -64,7 +62,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
         ..Loaded::default()
     };
     if let Some(text) = read_optional(&paths.config, &project, &mut loaded.sources, diags)
-        && let Some(config) = parse_yaml::<Config>(&paths.config, &text, CONFIG_FIELDS, diags)
+        && let Some(config) = crate::config::parse(&paths.config, &text, diags)
     {
         loaded.config = config;
     }
@@ -106,29 +104,6 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     loaded
 }
 
-const CONFIG_FIELDS: &[&str] = &[
-    "lattice",
-    "kong",
-    "quotas",
-    "throughput",
-    "pricing",
-    "gateway",
-    "namespace",
-    "groupPrefix",
-    "domain",
-    "referenceGrants",
-    "hostnames",
-    "protocol",
-    "port",
-    "name",
-    "sectionName",
-    "rulesPerService",
-    "targetGroupsPerService",
-    "reservedRules",
-    "rpsPerService",
-    "serviceHourUsd",
-];
-
 /// A project from texts instead of files (for tools and fuzzing): the settings, the lock,
 /// and the declarations by path. Problems go to `diags` exactly as with [`load`].
 pub fn from_texts(
@@ -140,7 +115,7 @@ pub fn from_texts(
     let mut loaded = Loaded::default();
     if let Some((path, text)) = config {
         loaded.sources.insert(path.to_path_buf(), text.to_string());
-        if let Some(c) = parse_yaml::<Config>(path, text, CONFIG_FIELDS, diags) {
+        if let Some(c) = crate::config::parse(path, text, diags) {
             loaded.config = c;
         }
     }
@@ -357,124 +332,5 @@ pub fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Op
             seen_content = true;
         }
     }
-    parse_yaml::<AppDecl>(file, text, APP_FIELDS, diags)
-}
-
-/// Parses one YAML document into `T`, turning a parser error into a diagnostic.
-pub fn parse_yaml<T: DeserializeOwned>(
-    file: &Path,
-    text: &str,
-    fields: &[&str],
-    diags: &mut Diagnostics,
-) -> Option<T> {
-    match serde_saphyr::from_str::<T>(text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            diags.push(yaml_error(file, text, &e, fields));
-            None
-        }
-    }
-}
-
-fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&str]) -> Diagnostic {
-    let mut message = e.without_snippet().to_string();
-    if let Some(i) = message.rfind(" at line ") {
-        message.truncate(i);
-    }
-    let mut span = match e.location() {
-        Some(loc) => Span::at(file, &loc),
-        None => Span::file(file),
-    };
-    let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
-        // Suggest from the mapping the field is in: the parser lists its fields.
-        let listed: Vec<&str> = message
-            .split_once("expected one of ")
-            .or_else(|| message.split_once("expected "))
-            .map(|(_, list)| list.split(", ").map(|f| f.trim_matches('`')).collect())
-            .unwrap_or_default();
-        let candidates = if listed.is_empty() {
-            top_fields.to_vec()
-        } else {
-            listed
-        };
-        let help = match did_you_mean(field, candidates.iter().copied()) {
-            Some(s) => format!("did you mean `{s}`?"),
-            None => format!("remove it; this place takes {}", candidates.join(", ")),
-        };
-        (Code::UnknownField, help)
-    } else if let Some(field) = between(&message, "missing field `", "`") {
-        // The parser points at the mapping's last key; a missing top-level field belongs to
-        // the whole document, so point at its first line instead.
-        if top_fields.contains(&field)
-            && let Some(line) = first_content_line(text)
-        {
-            span = Span::new(file, line, 1);
-        }
-        (Code::MissingField, format!("add `{field}`"))
-    } else if message.starts_with("duplicate mapping key") {
-        let key = message
-            .trim_start_matches("duplicate mapping key: ")
-            .split(',')
-            .next()
-            .unwrap_or("")
-            .to_string();
-        message = format!("`{key}` is given twice");
-        (Code::DuplicateKey, "keep one of them".to_string())
-    } else if message.contains("expected mapping")
-        && span.line <= first_content_line(text).unwrap_or(1)
-    {
-        message = "the file is not a mapping of fields".to_string();
-        (
-            Code::NotAMapping,
-            format!(
-                "write the declaration as `field: value` lines ({})",
-                top_fields.join(", ")
-            ),
-        )
-    } else if let Some(shape) = ["sequence", "string", "mapping"]
-        .into_iter()
-        .find(|s| message.starts_with(&format!("expected {s}")))
-    {
-        message = match shape {
-            "sequence" => "expected a list here, e.g. `[/shop, /cart]`".to_string(),
-            "string" => "expected a single value here, not a list or a mapping".to_string(),
-            _ => "expected a mapping of fields here, e.g. `{ name: shop, port: 8080 }`".to_string(),
-        };
-        (
-            Code::InvalidType,
-            "see the README for the shape of each field".to_string(),
-        )
-    } else if message.contains("expected mapping") || message.contains("invalid type") {
-        (
-            Code::InvalidType,
-            "see the README for the shape of each field".to_string(),
-        )
-    } else if message.starts_with("invalid ") {
-        (
-            Code::InvalidValue,
-            "see the README for the allowed values".to_string(),
-        )
-    } else {
-        (
-            Code::YamlSyntax,
-            "fix the YAML syntax at this place".to_string(),
-        )
-    };
-    Diagnostic::error(code, message).at(span).help(help)
-}
-
-/// The 1-based line of the first line that is neither blank, a comment nor a document marker.
-fn first_content_line(text: &str) -> Option<u32> {
-    text.trim_start_matches('\u{feff}')
-        .lines()
-        .position(|l| {
-            let t = l.trim();
-            !t.is_empty() && !t.starts_with('#') && t != "---"
-        })
-        .map(|i| i as u32 + 1)
-}
-
-fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
-    let rest = &s[s.find(start)? + start.len()..];
-    Some(&rest[..rest.find(end)?])
+    crate::yaml::parse_yaml::<AppDecl>(file, text, APP_FIELDS, diags)
 }

@@ -44,24 +44,34 @@ pub struct Move {
     pub step: Step,
 }
 
-/// What the lock file records.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct LockState {
+/// What the lock file records: the group of each path-routed app, and the moves in flight,
+/// by app name. An entry holds `G` (a group) and `M` (a move): as read from the file
+/// ([`Lock`], the default), each with the place it was read from, for findings; as a plan
+/// writes it ([`LockState`]), the bare values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     /// App → the group that serves it (its Kong side points there).
-    pub apps: BTreeMap<String, u32>,
-    pub moves: BTreeMap<String, Move>,
+    pub apps: BTreeMap<String, G>,
+    /// App → the move it is in the middle of.
+    pub moves: BTreeMap<String, M>,
 }
 
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Lock {
-    /// App name → group number, with the line it is on.
-    pub apps: BTreeMap<String, (u32, Pos)>,
-    pub moves: BTreeMap<String, (Move, Pos)>,
+/// A lock without positions, as a plan or a move writes it.
+pub type LockState = Lock<u32, Move>;
+
+impl<G, M> Default for Lock<G, M> {
+    fn default() -> Self {
+        Lock {
+            apps: BTreeMap::new(),
+            moves: BTreeMap::new(),
+        }
+    }
 }
 
 impl Lock {
+    /// The same lock without positions.
     pub fn state(&self) -> LockState {
-        LockState {
+        Lock {
             apps: self.apps.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             moves: self.moves.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
         }
@@ -86,7 +96,7 @@ struct MoveFile {
 }
 
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile = crate::load::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
+    let raw: LockFile = crate::yaml::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
     let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(

@@ -2,11 +2,15 @@
 //! as the later stages use it once validated ([`App`]).
 
 use std::fmt;
+use std::ops::Index;
 use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
+
+/// Suffix of the name of an app's bridge Service in the gateway cluster.
+pub const BRIDGE_SUFFIX: &str = "-lattice";
 
 /// Field names of an app declaration, for "did you mean" hints.
 pub const APP_FIELDS: &[&str] = &[
@@ -47,8 +51,9 @@ pub struct AppDecl {
     /// domain is this host.
     #[schemars(with = "Option<String>")]
     pub host: Option<Spanned<String>>,
-    /// Places a new app in this shared group. The lock wins for an app already placed; use
-    /// `latgen move` to change its group.
+    /// Places a new app in this shared group. Once the app is placed, the pin must name the
+    /// group the lock gives it (or the one it is moving to), else it is a `pin-conflict`
+    /// error; use `latgen move` to change its group.
     #[schemars(with = "Option<u32>", range(min = 1))]
     pub group: Option<Spanned<u32>>,
     /// Declared peak requests per second; counts against the group's throughput budget.
@@ -209,7 +214,8 @@ pub struct PathMatch {
     pub pos: Pos,
 }
 
-/// A validated app. Index into [`crate::load::Inputs::apps`] is its identity in later stages.
+/// A validated app. Its place in the validated app list, an [`AppId`], is its identity in
+/// later stages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct App {
     pub name: String,
@@ -238,6 +244,12 @@ impl App {
         self.paths.len() as u32
     }
 
+    /// The name of the app's bridge Service in the gateway cluster: the Service Kong sends
+    /// the app's requests to, which stands for its Lattice service.
+    pub fn bridge_name(&self) -> String {
+        format!("{}{BRIDGE_SUFFIX}", self.name)
+    }
+
     /// The Lattice target a rule of this app forwards to.
     pub fn backend(&self) -> Backend {
         Backend {
@@ -245,6 +257,44 @@ impl App {
             service: self.service.clone(),
             port: self.port,
         }
+    }
+}
+
+/// An app's identity in the stages after validation: its place in the validated app list.
+/// Look the app up with `apps[id]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AppId(usize);
+
+impl AppId {
+    /// The app at `index` in the validated app list.
+    pub fn new(index: usize) -> AppId {
+        AppId(index)
+    }
+
+    /// The app's place in the validated app list.
+    pub fn index(self) -> usize {
+        self.0
+    }
+
+    /// Every app of `apps` with its id, in list order.
+    pub fn enumerate(apps: &[App]) -> impl Iterator<Item = (AppId, &App)> {
+        apps.iter().enumerate().map(|(i, app)| (AppId(i), app))
+    }
+}
+
+impl Index<AppId> for [App] {
+    type Output = App;
+
+    fn index(&self, id: AppId) -> &App {
+        &self[id.0]
+    }
+}
+
+impl Index<AppId> for Vec<App> {
+    type Output = App;
+
+    fn index(&self, id: AppId) -> &App {
+        &self[id.0]
     }
 }
 

@@ -16,29 +16,36 @@ use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::lock::{Lock, LockState, Move, Step};
-use crate::model::{App, Backend, MatchKind};
+use crate::model::{App, AppId, Backend, MatchKind, Pos};
 use crate::platform;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     pub kind: MatchKind,
     pub path: String,
-    /// Index of the owning app in the validated app list.
-    pub app: usize,
+    /// The owning app.
+    pub app: AppId,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub number: u32,
-    /// Apps in name order.
+    /// Apps in name order, by [`AppId::index`]; [`Group::members`] gives their ids.
     pub apps: Vec<usize>,
     /// Rules in Lattice evaluation order.
     pub rules: Vec<Rule>,
 }
 
+impl Group {
+    /// The apps in the group, in name order.
+    pub fn members(&self) -> impl Iterator<Item = AppId> + '_ {
+        self.apps.iter().map(|&i| AppId::new(i))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dedicated {
-    pub app: usize,
+    pub app: AppId,
     pub rules: Vec<Rule>,
 }
 
@@ -48,8 +55,8 @@ pub struct Plan {
     pub dedicated: Vec<Dedicated>,
     /// What the lock file records: path-routed app → group, and the moves in flight.
     pub lock: LockState,
-    /// App index → the group its Kong side points at.
-    pub kong_group: BTreeMap<usize, u32>,
+    /// Path-routed app → the group its Kong side points at.
+    pub kong_group: BTreeMap<AppId, u32>,
 }
 
 impl Plan {
@@ -59,7 +66,7 @@ impl Plan {
     }
 
     /// The group that serves a path-routed app: where its bridge and rewrite host point.
-    pub fn serving_group(&self, app: usize) -> Option<u32> {
+    pub fn serving_group(&self, app: AppId) -> Option<u32> {
         self.kong_group.get(&app).copied()
     }
 }
@@ -77,18 +84,18 @@ pub fn sort_rules(rules: &mut [Rule]) {
     });
 }
 
-/// The rules of app `i`, one per path, in declaration order.
-fn rules_of(apps: &[App], i: usize) -> impl Iterator<Item = Rule> + '_ {
-    apps[i].paths.iter().map(move |p| Rule {
+/// The rules of app `id`, one per path, in declaration order.
+fn rules_of(apps: &[App], id: AppId) -> impl Iterator<Item = Rule> + '_ {
+    apps[id].paths.iter().map(move |p| Rule {
         kind: p.kind,
         path: p.value.clone(),
-        app: i,
+        app: id,
     })
 }
 
 /// The rules of one app, in evaluation order.
-pub fn app_rules(apps: &[App], i: usize) -> Vec<Rule> {
-    let mut rules: Vec<Rule> = rules_of(apps, i).collect();
+pub fn app_rules(apps: &[App], id: AppId) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = rules_of(apps, id).collect();
     sort_rules(&mut rules);
     rules
 }
@@ -98,11 +105,11 @@ pub fn app_rules(apps: &[App], i: usize) -> Vec<Rule> {
 struct GroupState {
     rules: u32,
     backends: BTreeMap<Backend, u32>,
-    isolated: Option<usize>,
+    isolated: Option<AppId>,
     rps: u64,
     /// PathPrefix values in the group and their app, for nesting look-ups.
-    prefixes: BTreeMap<String, usize>,
-    apps: Vec<usize>,
+    prefixes: BTreeMap<String, AppId>,
+    apps: Vec<AppId>,
 }
 
 /// Where a placement that failed came from.
@@ -113,27 +120,21 @@ enum Origin {
 }
 
 /// Why an app does not fit a group, with the app in the way where there is one.
-#[derive(Debug)]
-enum NoRoom {
-    Rules {
-        have: u32,
-        cap: u32,
-    },
-    Backends {
-        have: usize,
-        cap: u32,
-    },
-    Isolated {
-        other: usize,
-    },
-    Rps {
-        have: u64,
-        budget: u64,
-    },
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoRoom {
+    /// The group's rules and the app's would be more than a group holds.
+    Rules { have: u32, cap: u32 },
+    /// The app's Service would be one target group too many.
+    Backends { have: usize, cap: u32 },
+    /// The app is isolated and so is `other`, already in the group.
+    Isolated { other: AppId },
+    /// The app's declared rps would take the group over its budget.
+    Rps { have: u64, budget: u64 },
+    /// The app's prefix `path` nests with `other_path`, of `other`, already in the group.
     Nested {
         path: String,
         other_path: String,
-        other: usize,
+        other: AppId,
     },
 }
 
@@ -150,8 +151,8 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    fn fits(&self, number: u32, app_idx: usize) -> Result<(), NoRoom> {
-        let app = &self.apps[app_idx];
+    fn fits(&self, number: u32, id: AppId) -> Result<(), NoRoom> {
+        let app = &self.apps[id];
         let Some(g) = self.groups.get(&number) else {
             return Ok(());
         };
@@ -184,7 +185,7 @@ impl<'a> Planner<'a> {
             }
         }
         for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
-            if let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, app_idx) {
+            if let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id) {
                 return Err(NoRoom::Nested {
                     path: p.value.clone(),
                     other_path,
@@ -195,19 +196,19 @@ impl<'a> Planner<'a> {
         Ok(())
     }
 
-    fn place(&mut self, number: u32, app_idx: usize) {
-        let app = &self.apps[app_idx];
+    fn place(&mut self, number: u32, id: AppId) {
+        let app = &self.apps[id];
         let g = self.groups.entry(number).or_default();
         g.rules += app.rule_count();
         *g.backends.entry(app.backend()).or_default() += 1;
         if app.isolate {
-            g.isolated = Some(app_idx);
+            g.isolated = Some(id);
         }
         g.rps += app.peak_rps.unwrap_or(0);
         for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
-            g.prefixes.insert(p.value.clone(), app_idx);
+            g.prefixes.insert(p.value.clone(), id);
         }
-        g.apps.push(app_idx);
+        g.apps.push(id);
         if number > self.highest {
             self.gaps.extend(self.highest + 1..number);
             self.highest = number;
@@ -222,22 +223,22 @@ impl<'a> Planner<'a> {
 
     /// The lowest-numbered group with room: open groups in order, then the lowest number
     /// not in use (an emptied group's, or the next new one).
-    fn first_fit(&self, app_idx: usize) -> u32 {
+    fn first_fit(&self, id: AppId) -> u32 {
         let free_number = self.gaps.first().copied().unwrap_or(self.highest + 1);
         self.open
             .range(..free_number)
             .copied()
-            .find(|&n| self.fits(n, app_idx).is_ok())
+            .find(|&n| self.fits(n, id).is_ok())
             .unwrap_or(free_number)
     }
 }
 
 /// Another app's prefix that nests with `path` (under or over it), if any.
 fn nested_with(
-    prefixes: &BTreeMap<String, usize>,
+    prefixes: &BTreeMap<String, AppId>,
     path: &str,
-    me: usize,
-) -> Option<(String, usize)> {
+    me: AppId,
+) -> Option<(String, AppId)> {
     // Prefixes above `path`: its segment-wise ancestors, `/` included.
     let mut cut = path.len();
     while let Some(i) = path[..cut].rfind('/') {
@@ -296,34 +297,24 @@ impl<'a> Occupancy<'a> {
     ) -> Self {
         let mut planner = Planner::new(apps, config);
         for g in plan.groups.iter().filter(|g| keep(g.number)) {
-            for &i in &g.apps {
-                planner.place(g.number, i);
+            for id in g.members() {
+                planner.place(g.number, id);
             }
         }
         Occupancy { planner }
     }
 
-    /// None when `app` fits group `number`; otherwise why not, as a sentence.
-    pub fn no_room(&self, app: usize, number: u32) -> Option<String> {
-        let why = self.planner.fits(number, app).err()?;
-        let d = no_room(
-            self.planner.apps,
-            app,
-            number,
-            why,
-            Span::file(""),
-            Origin::Pin,
-            self.planner.config,
-        );
-        Some(d.message)
+    /// None when `app` fits group `number`; otherwise why not.
+    pub fn no_room(&self, app: AppId, number: u32) -> Option<NoRoom> {
+        self.planner.fits(number, app).err()
     }
 
-    pub fn place(&mut self, number: u32, app: usize) {
+    pub fn place(&mut self, number: u32, app: AppId) {
         self.planner.place(number, app);
     }
 
     /// The lowest-numbered group in use with room for `app`, if any.
-    pub fn first_with_room(&self, app: usize) -> Option<u32> {
+    pub fn first_with_room(&self, app: AppId) -> Option<u32> {
         let n = self.planner.first_fit(app);
         self.planner.groups.contains_key(&n).then_some(n)
     }
@@ -346,15 +337,36 @@ pub fn plan(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    // Passes go in name order whatever order the apps come in.
-    let mut path_apps: Vec<usize> = (0..apps.len())
-        .filter(|&i| apps[i].is_path_routed())
+    let placeable = placeable_in_name_order(apps, planner.cap, diags);
+    // The lock first (those placements were valid when written), then the second group of
+    // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
+    // reported at the pin), then other new apps; each pass in name order.
+    let passes = Passes {
+        apps,
+        lock,
+        lock_file,
+        config,
+    };
+    passes.place_locked(&mut planner, &placeable, diags);
+    let moves = passes.place_moves(&mut planner, &placeable, diags);
+    passes.place_pinned(&mut planner, &placeable, &moves, diags);
+    passes.place_new(&mut planner, &placeable);
+    passes.assemble(planner, moves)
+}
+
+/// The path-routed apps that fit a group at all, in name order whatever order the apps
+/// come in; each of the others is reported.
+fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> Vec<AppId> {
+    let mut path_apps: Vec<AppId> = AppId::enumerate(apps)
+        .filter(|(_, app)| app.is_path_routed())
+        .map(|(id, _)| id)
         .collect();
     path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-    let cap = planner.cap;
-    let too_big = |i: usize| apps[i].rule_count() > cap;
-    for &i in path_apps.iter().filter(|&&i| too_big(i)) {
-        let app = &apps[i];
+    path_apps.retain(|&id| {
+        let app = &apps[id];
+        if app.rule_count() <= cap {
+            return true;
+        }
         diags.push(
             Diagnostic::error(
                 Code::AppTooBig,
@@ -372,237 +384,273 @@ pub fn plan(
             ))
             .help("merge paths under a common prefix, or give the app its own `host`"),
         );
-    }
-
-    // The lock first (those placements were valid when written), then the second group of
-    // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
-    // reported at the pin), then other new apps; each pass in name order.
-    let in_lock = |i: usize| lock.apps.contains_key(&apps[i].name);
-    let at_app = |i: usize| {
-        Span::new(
-            &apps[i].file,
-            apps[i].name_pos.line,
-            apps[i].name_pos.column,
-        )
-    };
-    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
-        let (number, pos) = lock.apps[&apps[i].name];
-        match planner.fits(number, i) {
-            Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(
-                no_room(
-                    apps,
-                    i,
-                    number,
-                    why,
-                    Span::new(lock_file, pos.line, pos.column),
-                    Origin::Lock,
-                    config,
-                )
-                .related(at_app(i), "the app"),
-            ),
-        }
-    }
-    let mut moves: BTreeMap<usize, Move> = BTreeMap::new();
-    for &i in path_apps.iter().filter(|&&i| in_lock(i) && !too_big(i)) {
-        let Some(&(m, pos)) = lock.moves.get(&apps[i].name) else {
-            continue;
-        };
-        match planner.fits(m.to, i) {
-            Ok(()) => {
-                planner.place(m.to, i);
-                moves.insert(i, m);
-            }
-            Err(why) => diags.push(
-                no_room(
-                    apps,
-                    i,
-                    m.to,
-                    why,
-                    Span::new(lock_file, pos.line, pos.column),
-                    Origin::Lock,
-                    config,
-                )
-                .related(at_app(i), "the app being moved"),
-            ),
-        }
-    }
-    for &i in path_apps
-        .iter()
-        .filter(|&&i| apps[i].pin.is_some() && !too_big(i))
-    {
-        let (number, pos) = apps[i].pin.expect("filtered");
-        if number == 0 {
-            continue;
-        }
-        if let Some(&(home, _)) = lock.apps.get(&apps[i].name) {
-            let target = moves.get(&i).map(|m| m.to);
-            if number != home && Some(number) != target {
-                let name = &apps[i].name;
-                diags.push(
-                    Diagnostic::error(
-                        Code::PinConflict,
-                        format!("app `{name}` is in {} (latgen.lock) but pinned to {}", config.group_name(home), config.group_name(number)),
-                    )
-                    .at(Span::new(&apps[i].file, pos.line, pos.column))
-                    .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step")),
-                );
-            }
-            continue;
-        }
-        match planner.fits(number, i) {
-            Ok(()) => planner.place(number, i),
-            Err(why) => diags.push(no_room(
-                apps,
-                i,
-                number,
-                why,
-                Span::new(&apps[i].file, pos.line, pos.column),
-                Origin::Pin,
-                config,
-            )),
-        }
-    }
-    // What remains are the new apps without a pin: everything placed so far was locked or
-    // pinned.
-    for &i in &path_apps {
-        if too_big(i) || apps[i].pin.is_some() || in_lock(i) {
-            continue;
-        }
-        let number = planner.first_fit(i);
-        planner.place(number, i);
-    }
-
-    let mut plan = Plan::default();
-    for (number, state) in planner.groups {
-        let mut members = state.apps;
-        members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-        let mut rules: Vec<Rule> = members.iter().flat_map(|&i| rules_of(apps, i)).collect();
-        sort_rules(&mut rules);
-        for &i in &members {
-            let home = lock
-                .apps
-                .get(&apps[i].name)
-                .map(|h| h.0)
-                .filter(|_| moves.contains_key(&i));
-            // An app in two groups is at home in the one the lock names.
-            if home.is_none_or(|h| h == number) {
-                plan.lock.apps.insert(apps[i].name.clone(), number);
-                let serving = match moves.get(&i) {
-                    Some(m) if m.step == Step::SwitchKong => m.to,
-                    _ => number,
-                };
-                plan.kong_group.insert(i, serving);
-            }
-        }
-        plan.groups.push(Group {
-            number,
-            apps: members,
-            rules,
-        });
-    }
-    for (i, _) in apps.iter().enumerate().filter(|(_, a)| !a.is_path_routed()) {
-        plan.dedicated.push(Dedicated {
-            app: i,
-            rules: app_rules(apps, i),
-        });
-    }
-    for (i, m) in moves {
-        plan.lock.moves.insert(apps[i].name.clone(), m);
-    }
-    plan
+        false
+    });
+    path_apps
 }
 
-fn no_room(
-    apps: &[App],
-    i: usize,
-    number: u32,
-    why: NoRoom,
-    at: Span,
-    origin: Origin,
-    config: &Config,
-) -> Diagnostic {
-    let app = &apps[i];
-    let group = config.group_name(number);
-    let other_span = |o: usize| {
-        Span::new(
-            &apps[o].file,
-            apps[o].name_pos.line,
-            apps[o].name_pos.column,
+/// What the planning passes read.
+struct Passes<'a> {
+    apps: &'a [App],
+    lock: &'a Lock,
+    lock_file: &'a Path,
+    config: &'a Config,
+}
+
+impl Passes<'_> {
+    fn in_lock(&self, id: AppId) -> bool {
+        self.lock.apps.contains_key(&self.apps[id].name)
+    }
+
+    fn at_app(&self, id: AppId) -> Span {
+        let app = &self.apps[id];
+        Span::new(&app.file, app.name_pos.line, app.name_pos.column)
+    }
+
+    fn at_lock(&self, pos: Pos) -> Span {
+        Span::new(self.lock_file, pos.line, pos.column)
+    }
+
+    /// Pass 1: every locked app into the group the lock gives it.
+    fn place_locked(&self, planner: &mut Planner, order: &[AppId], diags: &mut Diagnostics) {
+        for &id in order.iter().filter(|&&id| self.in_lock(id)) {
+            let (number, pos) = self.lock.apps[&self.apps[id].name];
+            match planner.fits(number, id) {
+                Ok(()) => planner.place(number, id),
+                Err(why) => diags.push(
+                    self.no_room(id, number, &why, self.at_lock(pos), Origin::Lock)
+                        .related(self.at_app(id), "the app"),
+                ),
+            }
+        }
+    }
+
+    /// Pass 2: each app in the middle of a move into the group it is moving to as well.
+    fn place_moves(
+        &self,
+        planner: &mut Planner,
+        order: &[AppId],
+        diags: &mut Diagnostics,
+    ) -> BTreeMap<AppId, Move> {
+        let mut moves = BTreeMap::new();
+        for &id in order.iter().filter(|&&id| self.in_lock(id)) {
+            let Some(&(m, pos)) = self.lock.moves.get(&self.apps[id].name) else {
+                continue;
+            };
+            match planner.fits(m.to, id) {
+                Ok(()) => {
+                    planner.place(m.to, id);
+                    moves.insert(id, m);
+                }
+                Err(why) => diags.push(
+                    self.no_room(id, m.to, &why, self.at_lock(pos), Origin::Lock)
+                        .related(self.at_app(id), "the app being moved"),
+                ),
+            }
+        }
+        moves
+    }
+
+    /// Pass 3: each new app with a `group:` pin into that group. The pin of an app already
+    /// placed must agree with the lock.
+    fn place_pinned(
+        &self,
+        planner: &mut Planner,
+        order: &[AppId],
+        moves: &BTreeMap<AppId, Move>,
+        diags: &mut Diagnostics,
+    ) {
+        let apps = self.apps;
+        for &id in order.iter().filter(|&&id| apps[id].pin.is_some()) {
+            let (number, pos) = apps[id].pin.expect("filtered");
+            if number == 0 {
+                continue;
+            }
+            let at_pin = Span::new(&apps[id].file, pos.line, pos.column);
+            if let Some(&(home, _)) = self.lock.apps.get(&apps[id].name) {
+                let target = moves.get(&id).map(|m| m.to);
+                if number != home && Some(number) != target {
+                    diags.push(self.pin_conflict(id, home, number, at_pin));
+                }
+                continue;
+            }
+            match planner.fits(number, id) {
+                Ok(()) => planner.place(number, id),
+                Err(why) => diags.push(self.no_room(id, number, &why, at_pin, Origin::Pin)),
+            }
+        }
+    }
+
+    fn pin_conflict(&self, id: AppId, home: u32, number: u32, at_pin: Span) -> Diagnostic {
+        let name = &self.apps[id].name;
+        let group = |n| self.config.group_name(n);
+        Diagnostic::error(
+            Code::PinConflict,
+            format!("app `{name}` is in {} (latgen.lock) but pinned to {}", group(home), group(number)),
         )
-    };
-    let locked = matches!(origin, Origin::Lock);
-    let how = if locked {
-        "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
-    } else {
-        "pin another group, or remove `group` so that latgen picks one with room"
-    };
-    let (code, message, related) = match why {
-        NoRoom::Rules { have, cap } => (
-            if !locked {
-                Code::PinnedGroupFull
-            } else if cap as usize == platform::CRD_MAX_RULES
-                && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
-            {
-                Code::CrdRuleLimit
-            } else {
-                Code::GroupOverQuota
-            },
-            format!(
+        .at(at_pin)
+        .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step"))
+    }
+
+    /// Pass 4: the new apps without a pin (everything placed so far was locked or pinned),
+    /// each into the lowest-numbered group with room.
+    fn place_new(&self, planner: &mut Planner, order: &[AppId]) {
+        for &id in order {
+            if self.apps[id].pin.is_some() || self.in_lock(id) {
+                continue;
+            }
+            let number = planner.first_fit(id);
+            planner.place(number, id);
+        }
+    }
+
+    /// The plan of the placed apps: each group's members and rules, the dedicated routes,
+    /// and the lock to write.
+    fn assemble(&self, planner: Planner, moves: BTreeMap<AppId, Move>) -> Plan {
+        let apps = self.apps;
+        let mut plan = Plan::default();
+        for (number, state) in planner.groups {
+            let mut members = state.apps;
+            members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
+            let mut rules: Vec<Rule> = members.iter().flat_map(|&id| rules_of(apps, id)).collect();
+            sort_rules(&mut rules);
+            for &id in &members {
+                self.record_member(&mut plan, id, number, moves.get(&id));
+            }
+            plan.groups.push(Group {
+                number,
+                apps: members.iter().map(|id| id.index()).collect(),
+                rules,
+            });
+        }
+        for (id, _) in AppId::enumerate(apps).filter(|(_, a)| !a.is_path_routed()) {
+            plan.dedicated.push(Dedicated {
+                app: id,
+                rules: app_rules(apps, id),
+            });
+        }
+        for (id, m) in moves {
+            plan.lock.moves.insert(apps[id].name.clone(), m);
+        }
+        plan
+    }
+
+    /// Records app `id`, a member of group `number`, in the lock and the Kong side's
+    /// targets; an app in two groups (moving) is recorded at home, in the one the lock names.
+    fn record_member(&self, plan: &mut Plan, id: AppId, number: u32, moving: Option<&Move>) {
+        let name = &self.apps[id].name;
+        let home = self
+            .lock
+            .apps
+            .get(name)
+            .map(|h| h.0)
+            .filter(|_| moving.is_some());
+        if home.is_none_or(|h| h == number) {
+            plan.lock.apps.insert(name.clone(), number);
+            let serving = match moving {
+                Some(m) if m.step == Step::SwitchKong => m.to,
+                _ => number,
+            };
+            plan.kong_group.insert(id, serving);
+        }
+    }
+
+    /// The finding for app `id`, which does not fit group `number`, reported at `at`.
+    fn no_room(
+        &self,
+        id: AppId,
+        number: u32,
+        why: &NoRoom,
+        at: Span,
+        origin: Origin,
+    ) -> Diagnostic {
+        let how = match origin {
+            Origin::Lock => {
+                "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
+            }
+            Origin::Pin => {
+                "pin another group, or remove `group` so that latgen picks one with room"
+            }
+        };
+        let message = why.message(self.apps, id, &self.config.group_name(number));
+        let mut d = Diagnostic::error(why.code(origin, self.config), message)
+            .at(at)
+            .help(how);
+        if let Some((other, what)) = why.other_app() {
+            d = d.related(self.at_app(other), what);
+        }
+        d
+    }
+}
+
+impl NoRoom {
+    /// Why app `id` does not fit the group named `group`, as a sentence.
+    pub fn message(&self, apps: &[App], id: AppId, group: &str) -> String {
+        let app = &apps[id];
+        match self {
+            NoRoom::Rules { have, cap } => format!(
                 "{group} has {have}/{cap} rules; app `{}` needs {}",
                 app.name,
                 app.rule_count()
             ),
-            None,
-        ),
-        NoRoom::Backends { have, cap } => (
-            Code::TargetGroupQuota,
-            format!(
+            NoRoom::Backends { have, cap } => format!(
                 "{group} already routes to {have}/{cap} target groups; app `{}` adds one",
                 app.name
             ),
-            None,
-        ),
-        NoRoom::Isolated { other } => (
-            Code::IsolationConflict,
-            format!(
+            NoRoom::Isolated { other } => format!(
                 "apps `{}` and `{}` are both `isolate: true` and cannot share {group}",
-                app.name, apps[other].name
+                app.name, apps[*other].name
             ),
-            Some((other_span(other), "the other isolated app")),
-        ),
-        NoRoom::Rps { have, budget } => (
-            Code::RpsBudget,
-            format!(
+            NoRoom::Rps { have, budget } => format!(
                 "{group} already carries {have} rps of its {budget} rps budget; app `{}` adds {}",
                 app.name,
                 app.peak_rps.unwrap_or(0)
             ),
-            None,
-        ),
-        NoRoom::Nested {
-            path,
-            other_path,
-            other,
-        } => (
-            Code::NestedPrefix,
-            {
-                let (me, them) = (&app.name, &apps[other].name);
+            NoRoom::Nested {
+                path,
+                other_path,
+                other,
+            } => {
+                let (me, them) = (&app.name, &apps[*other].name);
                 let ((inner, inner_app), (outer, outer_app)) = if path.len() > other_path.len() {
-                    ((&path, me), (&other_path, them))
+                    ((path, me), (other_path, them))
                 } else {
-                    ((&other_path, them), (&path, me))
+                    ((other_path, them), (path, me))
                 };
                 format!(
                     "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: their prefixes nest, and Lattice would send `{inner}x` to `{inner_app}` although it belongs to `{outer_app}` ({outer})"
                 )
-            },
-            Some((other_span(other), "the other app")),
-        ),
-    };
-    let mut d = Diagnostic::error(code, message).at(at).help(how);
-    if let Some((span, msg)) = related {
-        d = d.related(span, msg);
+            }
+        }
     }
-    d
+
+    /// The finding's code, which for a full group depends on where the placement came from
+    /// and on what limits the group's capacity.
+    fn code(&self, origin: Origin, config: &Config) -> Code {
+        match self {
+            NoRoom::Rules { .. } if matches!(origin, Origin::Pin) => Code::PinnedGroupFull,
+            NoRoom::Rules { cap, .. } => {
+                if *cap as usize == platform::CRD_MAX_RULES
+                    && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
+                {
+                    Code::CrdRuleLimit
+                } else {
+                    Code::GroupOverQuota
+                }
+            }
+            NoRoom::Backends { .. } => Code::TargetGroupQuota,
+            NoRoom::Isolated { .. } => Code::IsolationConflict,
+            NoRoom::Rps { .. } => Code::RpsBudget,
+            NoRoom::Nested { .. } => Code::NestedPrefix,
+        }
+    }
+
+    /// The app in the way, if there is one, and what to call it.
+    fn other_app(&self) -> Option<(AppId, &'static str)> {
+        match self {
+            NoRoom::Isolated { other } => Some((*other, "the other isolated app")),
+            NoRoom::Nested { other, .. } => Some((*other, "the other app")),
+            _ => None,
+        }
+    }
 }

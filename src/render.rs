@@ -15,10 +15,9 @@ use crate::codes::Code;
 use crate::config::{Config, GatewayRef};
 use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::model::App;
+use crate::model::{App, AppId};
 use crate::plan::{Plan, Rule};
 use crate::routing::Doc;
-use crate::validate::BRIDGE_SUFFIX;
 
 /// First line of every generated file. It also marks the files latgen owns: a later run
 /// removes such a file when it is no longer wanted, and never touches any other file.
@@ -516,6 +515,15 @@ pub fn render_with_docs(
     render_tree(plan, apps, config, templates, true)
 }
 
+/// What the objects of a tree are made from; their contexts borrow it.
+struct Inputs<'a> {
+    plan: &'a Plan,
+    apps: &'a [App],
+    config: &'a Config,
+    lattice_gw: GatewayCtx<'a>,
+    kong_gw: GatewayCtx<'a>,
+}
+
 fn render_tree(
     plan: &Plan,
     apps: &[App],
@@ -524,6 +532,13 @@ fn render_tree(
     keep_docs: bool,
 ) -> Result<(Output, Docs), Diagnostics> {
     crate::progress::stage("rendering and checking objects", None);
+    let inputs = Inputs {
+        plan,
+        apps,
+        config,
+        lattice_gw: GatewayCtx::from(&config.lattice.gateway),
+        kong_gw: GatewayCtx::from(&config.kong.gateway),
+    };
     let mut r = Renderer {
         templates,
         jobs: Vec::new(),
@@ -531,72 +546,95 @@ fn render_tree(
         diags: Diagnostics::new(),
         keep_docs,
     };
-    let lattice_gw = GatewayCtx::from(&config.lattice.gateway);
-    let kong_gw = GatewayCtx::from(&config.kong.gateway);
-    let port = config.kong.upstream_port();
-    let protocol = config.kong.protocol.as_str();
+    r.emit_group_routes(&inputs);
+    r.emit_dedicated_routes(&inputs);
+    if config.lattice.reference_grants {
+        r.emit_reference_grants(&inputs);
+    }
+    if config.lattice.target_group_policies {
+        r.emit_target_group_policies(&inputs);
+    }
+    for (id, app) in AppId::enumerate(apps) {
+        r.emit_kong_side(&inputs, id, app);
+    }
+    let (rendered, diags) = r.run();
+    assemble(rendered, diags, templates)
+}
 
-    let (lattice_gw, kong_gw) = (&lattice_gw, &kong_gw);
-    for group in &plan.groups {
-        let name = config.group_name(group.number);
-        let ctx = {
-            let name = name.clone();
-            move || {
-                let rules: Vec<RuleCtx> = group
-                    .rules
-                    .iter()
-                    .map(|rule| rule_ctx(apps, rule))
-                    .collect();
+impl<'a> Renderer<'a> {
+    /// The Lattice side: one HTTPRoute per shared group.
+    fn emit_group_routes(&mut self, t: &'a Inputs<'a>) {
+        let config = t.config;
+        for group in &t.plan.groups {
+            let name = config.group_name(group.number);
+            let ctx = {
+                let name = name.clone();
+                move || {
+                    let rules: Vec<RuleCtx> = group
+                        .rules
+                        .iter()
+                        .map(|rule| rule_ctx(t.apps, rule))
+                        .collect();
+                    minijinja::context! {
+                        name => &name,
+                        namespace => &config.lattice.namespace,
+                        number => group.number,
+                        hostname => config.group_domain(group.number),
+                        gateway => Ctx::from(Serde(&t.lattice_gw)),
+                        rules => Ctx::from(Serde(&rules)),
+                    }
+                }
+            };
+            self.emit(
+                Side::Lattice,
+                "lattice/group-route.yaml.j2",
+                ctx,
+                Expect {
+                    kind: Kind::HttpRoute,
+                    name: name.clone(),
+                    namespace: Some(config.lattice.namespace.clone()),
+                },
+            );
+        }
+    }
+
+    /// The Lattice side: one HTTPRoute per host-routed app, in the app's namespace.
+    fn emit_dedicated_routes(&mut self, t: &'a Inputs<'a>) {
+        for d in &t.plan.dedicated {
+            let app = &t.apps[d.app];
+            let ctx = move || {
+                let rules: Vec<RuleCtx> =
+                    d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
                 minijinja::context! {
-                    name => &name,
-                    namespace => &config.lattice.namespace,
-                    number => group.number,
-                    hostname => config.group_domain(group.number),
-                    gateway => Ctx::from(Serde(lattice_gw)),
+                    name => &app.name,
+                    namespace => &app.namespace,
+                    app => &app.name,
+                    hostname => app.host.as_deref().unwrap_or_default(),
+                    gateway => Ctx::from(Serde(&t.lattice_gw)),
                     rules => Ctx::from(Serde(&rules)),
                 }
-            }
-        };
-        r.emit(
-            Side::Lattice,
-            "lattice/group-route.yaml.j2",
-            ctx,
-            Expect {
-                kind: Kind::HttpRoute,
-                name: name.clone(),
-                namespace: Some(config.lattice.namespace.clone()),
-            },
-        );
+            };
+            self.emit(
+                Side::Lattice,
+                "lattice/host-route.yaml.j2",
+                ctx,
+                Expect {
+                    kind: Kind::HttpRoute,
+                    name: app.name.clone(),
+                    namespace: Some(app.namespace.clone()),
+                },
+            );
+        }
     }
-    for d in &plan.dedicated {
-        let app = &apps[d.app];
-        let ctx = move || {
-            let rules: Vec<RuleCtx> = d.rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
-            minijinja::context! {
-                name => &app.name,
-                namespace => &app.namespace,
-                app => &app.name,
-                hostname => app.host.as_deref().unwrap_or_default(),
-                gateway => Ctx::from(Serde(lattice_gw)),
-                rules => Ctx::from(Serde(&rules)),
-            }
-        };
-        r.emit(
-            Side::Lattice,
-            "lattice/host-route.yaml.j2",
-            ctx,
-            Expect {
-                kind: Kind::HttpRoute,
-                name: app.name.clone(),
-                namespace: Some(app.namespace.clone()),
-            },
-        );
-    }
-    if config.lattice.reference_grants {
-        let namespaces: std::collections::BTreeSet<&str> = plan
+
+    /// The Lattice side: a ReferenceGrant in each namespace a group route points into.
+    fn emit_reference_grants(&mut self, t: &'a Inputs<'a>) {
+        let config = t.config;
+        let namespaces: std::collections::BTreeSet<&str> = t
+            .plan
             .groups
             .iter()
-            .flat_map(|g| g.apps.iter().map(|&i| apps[i].namespace.as_str()))
+            .flat_map(|g| g.members().map(|id| t.apps[id].namespace.as_str()))
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
@@ -611,7 +649,7 @@ fn render_tree(
                 name: name.clone(),
                 namespace: Some(ns.to_string()),
             };
-            r.emit_as(
+            self.emit_as(
                 Side::Lattice,
                 file_name(Kind::ReferenceGrant, ns),
                 "lattice/reference-grant.yaml.j2",
@@ -621,10 +659,11 @@ fn render_tree(
         }
     }
 
-    if config.lattice.target_group_policies {
-        // One policy per Service; when several apps share one, the first by name sets it.
+    /// The Lattice side: a TargetGroupPolicy per Service of an app with a health check;
+    /// when several apps share one, the first by name sets it.
+    fn emit_target_group_policies(&mut self, t: &'a Inputs<'a>) {
         let mut seen = std::collections::BTreeSet::new();
-        for app in apps.iter().filter(|a| a.health_check.is_some()) {
+        for app in t.apps.iter().filter(|a| a.health_check.is_some()) {
             if !seen.insert((app.namespace.as_str(), app.service.as_str())) {
                 continue;
             }
@@ -645,7 +684,7 @@ fn render_tree(
                 Kind::TargetGroupPolicy,
                 &format!("{}-{}", app.namespace, app.service),
             );
-            r.emit_as(
+            self.emit_as(
                 Side::Lattice,
                 file,
                 "lattice/target-group-policy.yaml.j2",
@@ -655,47 +694,68 @@ fn render_tree(
         }
     }
 
-    for (i, app) in apps.iter().enumerate() {
-        let target = match (&app.host, plan.serving_group(i)) {
+    /// The Kong side of app `id`: its bridge Service and its route, both to the Lattice
+    /// service that serves it. An app with no group yet has none.
+    fn emit_kong_side(&mut self, t: &'a Inputs<'a>, id: AppId, app: &'a App) {
+        let target = match (&app.host, t.plan.serving_group(id)) {
             (Some(host), _) => host.clone(),
-            (None, Some(n)) => config.group_domain(n),
-            (None, None) => continue,
+            (None, Some(n)) => t.config.group_domain(n),
+            (None, None) => return,
         };
-        let bridge = format!("{}{BRIDGE_SUFFIX}", app.name);
-        let ctx = {
-            let (bridge, target) = (bridge.clone(), target.clone());
-            move || {
-                minijinja::context! {
-                    name => &bridge, namespace => &config.kong.namespace, app => &app.name,
-                    target => &target, port => port, protocol => protocol,
-                }
+        let bridge = app.bridge_name();
+        self.emit_bridge(t, app, bridge.clone(), target.clone());
+        self.emit_kong_route(t, id, app, bridge, target);
+    }
+
+    /// The Kong side: an ExternalName Service that stands for the app's Lattice service.
+    fn emit_bridge(&mut self, t: &'a Inputs<'a>, app: &'a App, bridge: String, target: String) {
+        let config = t.config;
+        let (port, protocol) = (config.kong.upstream_port(), config.kong.protocol.as_str());
+        let name = bridge.clone();
+        let ctx = move || {
+            minijinja::context! {
+                name => &bridge, namespace => &config.kong.namespace, app => &app.name,
+                target => &target, port => port, protocol => protocol,
             }
         };
-        r.emit(
+        self.emit(
             Side::Kong,
             "kong/bridge-service.yaml.j2",
             ctx,
             Expect {
                 kind: Kind::Service,
-                name: bridge.clone(),
+                name,
                 namespace: Some(config.kong.namespace.clone()),
             },
         );
+    }
+
+    /// The Kong side: the app's route, matching its own paths in the order its Lattice
+    /// rules have, to its bridge.
+    fn emit_kong_route(
+        &mut self,
+        t: &'a Inputs<'a>,
+        id: AppId,
+        app: &'a App,
+        bridge: String,
+        target: String,
+    ) {
+        let config = t.config;
+        let port = config.kong.upstream_port();
         let ctx = move || {
             let hostnames: Vec<&str> = match &app.host {
                 Some(h) => vec![h.as_str()],
                 None => config.kong.hostnames.iter().map(String::as_str).collect(),
             };
-            // The Kong route matches the app's own paths, in the order its Lattice rules have.
-            let rules = crate::plan::app_rules(apps, i);
-            let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(apps, rule)).collect();
+            let rules = crate::plan::app_rules(t.apps, id);
+            let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
             minijinja::context! {
                 name => &app.name, namespace => &config.kong.namespace, app => &app.name,
-                gateway => Ctx::from(Serde(kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
+                gateway => Ctx::from(Serde(&t.kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
                 target => &target, bridge => &bridge, port => port,
             }
         };
-        r.emit(
+        self.emit(
             Side::Kong,
             "kong/route.yaml.j2",
             ctx,
@@ -706,8 +766,15 @@ fn render_tree(
             },
         );
     }
+}
 
-    let (rendered, mut diags) = r.run();
+/// The tree of the rendered objects, with a kustomization per side listing them; or every
+/// problem found.
+fn assemble(
+    rendered: Vec<Rendered>,
+    mut diags: Diagnostics,
+    templates: &Templates,
+) -> Result<(Output, Docs), Diagnostics> {
     let mut out = Output::default();
     let mut docs = Docs::new();
     let mut resources: BTreeMap<Side, Vec<String>> = BTreeMap::new();
@@ -722,36 +789,34 @@ fn render_tree(
     for side in [Side::Lattice, Side::Kong] {
         let mut list = resources.remove(&side).unwrap_or_default();
         list.sort();
-        let ctx = minijinja::context! { resources => Ctx::from(Serde(&list)) };
-        let text = match templates.render("kustomization.yaml.j2", ctx) {
-            Ok(t) => t,
-            Err(e) => {
-                diags.push(template_error("kustomization.yaml.j2", None, &e));
-                continue;
+        match kustomization(templates, &list) {
+            Ok(body) => {
+                out.files
+                    .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
             }
-        };
-        let expect = Expect {
-            kind: Kind::Kustomization,
-            name: String::new(),
-            namespace: None,
-        };
-        let body = match checked_file("kustomization.yaml.j2", &text, &expect, false) {
-            Ok((body, _)) => body,
-            Err(d) => {
-                diags.push(d);
-                continue;
-            }
-        };
-        out.files
-            .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
+            Err(d) => diags.push(d),
+        }
     }
-
     if diags.is_empty() {
         Ok((out, docs))
     } else {
         diags.sort();
         Err(diags)
     }
+}
+
+/// The kustomization file of one side, listing its files.
+fn kustomization(templates: &Templates, resources: &[String]) -> Result<String, Diagnostic> {
+    let ctx = minijinja::context! { resources => Ctx::from(Serde(resources)) };
+    let text = templates
+        .render("kustomization.yaml.j2", ctx)
+        .map_err(|e| template_error("kustomization.yaml.j2", None, &e))?;
+    let expect = Expect {
+        kind: Kind::Kustomization,
+        name: String::new(),
+        namespace: None,
+    };
+    checked_file("kustomization.yaml.j2", &text, &expect, false).map(|(body, _)| body)
 }
 
 #[cfg(test)]

@@ -5,15 +5,16 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde_saphyr::Spanned;
+
 use crate::codes::Code;
 use crate::config::Config;
-use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
 use crate::load::{Loaded, LoadedDecl};
-use crate::model::{App, MatchKind, PathMatch, Pos};
+use crate::model::{
+    App, BRIDGE_SUFFIX, HealthCheck, MatchKind, PathDecl, PathMatch, Pos, ServiceDecl,
+};
 use crate::platform;
-
-/// Suffix of a path-routed app's bridge Service name in the gateway cluster.
-pub const BRIDGE_SUFFIX: &str = "-lattice";
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
@@ -35,7 +36,7 @@ fn span(file: &Path, pos: Pos) -> Span {
 
 fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Option<App> {
     let file = &d.file;
-    let before = diags.count(crate::diag::Severity::Error);
+    let before = diags.count(Severity::Error);
     let decl = &d.decl;
 
     let (name, name_pos) = match &decl.name {
@@ -44,8 +45,45 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         None => (d.stem.clone(), Pos::default()),
     };
     let from_stem = decl.name.is_none();
+    let name_at = if from_stem {
+        Span::file(file)
+    } else {
+        span(file, name_pos)
+    };
+    check_name(&name, from_stem, &name_at, diags);
+    check_not_a_group_name(&name, config, name_at, diags);
+    check_namespace(file, &decl.namespace, diags);
+    let svc = &decl.service.value;
+    check_service(file, svc, diags);
+    let host = validate_host(file, decl.host.as_ref(), diags);
+    let paths = validate_paths(file, decl.paths.as_ref(), decl.host.as_ref(), diags);
+    check_host_rule_count(file, &paths, host.is_some(), diags);
+    let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
+    let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
+
+    if diags.count(Severity::Error) > before {
+        return None;
+    }
+    Some(App {
+        name,
+        file: file.clone(),
+        name_pos,
+        namespace: decl.namespace.value.clone(),
+        service: svc.name.value.clone(),
+        port: svc.port.value as u16,
+        host,
+        paths,
+        pin,
+        peak_rps: decl.peak_rps.as_ref().map(|r| r.value),
+        isolate: decl.isolate,
+        health_check,
+    })
+}
+
+/// The name is a DNS-1123 label short enough for its bridge Service's name.
+fn check_name(name: &str, from_stem: bool, at: &Span, diags: &mut Diagnostics) {
     let max_name = platform::DNS1123_LABEL_MAX - BRIDGE_SUFFIX.len();
-    let name_problem = platform::dns1123_label_problem(&name).or_else(|| {
+    let name_problem = platform::dns1123_label_problem(name).or_else(|| {
         (name.len() > max_name).then(|| {
             format!(
                 "is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63",
@@ -61,28 +99,29 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         };
         diags.push(
             Diagnostic::error(Code::InvalidName, format!("{what} `{name}` {p}"))
-                .at(if from_stem { Span::file(file) } else { span(file, name_pos) })
+                .at(at.clone())
                 .help("app names are DNS-1123 labels, e.g. `shop-web`; set `name:` or rename the file"),
         );
     }
-    if config.parse_group_name(&name).is_some() {
+}
+
+/// An app may not take a name of the form the shared groups' routes have.
+fn check_not_a_group_name(name: &str, config: &Config, at: Span, diags: &mut Diagnostics) {
+    if config.parse_group_name(name).is_some() {
         diags.push(
             Diagnostic::error(
                 Code::ReservedName,
                 format!("app name `{name}` has the form of a shared group's name"),
             )
-            .at(if from_stem {
-                Span::file(file)
-            } else {
-                span(file, name_pos)
-            })
+            .at(at)
             .help(
                 "choose another name; group routes are named by `lattice.groupPrefix` and a number",
             ),
         );
     }
+}
 
-    let ns = &decl.namespace;
+fn check_namespace(file: &Path, ns: &Spanned<String>, diags: &mut Diagnostics) {
     if let Some(p) = platform::dns1123_label_problem(&ns.value) {
         diags.push(
             Diagnostic::error(
@@ -93,7 +132,10 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             .help("give the Kubernetes namespace of the app's Service"),
         );
     }
-    let svc = &decl.service.value;
+}
+
+/// The Service's name is a DNS-1123 label and its port a TCP port.
+fn check_service(file: &Path, svc: &ServiceDecl, diags: &mut Diagnostics) {
     if let Some(p) = platform::dns1123_label_problem(&svc.name.value) {
         diags.push(
             Diagnostic::error(
@@ -112,8 +154,14 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 .help("give the Service port, 1 to 65535"),
         );
     }
+}
 
-    let host = decl.host.as_ref().map(|h| {
+fn validate_host(
+    file: &Path,
+    host: Option<&Spanned<String>>,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    host.map(|h| {
         if let Some(p) = platform::hostname_problem(&h.value) {
             diags.push(
                 Diagnostic::error(Code::InvalidHost, format!("host `{}` {p}", h.value))
@@ -122,11 +170,19 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             );
         }
         h.value.clone()
-    });
+    })
+}
 
+/// The app's matches: the listed paths, or `/` for a host-routed app that lists none.
+fn validate_paths(
+    file: &Path,
+    list: Option<&Spanned<Vec<Spanned<PathDecl>>>>,
+    host: Option<&Spanned<String>>,
+    diags: &mut Diagnostics,
+) -> Vec<PathMatch> {
     let mut paths = Vec::new();
-    match &decl.paths {
-        Some(list) => {
+    match (list, host) {
+        (Some(list), _) => {
             if list.value.is_empty() {
                 diags.push(
                     Diagnostic::error(Code::NoPaths, "`paths` is empty")
@@ -139,63 +195,85 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 );
             }
             for p in &list.value {
-                let pos = Pos::of(p);
-                for prob in platform::path_problems(&p.value.value) {
-                    diags.push(
-                        Diagnostic::error(prob.code, prob.message)
-                            .at(span(file, pos))
-                            .help(prob.help),
-                    );
+                if let Some(m) = validate_path(file, p, &paths, diags) {
+                    paths.push(m);
                 }
-                let meta = platform::kong_regex_metachars(&p.value.value);
-                if !meta.is_empty() && p.value.kind == MatchKind::Prefix {
-                    let shown: String = meta.iter().collect();
-                    diags.push(
-                        Diagnostic::warning(
-                            Code::KongRegexPath,
-                            format!(
-                                "path `{}` has `{shown}`, which Kong's router reads as regex syntax",
-                                p.value.value
-                            ),
-                        )
-                        .at(span(file, pos))
-                        .help("avoid regex metacharacters in prefixes; Kong does not escape them"),
-                    );
-                }
-                if let Some(prev) = paths
-                    .iter()
-                    .find(|m: &&PathMatch| m.kind == p.value.kind && m.value == p.value.value)
-                {
-                    diags.push(
-                        Diagnostic::error(
-                            Code::DuplicatePath,
-                            format!("path `{}` is listed twice", p.value.value),
-                        )
-                        .at(span(file, pos))
-                        .related(span(file, prev.pos), "first listed here")
-                        .help("remove one of them"),
-                    );
-                    continue;
-                }
-                paths.push(PathMatch {
-                    kind: p.value.kind,
-                    value: p.value.value.clone(),
-                    pos,
-                });
             }
         }
-        None if host.is_some() => paths.push(PathMatch {
+        (None, Some(host)) => paths.push(PathMatch {
             kind: MatchKind::Prefix,
             value: "/".into(),
-            pos: Pos::of(decl.host.as_ref().unwrap()),
+            pos: Pos::of(host),
         }),
-        None => diags.push(
+        (None, None) => diags.push(
             Diagnostic::error(Code::MissingField, "missing field `paths` (or `host`)")
                 .at(Span::new(file, 1, 1))
                 .help("add `paths: [/your-prefix]`, or `host:` for an app on its own host"),
         ),
     }
-    if paths.len() > platform::CRD_MAX_RULES && host.is_some() {
+    paths
+}
+
+/// One entry of `paths`; None when it repeats an earlier entry (`earlier`).
+fn validate_path(
+    file: &Path,
+    p: &Spanned<PathDecl>,
+    earlier: &[PathMatch],
+    diags: &mut Diagnostics,
+) -> Option<PathMatch> {
+    let pos = Pos::of(p);
+    for prob in platform::path_problems(&p.value.value) {
+        diags.push(
+            Diagnostic::error(prob.code, prob.message)
+                .at(span(file, pos))
+                .help(prob.help),
+        );
+    }
+    let meta = platform::kong_regex_metachars(&p.value.value);
+    if !meta.is_empty() && p.value.kind == MatchKind::Prefix {
+        let shown: String = meta.iter().collect();
+        diags.push(
+            Diagnostic::warning(
+                Code::KongRegexPath,
+                format!(
+                    "path `{}` has `{shown}`, which Kong's router reads as regex syntax",
+                    p.value.value
+                ),
+            )
+            .at(span(file, pos))
+            .help("avoid regex metacharacters in prefixes; Kong does not escape them"),
+        );
+    }
+    if let Some(prev) = earlier
+        .iter()
+        .find(|m| m.kind == p.value.kind && m.value == p.value.value)
+    {
+        diags.push(
+            Diagnostic::error(
+                Code::DuplicatePath,
+                format!("path `{}` is listed twice", p.value.value),
+            )
+            .at(span(file, pos))
+            .related(span(file, prev.pos), "first listed here")
+            .help("remove one of them"),
+        );
+        return None;
+    }
+    Some(PathMatch {
+        kind: p.value.kind,
+        value: p.value.value.clone(),
+        pos,
+    })
+}
+
+/// A host-routed app's paths are the rules of one HTTPRoute.
+fn check_host_rule_count(
+    file: &Path,
+    paths: &[PathMatch],
+    host_routed: bool,
+    diags: &mut Diagnostics,
+) {
+    if paths.len() > platform::CRD_MAX_RULES && host_routed {
         diags.push(
             Diagnostic::error(
                 Code::AppTooBig,
@@ -209,8 +287,15 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             .help("merge paths under a common prefix"),
         );
     }
+}
 
-    let pin = decl.group.as_ref().map(|g| (g.value, Pos::of(g)));
+fn validate_pin(
+    file: &Path,
+    group: Option<&Spanned<u32>>,
+    host_routed: bool,
+    diags: &mut Diagnostics,
+) -> Option<(u32, Pos)> {
+    let pin = group.map(|g| (g.value, Pos::of(g)));
     if let Some((g, pos)) = pin {
         if g == 0 {
             diags.push(
@@ -222,7 +307,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
                 .help("pin a group number of 1 or more, or remove `group`"),
             );
         }
-        if host.is_some() {
+        if host_routed {
             diags.push(
                 Diagnostic::error(
                     Code::InvalidGroup,
@@ -233,7 +318,15 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             );
         }
     }
-    let health_check = decl.health_check.as_ref().map(|h| {
+    pin
+}
+
+fn validate_health_check(
+    file: &Path,
+    health_check: Option<&Spanned<HealthCheck>>,
+    diags: &mut Diagnostics,
+) -> Option<HealthCheck> {
+    health_check.map(|h| {
         if let Some(p) = &h.value.path {
             for prob in platform::path_problems(p) {
                 diags.push(
@@ -256,29 +349,26 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
             );
         }
         h.value.clone()
-    });
-
-    if diags.count(crate::diag::Severity::Error) > before {
-        return None;
-    }
-    Some(App {
-        name,
-        file: file.clone(),
-        name_pos,
-        namespace: ns.value.clone(),
-        service: svc.name.value.clone(),
-        port: port as u16,
-        host,
-        paths,
-        pin,
-        peak_rps: decl.peak_rps.as_ref().map(|r| r.value),
-        isolate: decl.isolate,
-        health_check,
     })
 }
 
 fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     let at = Span::file(file);
+    check_priority_limit(config, &at, diags);
+    let mut bad = |what: String, help: &str| {
+        diags.push(
+            Diagnostic::error(Code::InvalidConfig, what)
+                .at(at.clone())
+                .help(help.to_string()),
+        );
+    };
+    check_quotas(config, &mut bad);
+    check_config_names(config, &mut bad);
+    check_kong_hostnames(config, &mut bad);
+}
+
+/// A Lattice listener has 100 rule priorities, whatever the account's quota says.
+fn check_priority_limit(config: &Config, at: &Span, diags: &mut Diagnostics) {
     let q = &config.quotas;
     if q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
         diags.push(
@@ -294,13 +384,11 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
             .help("set it to the account's Lattice rules-per-listener quota (at most 100)"),
         );
     }
-    let mut bad = |what: String, help: &str| {
-        diags.push(
-            Diagnostic::error(Code::InvalidConfig, what)
-                .at(at.clone())
-                .help(help.to_string()),
-        );
-    };
+}
+
+/// Quotas that leave no room for a rule or a target group.
+fn check_quotas(config: &Config, bad: &mut impl FnMut(String, &str)) {
+    let q = &config.quotas;
     if q.rules_per_service == 0 {
         bad(
             "quotas.rulesPerService is 0".into(),
@@ -318,6 +406,10 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
             "set it to the account's Lattice target-groups-per-service quota",
         );
     }
+}
+
+/// Namespaces, Gateway names, and the group names and domains the settings give.
+fn check_config_names(config: &Config, bad: &mut impl FnMut(String, &str)) {
     for (what, v) in [
         ("lattice.namespace", &config.lattice.namespace),
         ("kong.namespace", &config.kong.namespace),
@@ -341,6 +433,9 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
             "use a lowercase internal domain such as `lattice.internal`",
         );
     }
+}
+
+fn check_kong_hostnames(config: &Config, bad: &mut impl FnMut(String, &str)) {
     for h in &config.kong.hostnames {
         if let Some(p) = platform::hostname_problem(h) {
             bad(

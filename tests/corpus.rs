@@ -45,6 +45,23 @@ type Setup = Box<dyn Fn(&Path) + Send>;
 
 /// (case, how to set it up, exit code). Exit 0 cases must render.
 fn cases() -> Vec<(&'static str, Setup, i32)> {
+    [
+        yaml_cases(),
+        yaml_cases_more(),
+        value_cases(),
+        value_cases_more(),
+        path_cases(),
+        path_cases_more(),
+        project_cases(),
+        project_cases_more(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Cases about the YAML itself: syntax, shape, encoding, size and hostile documents.
+fn yaml_cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (
             "malformed-yaml",
@@ -80,6 +97,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             Box::new(|d: &Path| write(d, "apps/shop.yaml", format!("\u{feff}{OK_APP}").as_bytes())),
             0,
         ),
+    ]
+}
+
+/// More cases about the YAML itself: syntax, shape, encoding, size and hostile documents.
+fn yaml_cases_more() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "crlf-line-endings",
             Box::new(app(
@@ -132,6 +155,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             Box::new(app("namespace: web\nservice: { name: shop, port: 8080 }\n")),
             2,
         ),
+    ]
+}
+
+/// Cases about the values of the fields.
+fn value_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "duplicate-app-across-files",
             Box::new(|d: &Path| {
@@ -179,6 +208,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             )),
             2,
         ),
+    ]
+}
+
+/// More cases about the values of the fields.
+fn value_cases_more() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "path-without-slash",
             Box::new(app(
@@ -236,6 +271,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             }),
             2,
         ),
+    ]
+}
+
+/// Cases about paths and the other names a declaration carries.
+fn path_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "host-ip",
             Box::new(app(
@@ -271,6 +312,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             )),
             2,
         ),
+    ]
+}
+
+/// More cases about paths and the other names a declaration carries.
+fn path_cases_more() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "alias-bomb",
             Box::new(|d: &Path| write(d, "apps/shop.yaml", alias_bomb().as_bytes())),
@@ -315,6 +362,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             }),
             2,
         ),
+    ]
+}
+
+/// Cases about the project around the declarations: output folder, links, other commands.
+fn project_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         ("output-inside-apps", Box::new(app(OK_APP)), 2),
         (
             "output-is-a-file",
@@ -325,6 +378,12 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         // Other commands: a base revision the repository does not have, and refused moves.
+    ]
+}
+
+/// More cases about the project around the declarations: output folder, links, other commands.
+fn project_cases_more() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "check-base-unknown-revision",
             Box::new(|d: &Path| {

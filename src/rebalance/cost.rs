@@ -1,0 +1,98 @@
+//! `latgen cost`: what the Lattice services of a plan cost, against one service per app.
+
+use crate::Prepared;
+
+/// Hours in a month, as Lattice pricing pages count them.
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// What the Lattice services of a plan cost, against one service per app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cost {
+    pub services: usize,
+    pub groups: usize,
+    pub dedicated: usize,
+    pub apps: usize,
+    pub monthly: f64,
+    pub monthly_one_per_app: f64,
+    pub saving: f64,
+    pub saving_ratio: f64,
+}
+
+pub fn cost(prepared: &Prepared) -> Cost {
+    let price = prepared.config.pricing.service_hour_usd * HOURS_PER_MONTH;
+    let plan = &prepared.plan;
+    let services = plan.service_count();
+    let apps = prepared.apps.len();
+    let monthly = services as f64 * price;
+    let monthly_one_per_app = apps as f64 * price;
+    let saving = monthly_one_per_app - monthly;
+    Cost {
+        services,
+        groups: plan.groups.len(),
+        dedicated: plan.dedicated.len(),
+        apps,
+        monthly,
+        monthly_one_per_app,
+        saving,
+        saving_ratio: if monthly_one_per_app > 0.0 {
+            saving / monthly_one_per_app
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Dollars with thousands separators and cents: `$1,874.28`.
+pub fn dollars(x: f64) -> String {
+    let cents = (x * 100.0).round() as i64;
+    let (whole, frac) = (cents / 100, cents % 100);
+    let digits = whole.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("${grouped}.{frac:02}")
+}
+
+pub fn cost_table(c: &Cost) -> String {
+    [
+        format!(
+            "{:<22}{:>6}  {:>12}/month  ({} shared groups, {} dedicated)",
+            "Lattice services",
+            c.services,
+            dollars(c.monthly),
+            c.groups,
+            c.dedicated
+        ),
+        format!(
+            "{:<22}{:>6}  {:>12}/month",
+            "one service per app",
+            c.apps,
+            dollars(c.monthly_one_per_app)
+        ),
+        format!(
+            "{:<22}{:>6}  {:>12}/month  (-{:.0}%)",
+            "saving",
+            c.apps - c.services,
+            dollars(c.saving),
+            c.saving_ratio * 100.0
+        ),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_are_grouped_and_rounded() {
+        assert_eq!(dollars(1874.275), "$1,874.28");
+        assert_eq!(dollars(332.15), "$332.15");
+        assert_eq!(dollars(1234567.0), "$1,234,567.00");
+    }
+}

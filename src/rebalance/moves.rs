@@ -1,0 +1,183 @@
+//! `latgen move`: one app to another group, one step (one PR) at a time.
+
+use super::refuse;
+use crate::Prepared;
+use crate::config::Config;
+use crate::diag::{Diagnostic, did_you_mean};
+use crate::lock::{LockState, Move, Step};
+use crate::model::AppId;
+use crate::plan::Occupancy;
+
+/// The lock after a step of a move.
+pub struct MoveResult {
+    pub lock: LockState,
+    /// What was done and what comes next, for a person.
+    pub message: String,
+}
+
+/// Starts a move of `app` to `group`, or advances the move in flight one step.
+pub fn move_app(
+    prepared: &Prepared,
+    app: &str,
+    group: Option<u32>,
+    advance: bool,
+) -> Result<MoveResult, Diagnostic> {
+    let (id, home) = movable(prepared, app)?;
+    let lock = prepared.plan.lock.clone();
+    if let Some(m) = lock.moves.get(app).copied() {
+        return continue_move(&prepared.config, lock, app, home, m, group);
+    }
+    if advance {
+        return Err(refuse(
+            format!("app `{app}` is not moving"),
+            format!("start a move with `latgen move {app} --group N`"),
+        ));
+    }
+    let Some(to) = group else {
+        return Err(refuse(
+            "give the group to move to".into(),
+            format!("`latgen move {app} --group N`"),
+        ));
+    };
+    start_move(prepared, lock, app, id, home, to)
+}
+
+/// The id of path-routed app `app` and the group it is in.
+fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
+    let Some(id) =
+        AppId::enumerate(&prepared.apps).find_map(|(id, a)| (a.name == app).then_some(id))
+    else {
+        let names = prepared.apps.iter().map(|a| a.name.as_str());
+        let help = match did_you_mean(app, names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "give the name of an app in apps/".to_string(),
+        };
+        return Err(refuse(format!("there is no app `{app}`"), help));
+    };
+    if prepared.apps[id].host.is_some() {
+        return Err(refuse(
+            format!(
+                "app `{app}` is on its own host: it has a dedicated Lattice service, not a group"
+            ),
+            "only path-routed apps move between groups",
+        ));
+    }
+    let Some(&home) = prepared.plan.lock.apps.get(app) else {
+        return Err(refuse(
+            format!("app `{app}` has no group yet"),
+            "run `latgen render` first",
+        ));
+    };
+    Ok((id, home))
+}
+
+/// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it
+/// is going.
+fn continue_move(
+    config: &Config,
+    mut lock: LockState,
+    app: &str,
+    home: u32,
+    m: Move,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let name = |n: u32| config.group_name(n);
+    if group.is_some_and(|g| g != m.to) {
+        return Err(refuse(
+            format!(
+                "app `{app}` is moving from {} to {} (step {} of 3)",
+                name(home),
+                name(m.to),
+                m.step.number()
+            ),
+            format!("finish that move first with `latgen move {app} --continue`"),
+        ));
+    }
+    let message = match m.step {
+        Step::AddRules => {
+            lock.moves.insert(
+                app.to_string(),
+                Move {
+                    to: m.to,
+                    step: Step::SwitchKong,
+                },
+            );
+            format!(
+                "moving {app} from {} to {}: step 2 of 3\n  the Kong side now points {app}'s bridge and rewrite host at {}; both groups keep its rules.\nnext: run `latgen render` (only generated/kong/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
+                name(home),
+                name(m.to),
+                name(m.to)
+            )
+        }
+        Step::SwitchKong => {
+            lock.moves.remove(app);
+            lock.apps.insert(app.to_string(), m.to);
+            format!(
+                "moving {app} from {} to {}: step 3 of 3\n  the Lattice side now drops {app}'s rules from {}.\nnext: run `latgen render` (only generated/lattice/ changes) and ship it as one PR; the move is then done",
+                name(home),
+                name(m.to),
+                name(home)
+            )
+        }
+    };
+    Ok(MoveResult { lock, message })
+}
+
+/// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group
+/// in use with room for it or the next new group.
+fn start_move(
+    prepared: &Prepared,
+    mut lock: LockState,
+    app: &str,
+    id: AppId,
+    home: u32,
+    to: u32,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let name = |n: u32| config.group_name(n);
+    if to == home {
+        return Err(refuse(
+            format!("app `{app}` is already in {}", name(to)),
+            "pick another group",
+        ));
+    }
+    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
+    let exists = prepared.plan.groups.iter().any(|g| g.number == to);
+    let next = occupancy.next_new_group();
+    if !exists && to != next {
+        return Err(refuse(
+            format!("{} does not exist", name(to)),
+            format!(
+                "move to a group in use, or to {} to open a new one",
+                name(next)
+            ),
+        ));
+    }
+    if let Some(why) = occupancy.no_room(id, to) {
+        let help = match occupancy.first_with_room(id).filter(|&g| g != home) {
+            Some(g) => format!(
+                "{} has room; or move it to a new group, {}",
+                name(g),
+                name(next)
+            ),
+            None => format!("move it to a new group, {}", name(next)),
+        };
+        return Err(refuse(why.message(&prepared.apps, id, &name(to)), help));
+    }
+    lock.moves.insert(
+        app.to_string(),
+        Move {
+            to,
+            step: Step::AddRules,
+        },
+    );
+    let message = format!(
+        "moving {app} from {} to {}: step 1 of 3\n  the Lattice side now adds {app}'s rules to {}; {} keeps them, and Kong still points at {}.\nnext: run `latgen render` (only generated/lattice/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
+        name(home),
+        name(to),
+        name(to),
+        name(home),
+        name(home)
+    );
+    Ok(MoveResult { lock, message })
+}

@@ -21,6 +21,12 @@ use std::path::{Component, Path, PathBuf};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
 
+impl crate::diag::QuoteGuard for Project {
+    fn may_quote(&self, path: &Path) -> bool {
+        self.contains(path)
+    }
+}
+
 /// The project folder inputs must stay in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Project {
@@ -169,6 +175,20 @@ fn lexical(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn only_files_inside_the_project_are_quoted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.yaml"), "inside: 1\n").unwrap();
+        std::fs::write(tmp.path().join("b.yaml"), "secret: 1\n").unwrap();
+        let mut sources = crate::diag::Sources::within(Project::new(&root));
+        sources.insert(root.join("a.yaml"), "inside: 1\n".into());
+        sources.insert(tmp.path().join("b.yaml"), "secret: 1\n".into());
+        assert_eq!(sources.line(&root.join("a.yaml"), 1), Some("inside: 1"));
+        assert_eq!(sources.line(&tmp.path().join("b.yaml"), 1), None);
+    }
+
     use std::os::unix::fs::symlink;
 
     fn setup() -> (tempfile::TempDir, Project) {

@@ -16,6 +16,7 @@ pub mod confine;
 pub mod crd;
 pub mod diag;
 pub mod git;
+pub mod layout;
 pub mod load;
 pub mod lock;
 pub mod model;

@@ -17,7 +17,8 @@ use similar::TextDiff;
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Span};
-use crate::render::{HEADER, Output, Side};
+use crate::layout::{HEADER, Side};
+use crate::render::Output;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChangeKind {
@@ -105,14 +106,7 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, 
     )
 }
 
-/// The side a file under the output folder belongs to.
-pub fn side_of(rel: &Path) -> Side {
-    if crate::routing::is_kong_file(rel) {
-        Side::Kong
-    } else {
-        Side::Lattice
-    }
-}
+pub use crate::layout::side_of;
 
 /// The lock file and the text the rendered state needs in it.
 pub struct LockFile<'a> {

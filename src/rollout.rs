@@ -12,8 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::output::side_of;
-use crate::render::Side;
+use crate::layout::{Side, side_of};
 use crate::routing::{Doc, Network, Outcome, Source};
 
 /// Files under the output folder, by relative path.
@@ -52,10 +51,7 @@ pub fn state(lattice: &Docs, kong: &Docs) -> Network {
     Network::from_sources(&list).0
 }
 
-/// Whether `rel` is a side's kustomization (a list of files, not an object).
-pub fn is_kustomization(rel: &Path) -> bool {
-    rel.file_name().is_some_and(|n| n == "kustomization.yaml")
-}
+pub use crate::layout::is_kustomization;
 
 /// During a rollout a request may behave as before or as after, by where it lands (which
 /// rule of which route carried it does not matter), but may not break where it worked.

@@ -460,7 +460,7 @@ fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
 
 /// Which half of the output a file belongs to, by its first folder.
 pub fn is_kong_file(path: &Path) -> bool {
-    path.components().any(|c| c.as_os_str() == "kong")
+    crate::layout::side_of(path) == crate::layout::Side::Kong
 }
 
 impl Network {

@@ -3,8 +3,8 @@
 //! fewest PRs that each route every request as before or as after whichever side Argo CD
 //! syncs first. `render --base` writes it; `check --base` accepts it.
 
+use crate::layout::side_of;
 use crate::lock::{LockState, Step};
-use crate::output::side_of;
 use crate::render::{Between, Side, Templates};
 use crate::rollout::{self, Tree};
 use crate::{Built, Failure};

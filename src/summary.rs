@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::output::side_of;
+use crate::layout::side_of;
 use crate::rebalance::HOURS_PER_MONTH;
 use crate::render::Side;
 use crate::rollout::{Docs, Tree, is_kustomization, state};

@@ -41,7 +41,13 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         return ui.fail(d, &Sources::default());
     }
     if let Some(rev) = &args.base {
-        return super::render_base::run(args, rev, ui);
+        let base_args = super::render_base::Args {
+            paths,
+            output: &args.output,
+            templates: args.templates.as_deref(),
+            check: args.check,
+        };
+        return super::render_base::run(&base_args, rev, ui);
     }
     let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
         return Outcome::Error;
@@ -94,14 +100,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &sources),
     };
-    let plan = &prepared.plan;
-    let summary = format!(
-        "{} in {} ({}, {} dedicated)",
-        plural(prepared.apps.len(), "app"),
-        plural(plan.service_count(), "Lattice service"),
-        plural(plan.groups.len(), "shared group"),
-        plan.dedicated.len()
-    );
+    let summary = summary(&prepared);
     if args.check {
         return stale(args, &paths.lock, &changes, &summary);
     }
@@ -115,6 +114,18 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     );
     crate::free_later((existing, changes, prepared, sources));
     Outcome::Success
+}
+
+/// `80 apps in 14 Lattice services (8 shared groups, 6 dedicated)`.
+fn summary(prepared: &crate::Prepared) -> String {
+    let plan = &prepared.plan;
+    format!(
+        "{} in {} ({}, {} dedicated)",
+        plural(prepared.apps.len(), "app"),
+        plural(plan.service_count(), "Lattice service"),
+        plural(plan.groups.len(), "shared group"),
+        plan.dedicated.len()
+    )
 }
 
 /// `render --check`: the diff of what render would change, and exit 1 when it is not empty.

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 
-use super::render::RenderArgs;
 use super::{Outcome, Ui, plural};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Sources};
@@ -13,32 +12,41 @@ use crate::render::{Output, Templates};
 use crate::stepwise::{NextStep, NoStep};
 use crate::summary::{FileCounts, PrSummary};
 
-pub fn run(args: &RenderArgs, rev: &str, ui: Ui) -> Outcome {
-    let paths = args.input.paths();
+/// What `render --base` works on, from the `render` arguments.
+pub struct Args<'a> {
+    pub paths: crate::load::ProjectPaths,
+    pub output: &'a std::path::Path,
+    pub templates: Option<&'a std::path::Path>,
+    /// Write nothing; exit 1 with a diff when the output is not the next step.
+    pub check: bool,
+}
+
+pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
+    let paths = &args.paths;
     let project = crate::confine::Project::new(&paths.root);
-    let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
+    let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let base = match super::check::base_tree(Some(rev), &args.output) {
+    let base = match super::check::base_tree(Some(rev), args.output) {
         Ok(Some(b)) => output::manifests(&b).into_owned(),
         Ok(None) => Default::default(),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = match crate::stepwise::next_step(&paths, &templates, &base) {
+    let step = match crate::stepwise::next_step(paths, &templates, &base) {
         Ok(s) => s,
         Err(NoStep::Inputs(f)) => {
             ui.report(&f.diags, &f.sources);
             return Outcome::Error;
         }
-        Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, &args.output),
+        Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
     };
     ui.report(&step.built.diags, &step.built.sources);
-    let _run = match output::lock_output(&args.output) {
+    let _run = match output::lock_output(args.output) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &step.built.sources),
     };
-    let existing = match output::read_tree(&args.output) {
+    let existing = match output::read_tree(args.output) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),
     };
@@ -51,7 +59,7 @@ pub fn run(args: &RenderArgs, rev: &str, ui: Ui) -> Outcome {
         files: step.files.clone(),
     };
     let synced = output::sync(
-        &args.output,
+        args.output,
         &existing,
         Cow::Owned(files),
         Some(lock),

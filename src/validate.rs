@@ -163,10 +163,17 @@ fn validate_host(
 ) -> Option<String> {
     host.map(|h| {
         if let Some(p) = platform::hostname_problem(&h.value) {
+            let help = match platform::bare_host(&h.value) {
+                Some(bare) if platform::hostname_problem(bare).is_none() => {
+                    format!("write `host: {bare}`")
+                }
+                _ => "give the lowercase DNS name the app answers on, e.g. shop.example.com"
+                    .to_string(),
+            };
             diags.push(
                 Diagnostic::error(Code::InvalidHost, format!("host `{}` {p}", h.value))
                     .at(span(file, Pos::of(h)))
-                    .help("give the lowercase DNS name the app answers on, e.g. shop.example.com"),
+                    .help(help),
             );
         }
         h.value.clone()

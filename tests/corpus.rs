@@ -292,6 +292,13 @@ fn path_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "host-with-scheme",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\nhost: https://docs.example.com/\n",
+            )),
+            2,
+        ),
+        (
             "host-uppercase",
             Box::new(app(
                 "namespace: web\nservice: { name: shop, port: 8080 }\nhost: Shop.Example.com\n",

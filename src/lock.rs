@@ -78,20 +78,30 @@ impl Lock {
     }
 }
 
-#[derive(Deserialize)]
+/// `latgen.lock`. The schema is what its reader checks values against.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct LockFile {
+    /// The lock file format's version.
+    #[schemars(with = "u32")]
     version: Spanned<u32>,
+    /// App → the number of the shared group it is in.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, u32>")]
     apps: BTreeMap<String, Spanned<u32>>,
+    /// App → the move it is in the middle of.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, MoveFile>")]
     moves: BTreeMap<String, Spanned<MoveFile>>,
 }
 
-#[derive(Deserialize)]
+/// A move in flight.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveFile {
+    /// The number of the group the app moves to.
     to: u32,
+    /// The step of the move (1 or 2).
     step: u32,
 }
 

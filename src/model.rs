@@ -56,7 +56,8 @@ pub struct AppDecl {
     /// error; use `latgen move` to change its group.
     #[schemars(with = "Option<u32>", range(min = 1))]
     pub group: Option<Spanned<u32>>,
-    /// Declared peak requests per second; counts against the group's throughput budget.
+    /// Declared peak requests per second, a whole number; counts against the group's
+    /// throughput budget.
     #[schemars(with = "Option<u64>")]
     pub peak_rps: Option<Spanned<u64>>,
     /// Never share a group with another isolated app.
@@ -74,7 +75,8 @@ pub struct ServiceDecl {
     /// The Service's name.
     #[schemars(with = "String")]
     pub name: Spanned<String>,
-    /// The Service port, 1 to 65535.
+    /// The Service's port number, 1 to 65535: Lattice targets a port by its number, so a
+    /// named port such as `http` is not taken.
     // Wider than u16 so that 70000 gets latgen's message rather than a parser's.
     #[schemars(with = "u32", range(min = 1, max = 65535))]
     pub port: Spanned<u32>,

@@ -2,8 +2,6 @@
 //! (yaml-language-server) complete and check `apps/*.yaml` and `latgen.yaml` as latgen does.
 //! Draft-07, the newest draft yaml-language-server reads.
 
-use schemars::generate::SchemaSettings;
-
 use crate::config::Config;
 use crate::model::AppDecl;
 
@@ -29,12 +27,11 @@ impl Kind {
     }
 
     pub fn schema(self) -> serde_json::Value {
-        let generator = SchemaSettings::draft07().into_generator();
-        let schema = match self {
-            Kind::App => generator.into_root_schema_for::<AppDecl>(),
-            Kind::Config => generator.into_root_schema_for::<Config>(),
-        };
-        schema.to_value()
+        // The same schema the loader reads its field rules from.
+        match self {
+            Kind::App => crate::yaml::schema_of::<AppDecl>(),
+            Kind::Config => crate::yaml::schema_of::<Config>(),
+        }
     }
 
     /// The schema as written to disk: pretty JSON and a final newline, so that the

@@ -48,6 +48,8 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
     [
         yaml_cases(),
         yaml_cases_more(),
+        layout_cases(),
+        number_cases(),
         value_cases(),
         value_cases_more(),
         path_cases(),
@@ -153,6 +155,104 @@ fn yaml_cases_more() -> Vec<(&'static str, Setup, i32)> {
         (
             "missing-paths-and-host",
             Box::new(app("namespace: web\nservice: { name: shop, port: 8080 }\n")),
+            2,
+        ),
+    ]
+}
+
+/// Cases about how a declaration is laid out: brackets left open, keys indented out of
+/// line.
+fn layout_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "unclosed-list",
+            Box::new(app(
+                "namespace: [web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-indented-between",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\n port: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-indented-too-far",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\n   port: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-dedented-to-top",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\nport: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-dedented-out-of-health-check",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nhealthCheck:\n  path: /alive\nintervalSeconds: 10\n",
+            )),
+            2,
+        ),
+    ]
+}
+
+/// Cases about numbers: each names the field and what it takes.
+fn number_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "named-port",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: http }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "port-negative",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: -1 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "port-quoted",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: \"8080\" }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "group-a-word",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\ngroup: two\n",
+            )),
+            2,
+        ),
+        (
+            "peak-rps-negative",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\npeakRps: -5\n",
+            )),
+            2,
+        ),
+        (
+            "isolate-quoted",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nisolate: 'true'\n",
+            )),
+            2,
+        ),
+        (
+            "settings-port-quoted",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", b"kong:\n  port: \"8443\"\n");
+            }),
             2,
         ),
     ]

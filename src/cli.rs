@@ -38,6 +38,8 @@ pub enum Command {
     Check(commands::check::CheckArgs),
     /// Move one app to another group in three safe steps (one PR each).
     Move(commands::move_app::MoveArgs),
+    /// The rollouts in flight: moves in the lock, and (with --base) the steps left.
+    Status(commands::status::StatusArgs),
     /// Propose the fewest moves that bring the number of groups down.
     Plan(commands::plan::PlanArgs),
     /// What the Lattice services cost per month, against one service per app.
@@ -76,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Render(args) => commands::render::run(&args, ui),
         Command::Check(args) => commands::check::run(&args, ui),
         Command::Move(args) => commands::move_app::run(&args, ui),
+        Command::Status(args) => commands::status::run(&args, ui),
         Command::Plan(args) => commands::plan::run(&args, ui),
         Command::Cost(args) => commands::cost::run(&args, ui),
         Command::Trace(args) => commands::trace::run(&args, ui),

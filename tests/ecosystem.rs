@@ -404,6 +404,7 @@ const SUBCOMMANDS: &[&str] = &[
     "render",
     "check",
     "move",
+    "status",
     "plan",
     "cost",
     "trace",
@@ -468,7 +469,12 @@ fn pre_commit_hooks() {
     assert_eq!(ids, ["latgen-check", "latgen-render"]);
     for h in hooks {
         let id = h["id"].as_str().unwrap();
-        assert_eq!(h["entry"], id.replace('-', " "), "{id}");
+        // Judged against the merge base with the default branch, so a staged half stays.
+        assert_eq!(
+            h["entry"],
+            format!("{} --base auto", id.replace('-', " ")),
+            "{id}"
+        );
         assert_eq!(h["language"], "system", "{id}");
         assert_eq!(h["pass_filenames"], false, "{id}");
         assert!(h["name"].is_string(), "{id}");

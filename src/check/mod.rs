@@ -34,6 +34,8 @@ pub struct CheckOptions<'a> {
     pub base: Option<BTreeMap<PathBuf, String>>,
     /// The step `render --base` writes from that base, which is current for a PR.
     pub step: Option<Step>,
+    /// The base revision as the user gave it, for advice.
+    pub base_rev: Option<String>,
 }
 
 /// A step of a rollout, as `render --base` writes it.

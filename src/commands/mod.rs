@@ -15,6 +15,7 @@ pub mod plan;
 pub mod render;
 pub mod render_base;
 pub mod schema;
+pub mod status;
 pub mod trace;
 
 use std::path::Path;

@@ -51,8 +51,11 @@ pub enum Command {
     Manifests(commands::manifests::ManifestsArgs),
     /// Print the JSON Schema of an app declaration or of latgen.yaml.
     Schema(commands::schema::SchemaArgs),
-    /// Start a project: latgen.yaml, an example app, the schemas and a CI workflow.
+    /// Start a project: latgen.yaml, an example app, the schemas, a CI workflow and the
+    /// deploy kit.
     Init(commands::init::InitArgs),
+    /// Write the deploy kit (deploy/): the two Argo CD Applications and their AppProject.
+    Deploy(commands::deploy::DeployArgs),
     /// Say what a finding code means, with an example.
     Explain(commands::explain::ExplainArgs),
     /// Print a shell completion script.
@@ -85,6 +88,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Manifests(args) => commands::manifests::run(&args, ui),
         Command::Schema(args) => commands::schema::run(&args),
         Command::Init(args) => commands::init::run(&args, ui),
+        Command::Deploy(args) => commands::deploy::run(&args, ui),
         Command::Explain(args) => commands::explain::run(&args),
         Command::Completions(args) => commands::completions::run(&args, Cli::command()),
         Command::Man => commands::man::run(Cli::command()),

@@ -262,9 +262,12 @@ fn the_unsafe_rollout_advice_works_as_written_after_a_full_render() {
 #[test]
 fn the_hooks_judge_against_the_merge_base_and_keep_a_staged_half() {
     let hooks = std::fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).unwrap();
-    assert!(hooks.contains("entry: latgen check --base auto"), "{hooks}");
     assert!(
-        hooks.contains("entry: latgen render --base auto"),
+        hooks.contains("entry: hooks/run-latgen check --base auto"),
+        "{hooks}"
+    );
+    assert!(
+        hooks.contains("entry: hooks/run-latgen render --base auto"),
         "{hooks}"
     );
     let tmp = five_apps();

@@ -99,6 +99,14 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
+    let config = run.prepared.as_ref().map(|p| &p.config);
+    diags.extend(crate::deploy::findings(
+        &opts.paths,
+        &opts.out_dir,
+        config,
+        rendered.as_ref(),
+        &mut sources,
+    ));
     diags.extend(
         output::interrupted_render(&opts.out_dir)
             .into_iter()

@@ -6,6 +6,7 @@ pub mod args;
 pub mod check;
 pub mod completions;
 pub mod cost;
+pub mod deploy;
 pub mod explain;
 pub mod init;
 pub mod man;

@@ -740,6 +740,64 @@ fn github_actions_workflow() {
     assert_eq!(w["permissions"]["security-events"], "write");
 }
 
+/// The PR comment: the job that runs latgen on the PR's files holds no write token; the job
+/// that holds one runs no PR file, only GitHub's CLI on the summary, and updates the one
+/// comment that starts with the summary's marker.
+#[test]
+fn github_actions_workflow_posts_one_pr_comment() {
+    let w = yaml("examples/github-actions.yml");
+    let check = &w["jobs"]["check"];
+    assert!(check["permissions"].is_null());
+    assert_ne!(w["permissions"]["pull-requests"], "write");
+    let runs = |job: &Value| -> Vec<String> {
+        job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(runs(check).iter().any(|r| {
+        r.contains("latgen check --format markdown --base \"$BASE\" > latgen-comment.md")
+    }));
+    let comment = &w["jobs"]["comment"];
+    assert_eq!(comment["needs"], "check");
+    assert_eq!(comment["permissions"]["pull-requests"], "write");
+    assert_eq!(comment["continue-on-error"], true);
+    let uses: Vec<&str> = comment["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["uses"].as_str())
+        .collect();
+    assert!(
+        uses.iter()
+            .all(|u| u.starts_with("actions/download-artifact@")),
+        "{uses:?}"
+    );
+    let script = runs(comment).join("\n");
+    assert!(
+        !["latgen check", "latgen render", "cargo", "actions/checkout"]
+            .iter()
+            .any(|c| script.contains(c)),
+        "{script}"
+    );
+    // The marker the summary starts with (tests/rollout/*.expected.md) finds the comment.
+    let marker = read("tests/rollout/add.expected.md")
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        script.contains(&format!("startswith(\"{marker}\")")),
+        "{script}"
+    );
+    assert!(
+        script.contains("-X PATCH") && script.contains("-X POST"),
+        "{script}"
+    );
+}
+
 #[test]
 fn gitattributes_mark_the_output_generated_and_keep_its_diffs() {
     let text = read(".gitattributes");

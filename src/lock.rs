@@ -46,10 +46,12 @@ pub struct Move {
 
 /// Where the output stands in a change shipped as several PRs (`render --base`): this
 /// state is step `step` of `of`. Only a step short of the target records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rollout {
+    /// The step this output is.
     pub step: u32,
+    /// The number of steps of the change.
     pub of: u32,
 }
 
@@ -106,6 +108,7 @@ struct LockFile {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, MoveFile>")]
     moves: BTreeMap<String, Spanned<MoveFile>>,
+    /// The rollout the output is in the middle of.
     #[serde(default)]
     rollout: Option<Rollout>,
 }

@@ -34,7 +34,8 @@ pub const APP_FIELDS: &[&str] = &[
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "latgen app declaration")]
 pub struct AppDecl {
-    /// The app's name; defaults to the file name. A DNS-1123 label of at most 55 characters.
+    /// The app's name; defaults to the file name. Lowercase letters, digits and `-`,
+    /// starting with a letter (its bridge Service's name must), at most 55 characters.
     #[schemars(with = "Option<String>")]
     pub name: Option<Spanned<String>>,
     /// Namespace of the app's Service in the workload cluster.

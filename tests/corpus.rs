@@ -281,6 +281,11 @@ fn value_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "name-starts-with-digit",
+            Box::new(|d: &Path| write(d, "apps/9lives.yaml", OK_APP.as_bytes())),
+            2,
+        ),
+        (
             "dot-dot-name",
             Box::new(app(
                 "name: ../etc\nnamespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",

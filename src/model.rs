@@ -52,9 +52,10 @@ pub struct AppDecl {
     /// domain is this host.
     #[schemars(with = "Option<String>")]
     pub host: Option<Spanned<String>>,
-    /// Places a new app in this shared group. Once the app is placed, the pin must name the
-    /// group the lock gives it (or the one it is moving to), else it is a `pin-conflict`
-    /// error; use `latgen move` to change its group.
+    /// Places a new app in this shared group: one in use, or the number the next new group
+    /// gets. Once the app is placed, the pin must name the group the lock gives it (or the
+    /// one it is moving to), else it is a `pin-conflict` error; use `latgen move` to change
+    /// its group.
     #[schemars(with = "Option<u32>", range(min = 1))]
     pub group: Option<Spanned<u32>>,
     /// Declared peak requests per second, a whole number; counts against the group's

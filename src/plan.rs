@@ -221,10 +221,15 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The number a new group gets: an emptied group's first, else the next one.
+    fn next_new(&self) -> u32 {
+        self.gaps.first().copied().unwrap_or(self.highest + 1)
+    }
+
     /// The lowest-numbered group with room: open groups in order, then the lowest number
     /// not in use (an emptied group's, or the next new one).
     fn first_fit(&self, id: AppId) -> u32 {
-        let free_number = self.gaps.first().copied().unwrap_or(self.highest + 1);
+        let free_number = self.next_new();
         self.open
             .range(..free_number)
             .copied()
@@ -321,12 +326,31 @@ impl<'a> Occupancy<'a> {
 
     /// The number a new group would get: an emptied group's first, else the next one.
     pub fn next_new_group(&self) -> u32 {
-        self.planner
-            .gaps
-            .first()
-            .copied()
-            .unwrap_or(self.planner.highest + 1)
+        self.planner.next_new()
     }
+
+    /// Whether group `number` is in use.
+    pub fn in_use(&self, number: u32) -> bool {
+        self.planner.groups.contains_key(&number)
+    }
+}
+
+/// The message and help for group `number`, which is not in use and is not `next`, the
+/// number a new group gets. One rule for a `group:` pin and for `latgen move --group`: a
+/// group is one in use or the next new one, so that numbers leave no gaps.
+pub fn no_such_group(config: &Config, number: u32, next: u32) -> (String, String) {
+    let name = |n| config.group_name(n);
+    (
+        format!(
+            "{} does not exist, and a new group would be {}",
+            name(number),
+            name(next)
+        ),
+        format!(
+            "name a group in use, or {} to open a new one",
+            name(next)
+        ),
+    )
 }
 
 pub fn plan(
@@ -461,8 +485,14 @@ impl Passes<'_> {
         diags: &mut Diagnostics,
     ) {
         let apps = self.apps;
-        for &id in order.iter().filter(|&&id| apps[id].pin.is_some()) {
-            let (number, pos) = apps[id].pin.expect("filtered");
+        let mut pinned: Vec<(u32, Pos, AppId)> = order
+            .iter()
+            .filter_map(|&id| apps[id].pin.map(|(number, pos)| (number, pos, id)))
+            .collect();
+        // In group order (name order within a group), so that pins to the next two new
+        // groups open both whatever the apps' names.
+        pinned.sort_by_key(|&(number, ..)| number);
+        for (number, pos, id) in pinned {
             if number == 0 {
                 continue;
             }
@@ -472,6 +502,15 @@ impl Passes<'_> {
                 if number != home && Some(number) != target {
                     diags.push(self.pin_conflict(id, home, number, at_pin));
                 }
+                continue;
+            }
+            if !planner.groups.contains_key(&number) && number != planner.next_new() {
+                let (message, help) = no_such_group(self.config, number, planner.next_new());
+                diags.push(
+                    Diagnostic::error(Code::InvalidGroup, message)
+                        .at(at_pin)
+                        .help(help),
+                );
                 continue;
             }
             match planner.fits(number, id) {

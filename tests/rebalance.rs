@@ -224,6 +224,53 @@ fn a_move_to_a_new_group_opens_the_next_number_only() {
     assert_routes(dir);
 }
 
+/// The finding's headline (without its code) and help line.
+fn headline_and_help(stderr: &str) -> (String, String) {
+    let headline = stderr.lines().next().unwrap_or("");
+    let headline = headline.split_once("]: ").map_or(headline, |(_, m)| m);
+    let help = stderr
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("= help: "))
+        .unwrap_or("");
+    (headline.to_string(), help.to_string())
+}
+
+/// A `group:` pin and `move --group` follow one rule: a group in use or the next new one,
+/// said in the same words.
+#[test]
+fn a_pin_to_a_group_that_does_not_exist_is_refused_as_a_move_there_is() {
+    let tmp = project();
+    let dir = tmp.path();
+    let moved = latgen(dir, &["move", "docs", "--group", "9"]);
+    assert_eq!(moved.code, Some(1));
+    common::app(
+        dir,
+        "news",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 9\n",
+    );
+    let pinned = latgen(dir, &["render"]);
+    assert_eq!(pinned.code, Some(2), "{}", pinned.stderr);
+    assert!(
+        pinned.stderr.starts_with("error[invalid-group]: "),
+        "{}",
+        pinned.stderr
+    );
+    let (headline, help) = headline_and_help(&pinned.stderr);
+    assert_eq!(
+        headline,
+        "group-09 does not exist, and a new group would be group-03"
+    );
+    assert_eq!(help, "name a group in use, or group-03 to open a new one");
+    assert_eq!(headline_and_help(&moved.stderr), (headline, help));
+    // The next new group is taken.
+    common::app(
+        dir,
+        "news",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 3\n",
+    );
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+}
+
 #[test]
 fn an_add_ships_lattice_first_and_a_removal_kong_first() {
     let tmp = project();

@@ -238,26 +238,30 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// The prefixes segment-wise above `path`, nearest first, `/` last: `/shop/cart` lies under
+/// `/shop` and `/`.
+pub fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let mut cut = Some(path.len());
+    std::iter::from_fn(move || {
+        let i = path[..cut?].rfind('/')?;
+        cut = (i > 0).then_some(i);
+        Some(if i == 0 { "/" } else { &path[..i] })
+    })
+    .filter(move |a| *a != path)
+}
+
 /// Another app's prefix that nests with `path` (under or over it), if any.
 fn nested_with(
     prefixes: &BTreeMap<String, AppId>,
     path: &str,
     me: AppId,
 ) -> Option<(String, AppId)> {
-    // Prefixes above `path`: its segment-wise ancestors, `/` included.
-    let mut cut = path.len();
-    while let Some(i) = path[..cut].rfind('/') {
-        let ancestor = if i == 0 { "/" } else { &path[..i] };
-        if ancestor != path
-            && let Some(&other) = prefixes.get(ancestor)
+    for ancestor in ancestors(path) {
+        if let Some(&other) = prefixes.get(ancestor)
             && other != me
         {
             return Some((ancestor.to_string(), other));
         }
-        if i == 0 {
-            break;
-        }
-        cut = i;
     }
     // Prefixes below `path`: those starting with `path/` (every path for `/`).
     let below = if path == "/" {
@@ -346,10 +350,7 @@ pub fn no_such_group(config: &Config, number: u32, next: u32) -> (String, String
             name(number),
             name(next)
         ),
-        format!(
-            "name a group in use, or {} to open a new one",
-            name(next)
-        ),
+        format!("name a group in use, or {} to open a new one", name(next)),
     )
 }
 

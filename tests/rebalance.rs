@@ -366,6 +366,52 @@ fn compaction_respects_isolation() {
     assert!(c.moves.is_empty());
 }
 
+/// Apps whose prefixes nest never share a group, so they count towards the bound, and a
+/// host-routed app has a service of its own: `plan` says so rather than a bound no move
+/// can reach.
+#[test]
+fn the_lower_bound_counts_apps_whose_prefixes_nest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    common::path_app(dir, "shop", &["/shop"]);
+    common::path_app(dir, "cart", &["/shop/cart"]);
+    common::path_app(dir, "cart-v2", &["/shop/cart/v2"]);
+    common::path_app(dir, "blog", &["/blog"]);
+    common::app(
+        dir,
+        "www",
+        "namespace: web\nservice: { name: www, port: 80 }\nhost: www.example.com\n",
+    );
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound, c.dedicated), (3, 3, 1));
+    let o = latgen(dir, &["plan"]);
+    assert_eq!(o.code, Some(0));
+    assert_eq!(
+        o.stdout,
+        "3 shared groups now; the path-routed apps fit in no fewer than 3 (lower bound: `/shop`, `/shop/cart` and `/shop/cart/v2` nest, and apps whose prefixes nest never share a group)\n\
+         1 host-routed app has a Lattice service of its own, which no move changes\n\
+         no move brings the count down\n"
+    );
+}
+
+/// Each group reaches at most `targetGroupsPerService` Services.
+#[test]
+fn the_lower_bound_counts_services_over_the_target_group_quota() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "quotas:\n  targetGroupsPerService: 2\n",
+    )
+    .unwrap();
+    for name in ["a", "b", "c", "d", "e"] {
+        common::path_app(dir, name, &[&format!("/{name}")]);
+    }
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound), (3, 3));
+    assert_eq!(c.bound_by, "5 Services, 2 target groups a group");
+}
+
 #[test]
 fn cost_reproduces_the_field_report() {
     let c = latgen::rebalance::cost(&common::built(&common::root()).prepared);

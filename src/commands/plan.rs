@@ -21,10 +21,18 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
     };
     let price = prepared.config.pricing.service_hour_usd * crate::rebalance::HOURS_PER_MONTH;
     println!(
-        "{} now; the apps fit in no fewer than {} (lower bound)",
+        "{} now; the path-routed apps fit in no fewer than {} (lower bound: {})",
         plural(c.groups_now, "shared group"),
-        c.lower_bound
+        c.lower_bound,
+        c.bound_by
     );
+    if c.dedicated > 0 {
+        let has = if c.dedicated == 1 { "has" } else { "each have" };
+        println!(
+            "{} {has} a Lattice service of its own, which no move changes",
+            plural(c.dedicated, "host-routed app")
+        );
+    }
     if c.moves.is_empty() {
         println!("no move brings the count down");
         return Outcome::Success;

@@ -339,7 +339,7 @@ fn trace_reports_a_broken_path() {
     assert!(
         human
             .stdout
-            .contains("\nbroken    no Lattice service answers on "),
+            .contains("\nbroken    no Lattice service (none answers on "),
         "{}",
         human.stdout
     );

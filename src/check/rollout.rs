@@ -83,7 +83,10 @@ pub(super) fn rollout_safety(
             diags.push(
                 Diagnostic::error(
                     Code::UnsafeRollout,
-                    format!("if {when}, {host}{path} goes to {os} (before: {ob}; after: {or})"),
+                    format!(
+                        "if {when}, {} goes to {os} (before: {ob}; after: {or})",
+                        crate::routing::show_request(host, path)
+                    ),
                 )
                 .at(place(opts, kong, path))
                 .help(advice()),

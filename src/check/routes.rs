@@ -99,7 +99,7 @@ pub(super) fn resolution(
             .hostnames
             .first()
             .map(String::as_str)
-            .unwrap_or("latgen.probe");
+            .unwrap_or(crate::routing::ANY_HOST);
         let want = kong
             .app
             .as_deref()

@@ -80,26 +80,30 @@ pub(super) fn staleness(
             );
             continue;
         }
-        let (what, line) = match c.kind {
-            ChangeKind::Changed => (
-                "differs from",
-                first_difference(c.old.as_deref(), c.new.as_deref()),
-            ),
-            ChangeKind::Added => ("is missing from", 0),
-            ChangeKind::Removed => ("is in the output but not in", 1),
-        };
         let file = c
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let folder = c.path.parent().unwrap_or(&opts.out_dir).display();
+        let (message, line) = match c.kind {
+            ChangeKind::Changed => (
+                format!("{file} differs from what `latgen render` writes"),
+                first_difference(c.old.as_deref(), c.new.as_deref()),
+            ),
+            ChangeKind::Added => (
+                format!("{file} is missing from {folder}/: `latgen render` writes it"),
+                0,
+            ),
+            ChangeKind::Removed => (
+                format!("{file} is in {folder}/, but `latgen render` no longer writes it"),
+                1,
+            ),
+        };
         diags.push(
-            Diagnostic::error(
-                Code::StaleOutput,
-                format!("{file} {what} what `latgen render` writes"),
-            )
-            .at(Span::new(&c.path, line, 0))
-            .help("run `latgen render` and commit the result"),
+            Diagnostic::error(Code::StaleOutput, message)
+                .at(Span::new(&c.path, line, 0))
+                .help("run `latgen render` and commit the result"),
         );
     }
     Ok((diags, output::unified_diff(&changes)))

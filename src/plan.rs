@@ -362,7 +362,7 @@ pub fn plan(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    let placeable = placeable_in_name_order(apps, planner.cap, diags);
+    let placeable = placeable_in_name_order(apps, config, planner.cap, diags);
     // The lock first (those placements were valid when written), then the second group of
     // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
     // reported at the pin), then other new apps; each pass in name order.
@@ -381,7 +381,18 @@ pub fn plan(
 
 /// The path-routed apps that fit a group at all, in name order whatever order the apps
 /// come in; each of the others is reported.
-fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> Vec<AppId> {
+fn placeable_in_name_order(
+    apps: &[App],
+    config: &Config,
+    cap: u32,
+    diags: &mut Diagnostics,
+) -> Vec<AppId> {
+    let (source, raisable) = config.rule_capacity_source();
+    let help = if raisable {
+        "merge paths under a common prefix, or give the app its own `host`; or have AWS raise the \"rules per listener\" quota (Service Quotas, VPC Lattice) and set `quotas.rulesPerService` to the new value"
+    } else {
+        "merge paths under a common prefix, or give the app its own `host`"
+    };
     let mut path_apps: Vec<AppId> = AppId::enumerate(apps)
         .filter(|(_, app)| app.is_path_routed())
         .map(|(id, _)| id)
@@ -396,10 +407,9 @@ fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> V
             Diagnostic::error(
                 Code::AppTooBig,
                 format!(
-                    "app `{}` has {} paths; a shared group holds at most {} rules",
+                    "app `{}` has {} paths; a shared group holds at most {cap} rules: {source}",
                     app.name,
                     app.rule_count(),
-                    cap
                 ),
             )
             .at(Span::new(
@@ -407,7 +417,7 @@ fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> V
                 app.paths[0].pos.line,
                 app.paths[0].pos.column,
             ))
-            .help("merge paths under a common prefix, or give the app its own `host`"),
+            .help(help),
         );
         false
     });

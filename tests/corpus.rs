@@ -381,7 +381,49 @@ fn value_cases_more() -> Vec<(&'static str, Setup, i32)> {
 
 /// Cases about paths and the other names a declaration carries.
 fn path_cases() -> Vec<(&'static str, Setup, i32)> {
+    let paths = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("/p{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     vec![
+        (
+            "app-over-the-rule-quota",
+            Box::new(move |d: &Path| {
+                write(
+                    d,
+                    "latgen.yaml",
+                    b"quotas:\n  rulesPerService: 6\n  reservedRules: 1\n",
+                );
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!(
+                        "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [{}]\n",
+                        paths(6)
+                    )
+                    .as_bytes(),
+                );
+            }),
+            2,
+        ),
+        (
+            "app-over-the-crd-rule-limit",
+            Box::new(move |d: &Path| {
+                write(d, "latgen.yaml", b"quotas:\n  rulesPerService: 40\n");
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!(
+                        "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [{}]\n",
+                        paths(17)
+                    )
+                    .as_bytes(),
+                );
+            }),
+            2,
+        ),
         (
             "host-ip",
             Box::new(app(

@@ -54,6 +54,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         value_cases_more(),
         path_cases(),
         path_cases_more(),
+        quota_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -379,8 +380,9 @@ fn value_cases_more() -> Vec<(&'static str, Setup, i32)> {
     ]
 }
 
-/// Cases about paths and the other names a declaration carries.
-fn path_cases() -> Vec<(&'static str, Setup, i32)> {
+/// Cases about an app with more paths than a shared group holds: the message says where
+/// the limit comes from.
+fn quota_cases() -> Vec<(&'static str, Setup, i32)> {
     let paths = |n: usize| -> String {
         (0..n)
             .map(|i| format!("/p{i}"))
@@ -424,6 +426,12 @@ fn path_cases() -> Vec<(&'static str, Setup, i32)> {
             }),
             2,
         ),
+    ]
+}
+
+/// Cases about paths and the other names a declaration carries.
+fn path_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
         (
             "host-ip",
             Box::new(app(

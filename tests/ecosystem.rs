@@ -72,6 +72,18 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
 }
 
 #[test]
+fn the_workflow_init_writes_does_not_ask_to_be_copied_where_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&latgen(tmp.path(), &["init"]));
+    let workflow = tmp.path().join(".github/workflows/latgen.yml");
+    let text = std::fs::read_to_string(workflow).unwrap();
+    assert!(
+        !text.contains("Copy it to .github/workflows/latgen.yml"),
+        "{text}"
+    );
+}
+
+#[test]
 fn init_writes_every_default_into_latgen_yaml() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&latgen(tmp.path(), &["init"]));

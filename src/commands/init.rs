@@ -13,6 +13,8 @@ pub struct InitArgs {
     /// The project folder (created when missing).
     #[arg(default_value = ".")]
     pub dir: PathBuf,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 /// What `latgen init` writes, by path relative to the project folder.

@@ -16,6 +16,8 @@ pub struct ManifestsArgs {
     /// The side to print.
     #[arg(long, value_enum)]
     pub side: OnlySide,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 /// An Argo CD plugin runs this on every sync, so any error fails the sync (exit 2) rather

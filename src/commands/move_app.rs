@@ -3,33 +3,43 @@
 
 use std::path::PathBuf;
 
-use super::args::project_paths;
+use clap::ArgGroup;
+
+use super::args::{InputArgs, project_paths};
 use super::{Outcome, Ui};
 use crate::diag::Sources;
 
+/// `latgen move APP [APPS] (--group N | --continue)`: the apps folder is positional as in
+/// every other command; one of the two flags says which step to take.
 #[derive(Debug, clap::Args)]
+#[command(group(ArgGroup::new("step").required(true).args(["group", "continue_"])))]
 pub struct MoveArgs {
     /// The app to move.
     pub app: String,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// The group to move it to (a group in use, or the next new one).
-    #[arg(long, conflicts_with = "continue_")]
+    #[arg(long)]
     pub group: Option<u32>,
     /// Advance the move in flight by one step.
     #[arg(long = "continue")]
     pub continue_: bool,
-    /// Folder of app declarations.
-    #[arg(long, default_value = "apps")]
-    pub apps: PathBuf,
-    /// Project settings [default: latgen.yaml beside the apps folder].
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Group assignments [default: latgen.lock beside the apps folder].
-    #[arg(long)]
-    pub lock: Option<PathBuf>,
+    /// The apps folder as an option, as earlier versions took it.
+    #[arg(
+        long = "apps",
+        value_name = "APPS",
+        hide = true,
+        conflicts_with = "apps"
+    )]
+    pub apps_option: Option<PathBuf>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
-    let paths = project_paths(&args.apps, args.config.as_ref(), args.lock.as_ref());
+    let input = &args.input;
+    let apps = args.apps_option.as_ref().unwrap_or(&input.apps);
+    let paths = project_paths(apps, input.config.as_ref(), input.lock.as_ref());
     let Some(prepared) = ui.prepare(&paths) else {
         return Outcome::Error;
     };

@@ -915,6 +915,58 @@ fn move_takes_the_apps_folder_as_its_second_argument() {
 }
 
 #[test]
+fn move_continue_from_another_folder_reads_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    let repo = tmp.path().join("repo");
+    render_ok(&repo);
+    let elsewhere = tmp.path().join("elsewhere");
+    let run = latgen(
+        &elsewhere,
+        &["move", "shop", "../repo/apps", "--group", "2"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    render_ok(&repo);
+    let run = latgen(&elsewhere, &["move", "shop", "../repo/apps", "--continue"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(lock_text(&repo).contains("step: 2"), "{}", lock_text(&repo));
+}
+
+#[test]
+fn status_from_another_folder_reads_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    let repo = tmp.path().join("repo");
+    render_ok(&repo);
+    common::git(&repo, &["init", "-q"]);
+    common::git(&repo, &["add", "-A"]);
+    common::git(&repo, &["commit", "-q", "-m", "base"]);
+    let run = latgen(
+        &tmp.path().join("elsewhere"),
+        &["status", "../repo/apps", "--base", "HEAD"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("rollout: none"), "{}", run.stdout);
+}
+
+#[test]
+fn deploy_from_another_folder_writes_the_kit_beside_the_apps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let init = latgen(tmp.path(), &["init", "repo"]);
+    assert_eq!(init.code, Some(0), "{}", init.stderr);
+    fs::remove_dir_all(tmp.path().join("repo/deploy")).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    for args in [&["render", "../repo/apps"][..], &["deploy", "../repo/apps"]] {
+        let run = latgen(&elsewhere, args);
+        assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
+    }
+    let kit = fs::read_to_string(tmp.path().join("repo/deploy/application-kong.yaml")).unwrap();
+    assert!(kit.contains("    path: generated/kong\n"), "{kit}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let run = latgen(&elsewhere, &["check", "../repo/apps"]);
+    assert!(!run.stdout.contains("stale-deploy"), "{}", run.stdout);
+}
+
+#[test]
 fn move_still_takes_the_apps_folder_as_an_option() {
     let tmp = project_and_elsewhere();
     render_ok(&tmp.path().join("repo"));
@@ -963,11 +1015,13 @@ fn only_the_commands_that_print_diagnostics_take_color() {
             "render",
             "check",
             "move",
+            "status",
             "plan",
             "cost",
             "trace",
             "manifests",
-            "init"
+            "init",
+            "deploy"
         ]
     );
     let run = latgen(&common::root(), &["man", "--color", "never"]);

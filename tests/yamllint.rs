@@ -1,8 +1,9 @@
-//! What latgen writes passes `yamllint` with its default configuration, with no finding at
-//! all (errors or warnings: lines within 80 columns, a `---` document start, no spaces
-//! inside braces, …), since teams lint the YAML of their repositories, generated files
-//! included. The tests need yamllint (`python3 -m pip install yamllint`); without it they
-//! print a note and pass, except under CI (`CI` set), where a missing yamllint fails.
+//! What latgen writes (the output, the lock and the deploy kit) passes `yamllint` with its
+//! default configuration, with no finding at all (errors or warnings: lines within 80
+//! columns, a `---` document start, no spaces inside braces, …), since teams lint the YAML
+//! of their repositories, generated files included. The tests need yamllint (`python3 -m
+//! pip install yamllint`); without it they print a note and pass, except under CI (`CI`
+//! set), where a missing yamllint fails.
 
 mod common;
 
@@ -57,7 +58,7 @@ fn assert_lints_clean(dir: &Path, paths: &[&str]) {
 
 #[test]
 fn the_committed_example_passes_yamllint() {
-    assert_lints_clean(&common::root(), &["generated", "latgen.lock"]);
+    assert_lints_clean(&common::root(), &["generated", "latgen.lock", "deploy"]);
 }
 
 #[test]
@@ -77,7 +78,8 @@ fn an_init_project_renders_output_that_passes_yamllint() {
         let run = latgen(dir, args);
         assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
     }
-    assert_lints_clean(dir, &["generated", "latgen.lock"]);
+    assert!(dir.join("deploy/appproject.yaml").is_file());
+    assert_lints_clean(dir, &["generated", "latgen.lock", "deploy"]);
 }
 
 #[test]

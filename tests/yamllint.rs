@@ -1,9 +1,9 @@
-//! What latgen writes (the output, the lock and the deploy kit) passes `yamllint` with its
-//! default configuration, with no finding at all (errors or warnings: lines within 80
-//! columns, a `---` document start, no spaces inside braces, …), since teams lint the YAML
-//! of their repositories, generated files included. The tests need yamllint (`python3 -m
-//! pip install yamllint`); without it they print a note and pass, except under CI (`CI`
-//! set), where a missing yamllint fails.
+//! What latgen writes (the output, the lock, the deploy kit and the files of a new
+//! project) passes `yamllint` with its default configuration, with no finding at all
+//! (errors or warnings: lines within 80 columns, a `---` document start, no spaces inside
+//! braces, …), since teams lint the YAML of their repositories, generated files included.
+//! The tests need yamllint (`python3 -m pip install yamllint`); without it they print a
+//! note and pass, except under CI (`CI` set), where a missing yamllint fails.
 
 mod common;
 
@@ -70,16 +70,26 @@ fn the_golden_fixture_trees_pass_yamllint() {
     }
 }
 
+/// Everything `init` writes (settings, the example app, the workflow, the deploy kit) and
+/// `render` adds: a new project's YAML is clean from the start.
 #[test]
-fn an_init_project_renders_output_that_passes_yamllint() {
+fn an_init_project_passes_yamllint() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     for args in [&["init"][..], &["render"]] {
         let run = latgen(dir, args);
         assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
     }
-    assert!(dir.join("deploy/appproject.yaml").is_file());
-    assert_lints_clean(dir, &["generated", "latgen.lock", "deploy"]);
+    for file in [
+        "latgen.yaml",
+        "apps/example.yaml",
+        ".github/workflows/latgen.yml",
+        "deploy/appproject.yaml",
+        "generated/kong/kustomization.yaml",
+    ] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+    assert_lints_clean(dir, &["."]);
 }
 
 #[test]

@@ -200,10 +200,13 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
 
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
 pub fn serialize(state: &LockState) -> String {
+    // Lines within 80 columns, a document start and no spaces inside braces: what
+    // yamllint's default rules ask, so that a repository that lints its YAML lints this too.
     let mut out = String::from(
-        "# latgen.lock: the shared Lattice group of each path-routed app, and moves in flight.\n\
-         # Written by `latgen render` and `latgen move`; commit it with apps/. Groups never\n\
-         # change on their own: adding an app never moves another.\n",
+        "# latgen.lock: the shared Lattice group of each path-routed app, and moves in\n\
+         # flight. Written by `latgen render` and `latgen move`; commit it with apps/.\n\
+         # Groups never change on their own: adding an app never moves another.\n\
+         ---\n",
     );
     out.push_str(&format!("version: {LOCK_VERSION}\n"));
     if state.apps.is_empty() {
@@ -219,7 +222,7 @@ pub fn serialize(state: &LockState) -> String {
         out.push_str("moves:\n");
         for (name, m) in &state.moves {
             out.push_str(&format!(
-                "  {name}: {{ to: {}, step: {} }}\n",
+                "  {name}: {{to: {}, step: {}}}\n",
                 m.to,
                 m.step.number()
             ));

@@ -19,7 +19,7 @@ use crate::model::{App, AppId};
 use crate::plan::{Plan, Rule};
 use crate::routing::Doc;
 
-pub use crate::layout::{HEADER, Side};
+pub use crate::layout::{HEADER, HEADER_COMMENT, HEADER_LINES, Side};
 
 /// The rendered tree: path relative to the output folder → file content.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -346,7 +346,7 @@ impl<'a> Renderer<'a> {
 }
 
 /// The file a rendered object is written as (the header, then the text), checked: what is
-/// read back is exactly what is written after the header line. With `keep`, also the
+/// read back is exactly what is written after the header lines. With `keep`, also the
 /// routing model of a route or Service.
 fn checked_file(
     template: &str,
@@ -354,11 +354,16 @@ fn checked_file(
     expect: &Expect,
     keep: bool,
 ) -> Result<(String, Option<Doc>), Diagnostic> {
-    let mut body = String::with_capacity(HEADER.len() + text.len());
-    body.push_str(HEADER);
+    let head = if starts_document(text) {
+        HEADER_COMMENT
+    } else {
+        HEADER_LINES
+    };
+    let mut body = String::with_capacity(head.len() + text.len());
+    body.push_str(head);
     body.push_str(text.trim_end());
     body.push('\n');
-    match typed_check(&body[HEADER.len()..], expect, keep) {
+    match typed_check(&body[head.len()..], expect, keep) {
         Ok(doc) => Ok((body, doc)),
         Err(why) => {
             let (_, kind) = expect.kind.api();
@@ -373,6 +378,15 @@ fn checked_file(
             .help("fix the template; every rendered object must parse back as the object latgen meant"))
         }
     }
+}
+
+/// Whether `text` has its own document start (`---`) before any content, as a custom
+/// template may: the header then adds none, which would leave an empty document first.
+fn starts_document(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l == "---" || l.starts_with("--- "))
 }
 
 /// Parses `text` as one YAML document of the expected kind and checks that its typed form

@@ -5,13 +5,14 @@
 use crate::config::Config;
 use crate::model::AppDecl;
 
-/// Which input a schema describes.
+/// Which input a schema describes. (Plain comments on the values: a described value would
+/// make clap print `schema --help` in its long layout; `schema`'s help says what they are.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Kind {
-    /// An app declaration, `apps/**/<name>.yaml`.
+    // An app declaration, `apps/**/<name>.yaml`.
     App,
-    /// The project settings, `latgen.yaml`.
+    // The project settings, `latgen.yaml`.
     Config,
 }
 

@@ -98,7 +98,7 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.contains("step 1 of 3"), "{}", o.stdout);
     assert!(
-        lock(dir).contains(&format!("  blog: {{ to: {to}, step: 1 }}")),
+        lock(dir).contains(&format!("  blog: {{to: {to}, step: 1}}")),
         "{}",
         lock(dir)
     );

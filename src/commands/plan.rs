@@ -9,6 +9,8 @@ use crate::diag::Sources;
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {

@@ -227,7 +227,11 @@ fn dns_unacknowledged(
     at: &dyn Fn(&[&str]) -> Option<Span>,
     file: &Path,
 ) -> Option<Diagnostic> {
-    if config.deploy.is_none() || config.lattice.dedicated_hosts.is_some() {
+    // Under header dispatch a host-routed app's bridge points at its group, not its host.
+    if config.deploy.is_none()
+        || config.lattice.dedicated_hosts.is_some()
+        || config.header_dispatch()
+    {
         return None;
     }
     let hosted: Vec<&App> = apps.iter().filter(|a| a.host.is_some()).collect();

@@ -57,6 +57,8 @@ const CONFIG_FIELDS: &[&str] = &[
     "reservedRules",
     "rpsPerService",
     "serviceHourUsd",
+    "dispatch",
+    "dispatchHeader",
 ];
 
 /// A Gateway that routes attach to (a parentRef).
@@ -104,7 +106,50 @@ pub struct LatticeConfig {
     /// hosts file). Unset = not said: with `deploy:` set, `render` and `check` warn while
     /// an app has a host of its own.
     pub dedicated_hosts: Option<DedicatedHostDns>,
+    /// How a shared group tells its apps apart. `path` (the default): Lattice matches each
+    /// app's paths again, so nested prefixes of two apps never share a group and a
+    /// host-routed app gets a service of its own. `header`: each app's Kong route sets
+    /// `dispatchHeader` to the app's name and the group holds one rule per app matching
+    /// it, so every app costs one rule and any apps share groups; only requests that come
+    /// through Kong reach the apps.
+    pub dispatch: Dispatch,
+    /// The request header Kong sets to the app's name under `dispatch: header`, and the
+    /// groups' rules match. Kong replaces any value the client sent.
+    pub dispatch_header: String,
 }
+
+/// How a shared group's rules pick the app.
+#[derive(
+    Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Dispatch {
+    /// Lattice matches the request's path: one rule per path of each app.
+    #[default]
+    Path,
+    /// Lattice matches the header Kong sets to the app's name: one rule per app.
+    Header,
+}
+
+impl Dispatch {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dispatch::Path => "path",
+            Dispatch::Header => "header",
+        }
+    }
+
+    /// The other mode.
+    pub fn other(self) -> Dispatch {
+        match self {
+            Dispatch::Path => Dispatch::Header,
+            Dispatch::Header => Dispatch::Path,
+        }
+    }
+}
+
+/// The header Kong sets to the app's name under `dispatch: header`.
+pub const DEFAULT_DISPATCH_HEADER: &str = "x-latgen-app";
 
 /// A Gateway listener: the protocol and port a Lattice service's listener takes.
 // Serialize only so that the schema can show the defaults.
@@ -306,6 +351,8 @@ impl Default for LatticeConfig {
             target_group_policies: true,
             listener: None,
             dedicated_hosts: None,
+            dispatch: Dispatch::Path,
+            dispatch_header: DEFAULT_DISPATCH_HEADER.into(),
         }
     }
 }
@@ -379,6 +426,11 @@ impl Config {
             ),
             true,
         )
+    }
+
+    /// Whether groups dispatch on the header Kong sets rather than on the path.
+    pub fn header_dispatch(&self) -> bool {
+        self.lattice.dispatch == Dispatch::Header
     }
 
     pub fn group_name(&self, number: u32) -> String {

@@ -84,6 +84,32 @@ pub fn sort_rules(rules: &mut [Rule]) {
     });
 }
 
+/// Rules app `app` takes in a shared group: one per path, or one in all when the group
+/// dispatches on the header Kong sets.
+pub fn rules_needed(app: &App, config: &Config) -> u32 {
+    if config.header_dispatch() {
+        1
+    } else {
+        app.rule_count()
+    }
+}
+
+/// Whether app `app` goes into a shared group: path-routed apps do, and under header
+/// dispatch host-routed apps too (a route's hostnames no longer matter to Lattice).
+pub fn in_groups(app: &App, config: &Config) -> bool {
+    app.is_path_routed() || config.header_dispatch()
+}
+
+/// The header rule of app `id` in a group under header dispatch: it matches the header
+/// Kong sets to the app's name, on every path (`PathPrefix /`, as the CRD defaults it).
+fn header_rule(id: AppId) -> Rule {
+    Rule {
+        kind: MatchKind::Prefix,
+        path: "/".into(),
+        app: id,
+    }
+}
+
 /// The rules of app `id`, one per path, in declaration order.
 fn rules_of(apps: &[App], id: AppId) -> impl Iterator<Item = Rule> + '_ {
     apps[id].paths.iter().map(move |p| Rule {
@@ -123,7 +149,7 @@ enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoRoom {
     /// The group's rules and the app's would be more than a group holds.
-    Rules { have: u32, cap: u32 },
+    Rules { have: u32, need: u32, cap: u32 },
     /// The app's Service would be one target group too many.
     Backends { have: usize, cap: u32 },
     /// The app is isolated and so is `other`, already in the group.
@@ -156,9 +182,11 @@ impl<'a> Planner<'a> {
         let Some(g) = self.groups.get(&number) else {
             return Ok(());
         };
-        if g.rules + app.rule_count() > self.cap {
+        let need = rules_needed(app, self.config);
+        if g.rules + need > self.cap {
             return Err(NoRoom::Rules {
                 have: g.rules,
+                need,
                 cap: self.cap,
             });
         }
@@ -184,7 +212,7 @@ impl<'a> Planner<'a> {
                 });
             }
         }
-        for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
+        for p in self.prefixes(app) {
             if let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id) {
                 return Err(NoRoom::Nested {
                     path: p.value.clone(),
@@ -198,15 +226,16 @@ impl<'a> Planner<'a> {
 
     fn place(&mut self, number: u32, id: AppId) {
         let app = &self.apps[id];
+        let prefixes: Vec<String> = self.prefixes(app).map(|p| p.value.clone()).collect();
         let g = self.groups.entry(number).or_default();
-        g.rules += app.rule_count();
+        g.rules += rules_needed(app, self.config);
         *g.backends.entry(app.backend()).or_default() += 1;
         if app.isolate {
             g.isolated = Some(id);
         }
         g.rps += app.peak_rps.unwrap_or(0);
-        for p in app.paths.iter().filter(|p| p.kind == MatchKind::Prefix) {
-            g.prefixes.insert(p.value.clone(), id);
+        for p in prefixes {
+            g.prefixes.insert(p, id);
         }
         g.apps.push(id);
         if number > self.highest {
@@ -219,6 +248,15 @@ impl<'a> Planner<'a> {
         } else {
             self.open.remove(&number);
         }
+    }
+
+    /// The app's prefixes that must not nest with another app's in its group: all of them
+    /// when Lattice matches paths, none when it matches the header Kong sets.
+    fn prefixes<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b crate::model::PathMatch> {
+        let header = self.config.header_dispatch();
+        app.paths
+            .iter()
+            .filter(move |p| !header && p.kind == MatchKind::Prefix)
     }
 
     /// The number a new group gets: an emptied group's first, else the next one.
@@ -394,13 +432,13 @@ fn placeable_in_name_order(
         "merge paths under a common prefix, or give the app its own `host`"
     };
     let mut path_apps: Vec<AppId> = AppId::enumerate(apps)
-        .filter(|(_, app)| app.is_path_routed())
+        .filter(|(_, app)| in_groups(app, config))
         .map(|(id, _)| id)
         .collect();
     path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
     path_apps.retain(|&id| {
         let app = &apps[id];
-        if app.rule_count() <= cap {
+        if rules_needed(app, config) <= cap {
             return true;
         }
         diags.push(
@@ -562,8 +600,15 @@ impl Passes<'_> {
         for (number, state) in planner.groups {
             let mut members = state.apps;
             members.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
-            let mut rules: Vec<Rule> = members.iter().flat_map(|&id| rules_of(apps, id)).collect();
-            sort_rules(&mut rules);
+            let rules: Vec<Rule> = if self.config.header_dispatch() {
+                // One rule per app, in name order: no two rules match one request.
+                members.iter().map(|&id| header_rule(id)).collect()
+            } else {
+                let mut rules: Vec<Rule> =
+                    members.iter().flat_map(|&id| rules_of(apps, id)).collect();
+                sort_rules(&mut rules);
+                rules
+            };
             for &id in &members {
                 self.record_member(&mut plan, id, number, moves.get(&id));
             }
@@ -573,7 +618,7 @@ impl Passes<'_> {
                 rules,
             });
         }
-        for (id, _) in AppId::enumerate(apps).filter(|(_, a)| !a.is_path_routed()) {
+        for (id, _) in AppId::enumerate(apps).filter(|(_, a)| !in_groups(a, self.config)) {
             plan.dedicated.push(Dedicated {
                 app: id,
                 rules: app_rules(apps, id),
@@ -638,10 +683,9 @@ impl NoRoom {
     pub fn message(&self, apps: &[App], id: AppId, group: &str) -> String {
         let app = &apps[id];
         match self {
-            NoRoom::Rules { have, cap } => format!(
-                "{group} has {have}/{cap} rules; app `{}` needs {}",
-                app.name,
-                app.rule_count()
+            NoRoom::Rules { have, need, cap } => format!(
+                "{group} has {have}/{cap} rules; app `{}` needs {need}",
+                app.name
             ),
             NoRoom::Backends { have, cap } => format!(
                 "{group} already routes to {have}/{cap} target groups; app `{}` adds one",

@@ -11,6 +11,10 @@ pub const CRD_MAX_HOSTNAMES: usize = 16;
 pub const LATTICE_MAX_PATH_LEN: usize = 128;
 /// Lattice rule priorities run 1..=100; the controller gives rule i priority i + 1.
 pub const LATTICE_MAX_PRIORITY: usize = 100;
+/// Lattice header match name length (CloudFormation `AWS::VpcLattice::Rule` HeaderMatch).
+pub const LATTICE_MAX_HEADER_NAME: usize = 40;
+/// Lattice strips incoming headers with this prefix (Lattice user guide, "HTTP headers").
+pub const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
 /// DNS-1123 label (Kubernetes object names used here: Service, namespace, app).
 pub const DNS1123_LABEL_MAX: usize = 63;
 

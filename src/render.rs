@@ -172,11 +172,19 @@ struct BackendCtx<'a> {
 }
 
 #[derive(Serialize)]
+struct HeaderCtx<'a> {
+    name: &'a str,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
 struct RuleCtx<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     path: &'a str,
     app: &'a str,
+    /// The header the rule also matches (header dispatch): the app's name.
+    header: Option<HeaderCtx<'a>>,
     backend: BackendCtx<'a>,
 }
 
@@ -186,12 +194,20 @@ fn rule_ctx<'a>(apps: &'a [App], rule: &'a Rule) -> RuleCtx<'a> {
         kind: rule.kind.gateway_api_type(),
         path: &rule.path,
         app: &app.name,
+        header: None,
         backend: BackendCtx {
             name: &app.service,
             namespace: &app.namespace,
             port: app.port,
         },
     }
+}
+
+/// The header Kong sets and groups match, under header dispatch; None under path dispatch.
+fn dispatch_header(config: &Config) -> Option<&str> {
+    config
+        .header_dispatch()
+        .then_some(config.lattice.dispatch_header.as_str())
 }
 
 /// What a rendered document must be.
@@ -564,10 +580,17 @@ impl<'a> Renderer<'a> {
             let ctx = {
                 let name = name.clone();
                 move || {
+                    let header = dispatch_header(config);
                     let rules: Vec<RuleCtx> = group
                         .rules
                         .iter()
-                        .map(|rule| rule_ctx(t.apps, rule))
+                        .map(|rule| RuleCtx {
+                            header: header.map(|name| HeaderCtx {
+                                name,
+                                value: &t.apps[rule.app].name,
+                            }),
+                            ..rule_ctx(t.apps, rule)
+                        })
                         .collect();
                     minijinja::context! {
                         name => &name,
@@ -576,6 +599,7 @@ impl<'a> Renderer<'a> {
                         hostname => config.group_domain(group.number),
                         gateway => Ctx::from(Serde(&t.lattice_gw)),
                         rules => Ctx::from(Serde(&rules)),
+                        dispatch_header => header,
                     }
                 }
             };
@@ -691,9 +715,10 @@ impl<'a> Renderer<'a> {
     /// The Kong side of app `id`: its bridge Service and its route, both to the Lattice
     /// service that serves it. An app with no group yet has none.
     fn emit_kong_side(&mut self, t: &'a Inputs<'a>, id: AppId, app: &'a App) {
-        let target = match (&app.host, t.plan.serving_group(id)) {
-            (Some(host), _) => host.clone(),
-            (None, Some(n)) => t.config.group_domain(n),
+        // A host-routed app is in a group only under header dispatch.
+        let target = match (t.plan.serving_group(id), &app.host) {
+            (Some(n), _) => t.config.group_domain(n),
+            (None, Some(host)) => host.clone(),
             (None, None) => return,
         };
         let bridge = app.bridge_name();
@@ -747,6 +772,7 @@ impl<'a> Renderer<'a> {
                 name => &app.name, namespace => &config.kong.namespace, app => &app.name,
                 gateway => Ctx::from(Serde(&t.kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
                 target => &target, bridge => &bridge, port => port,
+                dispatch_header => dispatch_header(config),
             }
         };
         self.emit(

@@ -24,6 +24,54 @@ pub struct PathRule {
     pub kind: MatchKind,
     pub path: String,
     pub pos: Pos,
+    /// Header conditions of the match, all of which must hold: (name in lower case, Exact
+    /// value). A header match of another type never matches (Lattice takes Exact only).
+    pub headers: Vec<(String, Option<String>)>,
+}
+
+/// Request headers as one hop sees them: name in lower case → value.
+pub type Headers = BTreeMap<String, String>;
+
+/// What a Kong route's RequestHeaderModifier does to the request's headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderChanges {
+    pub set: Vec<(String, String)>,
+    pub add: Vec<(String, String)>,
+    pub remove: Vec<String>,
+}
+
+impl HeaderChanges {
+    /// The headers Lattice receives for a client's `headers`: Kong's request-transformer
+    /// removes, then replaces (`set`, which also adds a missing header), then appends
+    /// (`add`, joined to a client's value with a comma); Lattice then strips its own
+    /// reserved headers.
+    pub fn apply(&self, headers: &Headers) -> Headers {
+        let mut out = headers.clone();
+        for name in &self.remove {
+            out.remove(&name.to_ascii_lowercase());
+        }
+        for (name, value) in &self.set {
+            out.insert(name.to_ascii_lowercase(), value.clone());
+        }
+        for (name, value) in &self.add {
+            out.entry(name.to_ascii_lowercase())
+                .and_modify(|v| {
+                    v.push(',');
+                    v.push_str(value);
+                })
+                .or_insert_with(|| value.clone());
+        }
+        out.retain(|name, _| !name.starts_with(crate::platform::LATTICE_RESERVED_HEADER_PREFIX));
+        out
+    }
+
+    /// The value the route sets `name` to, whatever the client sent.
+    pub fn sets(&self, name: &str) -> Option<&str> {
+        self.set
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 impl PathRule {
@@ -34,11 +82,40 @@ impl PathRule {
         }
     }
 
-    pub fn lattice_match(&self, path: &str) -> bool {
-        match self.kind {
+    /// Lattice's answer for a request with this path and these headers: the path compared
+    /// as a string, header values compared ignoring case.
+    pub fn lattice_match(&self, path: &str, headers: &Headers) -> bool {
+        let path_matches = match self.kind {
             MatchKind::Exact => self.path == path,
             MatchKind::Prefix => string_prefix_matches(&self.path, path),
-        }
+        };
+        path_matches && self.headers_match(headers)
+    }
+
+    pub fn headers_match(&self, headers: &Headers) -> bool {
+        self.headers.iter().all(|(name, want)| {
+            matches!((want, headers.get(name)), (Some(w), Some(v)) if w.eq_ignore_ascii_case(v))
+        })
+    }
+
+    /// Whether any request that meets this match's header conditions meets `other`'s:
+    /// each of `other`'s conditions is one of these.
+    pub fn headers_imply(&self, other: &PathRule) -> bool {
+        other.headers.iter().all(|(name, want)| {
+            self.headers.iter().any(|(n, w)| {
+                n == name && matches!((w, want), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+            })
+        })
+    }
+
+    /// Whether no request meets both matches' header conditions: one header must have two
+    /// different values.
+    pub fn headers_exclusive(&self, other: &PathRule) -> bool {
+        self.headers.iter().any(|(name, w)| {
+            other.headers.iter().any(|(n, v)| {
+                n == name && matches!((w, v), (Some(a), Some(b)) if !a.eq_ignore_ascii_case(b))
+            })
+        })
     }
 }
 
@@ -69,6 +146,8 @@ pub struct KongRoute {
     pub hostnames: Vec<String>,
     pub matches: Vec<PathRule>,
     pub rewrite_host: Option<String>,
+    /// The route's RequestHeaderModifier.
+    pub header_changes: HeaderChanges,
     pub backend: Option<BackendRef>,
 }
 
@@ -312,6 +391,32 @@ struct RuleDoc {
 #[derive(Deserialize, Clone, Debug)]
 struct MatchDoc {
     path: Option<PathDoc>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    headers: Vec<HeaderMatchDoc>,
+}
+
+#[derive(Deserialize, Clone, Debug)]
+struct HeaderMatchDoc {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    name: String,
+    value: String,
+}
+
+#[derive(Deserialize, Clone, Debug, Default)]
+struct HeaderModDoc {
+    #[serde(default, deserialize_with = "null_as_default")]
+    set: Vec<HeaderValueDoc>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    add: Vec<HeaderValueDoc>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    remove: Vec<String>,
+}
+
+#[derive(Deserialize, Clone, Debug)]
+struct HeaderValueDoc {
+    name: String,
+    value: String,
 }
 
 #[derive(Deserialize, Clone, Debug)]
@@ -325,6 +430,7 @@ struct PathDoc {
 #[serde(rename_all = "camelCase")]
 struct FilterDoc {
     url_rewrite: Option<UrlRewriteDoc>,
+    request_header_modifier: Option<HeaderModDoc>,
 }
 
 #[derive(Deserialize, Clone, Debug)]
@@ -339,16 +445,49 @@ struct BackendDoc {
     port: Option<i32>,
 }
 
+/// A match's header conditions; a header named twice counts once, the first time (as
+/// Gateway API says).
+fn header_rules(m: &MatchDoc) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for h in &m.headers {
+        let name = h.name.to_ascii_lowercase();
+        if out.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let exact = matches!(h.kind.as_deref(), Some("Exact") | None);
+        out.push((name, exact.then(|| h.value.clone())));
+    }
+    out
+}
+
+/// What a rule's RequestHeaderModifier filters do, all of them together.
+fn header_changes(filters: &[FilterDoc]) -> HeaderChanges {
+    let mut out = HeaderChanges::default();
+    for m in filters
+        .iter()
+        .filter_map(|f| f.request_header_modifier.as_ref())
+    {
+        out.set
+            .extend(m.set.iter().map(|h| (h.name.clone(), h.value.clone())));
+        out.add
+            .extend(m.add.iter().map(|h| (h.name.clone(), h.value.clone())));
+        out.remove.extend(m.remove.iter().cloned());
+    }
+    out
+}
+
 fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
     matches
         .iter()
         .filter_map(|m| {
+            let headers = header_rules(m);
             let Some(p) = &m.path else {
                 // A match without a path matches every path (PathPrefix /).
                 return Some(PathRule {
                     kind: MatchKind::Prefix,
                     path: "/".into(),
                     pos: rule_pos,
+                    headers,
                 });
             };
             let kind = match p.kind.as_deref() {
@@ -360,7 +499,12 @@ fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
                 Some(v) => (v.value.clone(), Pos::of(v)),
                 None => ("/".into(), rule_pos),
             };
-            Some(PathRule { kind, path, pos })
+            Some(PathRule {
+                kind,
+                path,
+                pos,
+                headers,
+            })
         })
         .collect()
 }
@@ -391,6 +535,47 @@ fn meta_of(meta: &ObjectMeta) -> Meta {
     }
 }
 
+/// The model of typed header matches.
+fn header_matches_of(
+    headers: &[gateway_api::apis::standard::httproutes::HttpRouteRulesMatchesHeaders],
+) -> Vec<HeaderMatchDoc> {
+    headers
+        .iter()
+        .map(|h| HeaderMatchDoc {
+            kind: h.r#type.as_ref().map(|t| format!("{t:?}")),
+            name: h.name.clone(),
+            value: h.value.clone(),
+        })
+        .collect()
+}
+
+/// The model of a typed RequestHeaderModifier.
+fn header_mod_of(
+    m: &gateway_api::apis::standard::httproutes::HttpRouteRulesFiltersRequestHeaderModifier,
+) -> HeaderModDoc {
+    let pair = |name: &String, value: &String| HeaderValueDoc {
+        name: name.clone(),
+        value: value.clone(),
+    };
+    HeaderModDoc {
+        set: m
+            .set
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|h| pair(&h.name, &h.value))
+            .collect(),
+        add: m
+            .add
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|h| pair(&h.name, &h.value))
+            .collect(),
+        remove: m.remove.clone().unwrap_or_default(),
+    }
+}
+
 impl Doc {
     /// Parses a manifest's text, keeping the positions of names, rules and paths.
     pub fn parse(file: &Path, text: &str) -> Result<Doc, String> {
@@ -409,6 +594,7 @@ impl Doc {
                     .unwrap_or_default()
                     .iter()
                     .map(|m| MatchDoc {
+                        headers: header_matches_of(m.headers.as_deref().unwrap_or_default()),
                         path: m.path.as_ref().map(|p| PathDoc {
                             kind: p.r#type.as_ref().map(|t| {
                                 match t {
@@ -431,6 +617,10 @@ impl Doc {
                         url_rewrite: f.url_rewrite.as_ref().map(|u| UrlRewriteDoc {
                             hostname: u.hostname.clone(),
                         }),
+                        request_header_modifier: f
+                            .request_header_modifier
+                            .as_ref()
+                            .map(header_mod_of),
                     })
                     .collect(),
                 backend_refs: r
@@ -596,6 +786,7 @@ impl Network {
                         .filters
                         .iter()
                         .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
+                    header_changes: header_changes(&rule.value.filters),
                     backend: backend_of(&rule.value.backend_refs),
                 });
             }
@@ -649,14 +840,30 @@ impl Network {
 
     /// Follows one request for `host` and `path` through Kong, the bridge and Lattice.
     pub fn route(&self, host: &str, path: &str) -> Outcome {
+        self.route_with(host, path, &Headers::new())
+    }
+
+    /// Like [`Network::route`], for a client that sends `headers` (forged ones included).
+    pub fn route_with(&self, host: &str, path: &str, headers: &Headers) -> Outcome {
         match self.kong_route(host, path) {
-            Some(kong) => self.through(kong, host, path),
+            Some(kong) => self.through_with(kong, host, path, headers),
             None => Outcome::NoKongRoute,
         }
     }
 
     /// Follows a request that Kong matched to `kong` onward, through the bridge and Lattice.
     pub fn through(&self, kong: &KongRoute, host: &str, path: &str) -> Outcome {
+        self.through_with(kong, host, path, &Headers::new())
+    }
+
+    /// Like [`Network::through`], for a client that sends `headers`.
+    pub fn through_with(
+        &self,
+        kong: &KongRoute,
+        host: &str,
+        path: &str,
+        headers: &Headers,
+    ) -> Outcome {
         let Some(backend) = &kong.backend else {
             return Outcome::NoBridge(String::new());
         };
@@ -680,8 +887,9 @@ impl Network {
             return Outcome::NoLatticeService(lattice_host);
         };
         let route = format!("{}/{}", service.namespace, service.name);
+        let headers = kong.header_changes.apply(headers);
         for (i, rule) in service.rules.iter().enumerate() {
-            if rule.matches.iter().any(|m| m.lattice_match(path))
+            if rule.matches.iter().any(|m| m.lattice_match(path, &headers))
                 && let Some(b) = &rule.backend
             {
                 return Outcome::Backend {

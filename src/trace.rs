@@ -13,7 +13,8 @@ use crate::diag::Diagnostic;
 use crate::model::MatchKind;
 use crate::platform::{segment_prefix_matches, string_prefix_matches};
 use crate::routing::{
-    Bridge, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome, PathRule, is_kong_file,
+    Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome, PathRule,
+    is_kong_file,
 };
 
 /// A request to follow. `host` is None for a bare path without `--host`: then only Kong
@@ -109,6 +110,8 @@ pub struct Trace<'a> {
     pub bridge: Option<(String, &'a Bridge)>,
     /// The Host Lattice sees: the rewritten one, else the request's.
     pub lattice_host: Option<String>,
+    /// The headers Kong sets on the way (header dispatch), as Lattice sees them.
+    pub headers: Headers,
     pub lattice: Option<&'a LatticeRoute>,
     pub outcome: Outcome,
     /// Kong routes that would take the path on another host (a hint for a 404).
@@ -131,6 +134,7 @@ pub fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
         kong,
         bridge: None,
         lattice_host: None,
+        headers: Headers::new(),
         lattice: None,
         other_hosts: Vec::new(),
         request: request.clone(),
@@ -151,6 +155,7 @@ pub fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
     // The outcome comes from the model itself; the steps below only look up what it went
     // through, to show them.
     t.outcome = net.through(winner, host, path);
+    t.headers = winner.header_changes.apply(&Headers::new());
     if let Some(b) = &winner.backend {
         t.bridge = net
             .bridges
@@ -252,9 +257,10 @@ type RuleMatch<'a> = (usize, &'a PathRule);
 fn lattice_rule<'a>(
     route: &'a LatticeRoute,
     path: &str,
+    headers: &Headers,
 ) -> Option<(usize, &'a PathRule, Vec<RuleMatch<'a>>)> {
     let mut matching = route.rules.iter().enumerate().filter_map(|(i, r)| {
-        let m = r.matches.iter().find(|m| m.lattice_match(path))?;
+        let m = r.matches.iter().find(|m| m.lattice_match(path, headers))?;
         Some((i + 1, m, r.backend.is_some()))
     });
     // A rule without a backend does not take the request (as in `Network::through`).
@@ -282,6 +288,9 @@ fn write_near(o: &mut String, t: &Trace<'_>) {
 }
 
 fn lattice_why(rule: &PathRule) -> &'static str {
+    if !rule.headers.is_empty() {
+        return "the first rule, in order, whose header and path match";
+    }
     match rule.kind {
         MatchKind::Exact => "an Exact match",
         MatchKind::Prefix => "the first rule, in order, whose prefix starts the path as a string",
@@ -403,6 +412,12 @@ fn human_bridge(o: &mut String, t: &Trace<'_>, r: &KongRoute) {
         }
         (None, None) => {}
     }
+    for (name, value) in &t.headers {
+        say(
+            o,
+            format!("          header {name}: {value} set (a client's value is replaced)"),
+        );
+    }
 }
 
 /// The Lattice service and the rule that matched first.
@@ -417,12 +432,13 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
             route.file.display()
         ),
     );
-    if let Some((n, rule, later)) = lattice_rule(route, &t.request.path) {
+    if let Some((n, rule, later)) = lattice_rule(route, &t.request.path, &t.headers) {
         say(
             o,
             format!(
-                "          rule {n} of {} matched: {} {} ({}), {}",
+                "          rule {n} of {} matched: {}{} {} ({}), {}",
                 route.rules.len(),
+                header_clause(rule),
                 kind_name(rule.kind),
                 rule.path,
                 place(&route.file, rule.pos.line),
@@ -442,6 +458,19 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
     }
 }
 
+/// The header conditions of a Lattice match, as `header x-latgen-app: shop and `.
+fn header_clause(rule: &PathRule) -> String {
+    rule.headers
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "header {name}: {} and ",
+                value.as_deref().unwrap_or("(not Exact)")
+            )
+        })
+        .collect()
+}
+
 fn outcome_code(o: &Outcome) -> &'static str {
     match o {
         Outcome::Backend { .. } => "backend",
@@ -454,7 +483,15 @@ fn outcome_code(o: &Outcome) -> &'static str {
 }
 
 fn path_json(rule: &PathRule) -> Value {
-    json!({ "type": kind_name(rule.kind), "value": rule.path })
+    let mut v = json!({ "type": kind_name(rule.kind), "value": rule.path });
+    if !rule.headers.is_empty() {
+        v["headers"] = rule
+            .headers
+            .iter()
+            .map(|(name, value)| json!({ "name": name, "value": value }))
+            .collect();
+    }
+    v
 }
 
 pub fn to_json(t: &Trace<'_>) -> Value {
@@ -475,6 +512,12 @@ pub fn to_json(t: &Trace<'_>) -> Value {
             "rewriteHost": r.rewrite_host,
         })
     });
+    let kong = kong.map(|mut k| {
+        if !t.headers.is_empty() {
+            k["setsHeaders"] = json!(t.headers);
+        }
+        k
+    });
     let bridge = t
         .bridge
         .as_ref()
@@ -486,7 +529,7 @@ pub fn to_json(t: &Trace<'_>) -> Value {
             "file": route.file,
             "rules": route.rules.len(),
         });
-        if let Some((n, rule, later)) = lattice_rule(route, &t.request.path) {
+        if let Some((n, rule, later)) = lattice_rule(route, &t.request.path, &t.headers) {
             v["rule"] = json!(n);
             v["line"] = json!(rule.pos.line);
             v["match"] = path_json(rule);

@@ -381,6 +381,31 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     check_quotas(config, &mut bad);
     check_config_names(config, &mut bad);
     check_kong_hostnames(config, &mut bad);
+    check_dispatch_header(config, &mut bad);
+}
+
+/// The header a group dispatches on: a header name Lattice can match and does not strip.
+fn check_dispatch_header(config: &Config, bad: &mut impl FnMut(String, &str)) {
+    let h = &config.lattice.dispatch_header;
+    // Lower case, so that the name reads back from the manifests as it was written.
+    let tchar =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "!#$%&'*+-.^_`|~".contains(c);
+    let problem = if h.is_empty() || !h.chars().all(tchar) {
+        "is not a lowercase header name (letters, digits and `-`, no spaces)"
+    } else if h.len() > platform::LATTICE_MAX_HEADER_NAME {
+        "is longer than the 40 characters a Lattice header match takes"
+    } else if h
+        .to_ascii_lowercase()
+        .starts_with(platform::LATTICE_RESERVED_HEADER_PREFIX)
+    {
+        "starts with `x-amzn-lattice-`, which Lattice strips from incoming requests"
+    } else {
+        return;
+    };
+    bad(
+        format!("lattice.dispatchHeader `{h}` {problem}"),
+        "use a short header of your own, such as `x-latgen-app` (the default)",
+    );
 }
 
 /// A Lattice listener has 100 rule priorities, whatever the account's quota says.

@@ -55,6 +55,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         path_cases(),
         path_cases_more(),
         quota_cases(),
+        dispatch_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -382,6 +383,31 @@ fn value_cases_more() -> Vec<(&'static str, Setup, i32)> {
 
 /// Cases about an app with more paths than a shared group holds: the message says where
 /// the limit comes from.
+/// Cases about the header that header dispatch matches: each name Lattice cannot use.
+fn dispatch_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_header = |name: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(d, "apps/shop.yaml", OK_APP.as_bytes());
+            let yaml = format!("lattice:\n  dispatch: header\n  dispatchHeader: \"{name}\"\n");
+            write(d, "latgen.yaml", yaml.as_bytes());
+        })
+    };
+    vec![
+        (
+            "dispatch-header-reserved",
+            with_header("x-amzn-lattice-app"),
+            2,
+        ),
+        (
+            "dispatch-header-too-long",
+            with_header("x-app-name-that-goes-on-and-on-and-on-and-on"),
+            2,
+        ),
+        ("dispatch-header-with-space", with_header("x app"), 2),
+        ("dispatch-header-uppercase", with_header("X-Latgen-App"), 2),
+    ]
+}
+
 fn quota_cases() -> Vec<(&'static str, Setup, i32)> {
     let paths = |n: usize| -> String {
         (0..n)

@@ -331,6 +331,33 @@ backend   Service team-commerce/cart-web, port 8080
     );
 }
 
+/// Under header dispatch, trace shows the header Kong sets and the header rule that
+/// matches it: a host-routed app answers from a shared group.
+#[test]
+fn trace_shows_the_header_step_of_header_dispatch() {
+    let tmp = common::copy_project(&common::fixture("header"));
+    ok(&latgen(tmp.path(), &["render"]));
+    let run = latgen(tmp.path(), &["trace", "https://www.example.com/shop/cartx"]);
+    ok(&run);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines.contains(&"          header x-shop-app: www set (a client's value is replaced)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("          rule 3 of 3 matched: header x-shop-app: www and PathPrefix / (generated/lattice/httproute-group-03.yaml:")),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(lines.last(), Some(&"backend   Service web/www, port 80"));
+    let run = latgen(tmp.path(), &["trace", "/shop/cartx", "--format", "json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["kong"]["setsHeaders"]["x-shop-app"], "shop");
+    assert_eq!(v["lattice"]["match"]["headers"][0]["value"], "shop");
+    assert_eq!(v["backend"]["name"], "shop");
+}
+
 #[test]
 fn trace_reports_a_broken_path() {
     let tmp = tempfile::tempdir().unwrap();

@@ -56,6 +56,13 @@ fn settings_fixture_matches_its_golden_tree() {
     check_fixture("settings");
 }
 
+/// Header dispatch: one header rule per app, nested prefixes and a host-routed app in
+/// shared groups, and every Kong route setting the header to its app.
+#[test]
+fn header_fixture_matches_its_golden_tree() {
+    check_fixture("header");
+}
+
 /// The example in the repository root is what the README renders: a stale generated/ or
 /// lock fails here, before it fails a user.
 #[test]

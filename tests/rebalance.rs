@@ -412,6 +412,38 @@ fn the_lower_bound_counts_services_over_the_target_group_quota() {
     assert_eq!(c.bound_by, "5 Services, 2 target groups a group");
 }
 
+/// Under header dispatch the example's 79 apps take 8 shared groups and no dedicated
+/// service: $189.80 a month; each mode's `cost` prints what the other would cost.
+#[test]
+fn cost_under_header_dispatch_is_eight_services() {
+    let tmp = common::copy_project(&common::root());
+    let yaml = tmp.path().join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+    )
+    .unwrap();
+    let c = latgen::rebalance::cost(&common::built(tmp.path()).prepared);
+    assert_eq!((c.services, c.groups, c.dedicated, c.apps), (8, 8, 0, 79));
+    assert_eq!(latgen::rebalance::dollars(c.monthly), "$189.80");
+    let o = latgen(tmp.path(), &["cost"]);
+    assert!(
+        o.stdout.contains("$189.80/month")
+            && o.stdout
+                .contains("with dispatch: path: 14 services, $332.15/month"),
+        "{}",
+        o.stdout
+    );
+    let o = latgen(&common::root(), &["cost"]);
+    assert!(
+        o.stdout
+            .contains("with dispatch: header: 8 services, $189.80/month"),
+        "{}",
+        o.stdout
+    );
+}
+
 #[test]
 fn cost_reproduces_the_field_report() {
     let c = latgen::rebalance::cost(&common::built(&common::root()).prepared);

@@ -7,109 +7,16 @@ mod common;
 
 use std::path::Path;
 
-use latgen::model::{App, MatchKind};
-use latgen::platform::segment_prefix_matches;
-use latgen::routing::{BackendRef, Network, Outcome};
-
-/// The app Gateway API semantics choose for a request, from the declarations alone:
-/// host-specific routes before hostless ones, then Exact, then the longest prefix.
-fn expected<'a>(
-    apps: &'a [App],
-    kong_hostnames: &[String],
-    host: &str,
-    path: &str,
-) -> Option<&'a App> {
-    apps.iter()
-        .filter_map(|a| {
-            let host_rank = match &a.host {
-                Some(h) if h == host => h.len(),
-                Some(_) => return None,
-                None if kong_hostnames.is_empty() => 0,
-                None if kong_hostnames.iter().any(|h| h == host) => host.len(),
-                None => return None,
-            };
-            let best = a
-                .paths
-                .iter()
-                .filter(|p| match p.kind {
-                    MatchKind::Exact => p.value == path,
-                    MatchKind::Prefix => segment_prefix_matches(&p.value, path),
-                })
-                .map(|p| (p.kind == MatchKind::Exact, p.value.len()))
-                .max()?;
-            Some(((host_rank, best), a))
-        })
-        .max_by_key(|(k, _)| *k)
-        .map(|(_, a)| a)
-}
-
-fn probes(apps: &[App]) -> Vec<String> {
-    let mut out: Vec<String> = [
-        "/",
-        "/sh",
-        "/shx",
-        "/sh/x",
-        "/shop",
-        "/shopx",
-        "/shop/",
-        "/shop/cart",
-        "/shop/cartx",
-        "/shop/cart/items",
-        "/shopping",
-        "/shopping/list",
-        "/shop-admin",
-        "/shop-admin/x",
-        "/api",
-        "/apix",
-        "/api/v2",
-        "/api/v2x",
-        "/api/v2/x",
-        "/api/v22",
-        "/api/v22/x",
-        "/api/v2/health",
-        "/api/v2/healthz",
-        "/healthz",
-        "/healthz/x",
-        "/unknown",
-        "/help/faqx",
-        "/account/securityx",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for a in apps {
-        for p in &a.paths {
-            let v = p.value.trim_end_matches('/');
-            for probe in [
-                p.value.clone(),
-                format!("{v}/"),
-                format!("{v}/x"),
-                format!("{v}x"),
-                format!("{v}-x"),
-                format!("{v}.x"),
-            ] {
-                out.push(probe);
-            }
-            let mut cut = v.len();
-            while let Some(i) = v[..cut].rfind('/') {
-                out.push(if i == 0 {
-                    "/".into()
-                } else {
-                    v[..i].to_string()
-                });
-                cut = i;
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
+use latgen::routing::{Headers, Network, Outcome};
 
 fn assert_routing_equivalent(dir: &Path) -> usize {
+    assert_routes_with(dir, &[Headers::new()])
+}
+
+/// Like [`assert_routing_equivalent`], with each request sent once with each of `forged`,
+/// headers a client adds of its own.
+fn assert_routes_with(dir: &Path, forged: &[Headers]) -> usize {
     let built = common::built(dir);
-    let apps = &built.prepared.apps;
-    let config = &built.prepared.config;
     let net = Network::from_files(
         built
             .output
@@ -118,45 +25,27 @@ fn assert_routing_equivalent(dir: &Path) -> usize {
             .map(|(p, t)| (p.as_path(), t.as_str())),
     )
     .unwrap();
-    let mut hosts: Vec<String> = vec!["public.example.org".into()];
-    hosts.extend(config.kong.hostnames.iter().cloned());
-    hosts.extend(apps.iter().filter_map(|a| a.host.clone()));
-    let mut checked = 0;
-    for host in &hosts {
-        for path in probes(apps) {
-            let want = expected(apps, &config.kong.hostnames, host, &path);
-            let got = net.route(host, &path);
-            match want {
-                Some(app) => {
-                    let backend = BackendRef {
-                        namespace: app.namespace.clone(),
-                        name: app.service.clone(),
-                        port: Some(i32::from(app.port)),
-                    };
-                    match &got {
-                        Outcome::Backend { backend: b, .. } => assert_eq!(
-                            b, &backend,
-                            "{host}{path}: Gateway API names app `{}`, the manifests deliver to {got:?}",
-                            app.name
-                        ),
-                        other => panic!(
-                            "{host}{path}: Gateway API names app `{}`, the manifests give {other:?}",
-                            app.name
-                        ),
-                    }
-                }
-                None => assert_eq!(got, Outcome::NoKongRoute, "{host}{path}: no app claims it"),
-            }
-            checked += 1;
-        }
+    match common::oracle::misroutes(&built.prepared.apps, &built.prepared.config, &net, forged) {
+        Ok(checked) => checked,
+        Err(e) => panic!("{e}"),
     }
-    checked
 }
 
 #[test]
 fn trap_paths_land_on_the_app_gateway_api_names() {
     let n = assert_routing_equivalent(&common::fixture("traps"));
     assert!(n > 100, "probed {n} requests");
+}
+
+#[test]
+fn header_fixture_routes_correctly_forged_headers_included() {
+    let forged: Vec<Headers> = ["", "shop", "cart", "api-v2", "WWW"]
+        .iter()
+        .map(|v| Headers::from([("x-shop-app".to_string(), v.to_string())]))
+        .chain([Headers::new()])
+        .collect();
+    let n = assert_routes_with(&common::fixture("header"), &forged);
+    assert!(n > 1000, "probed {n} requests");
 }
 
 #[test]
@@ -167,6 +56,67 @@ fn settings_fixture_routes_correctly() {
 #[test]
 fn example_routes_every_declared_path_correctly() {
     assert_routing_equivalent(&common::root());
+}
+
+/// The example under `dispatch: header`, in a copy: 79 apps in 8 groups, no dedicated
+/// service, and every probe reaches the app Gateway API semantics name, also when the
+/// client forges the dispatch header with another app's name (in any case), an empty
+/// value, or a header Lattice reserves.
+#[test]
+fn example_under_header_dispatch_routes_every_probe_forged_headers_included() {
+    let tmp = header_copy_of_example();
+    let built = common::built(tmp.path());
+    let plan = &built.prepared.plan;
+    assert_eq!((plan.groups.len(), plan.dedicated.len()), (8, 0));
+    assert!(plan.groups.iter().all(|g| g.apps.len() <= 10));
+    let mut forged = vec![Headers::new()];
+    for value in ["cart", "SHOP-WEB", "", "admin-console"] {
+        forged.push(Headers::from([(
+            "x-latgen-app".to_string(),
+            value.to_string(),
+        )]));
+    }
+    forged.push(Headers::from([(
+        "x-amzn-lattice-identity".to_string(),
+        "forged".to_string(),
+    )]));
+    let n = assert_routes_with(tmp.path(), &forged);
+    assert!(n > 10_000, "probed {n} requests");
+}
+
+/// A Kong route that adds the dispatch header instead of setting it lets a client's
+/// forged value through (Kong appends to it), and the request reaches no app, or one the
+/// client picked: the model follows what Kong does with each.
+#[test]
+fn a_header_kong_adds_rather_than_sets_does_not_hold_against_a_forged_one() {
+    let lattice = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: g, namespace: ns }\nspec:\n  hostnames: [g.internal]\n  rules:\n    - matches: [{ path: { type: PathPrefix, value: / }, headers: [{ type: Exact, name: x-latgen-app, value: admin }] }]\n      backendRefs: [{ name: admin, port: 80 }]\n    - matches: [{ path: { type: PathPrefix, value: / }, headers: [{ type: Exact, name: x-latgen-app, value: shop }] }]\n      backendRefs: [{ name: shop, port: 80 }]\n";
+    let kong = |verb: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: shop, namespace: k }}\nspec:\n  rules:\n    - matches: [{{ path: {{ type: PathPrefix, value: /shop }} }}]\n      filters:\n        - {{ type: URLRewrite, urlRewrite: {{ hostname: g.internal }} }}\n        - {{ type: RequestHeaderModifier, requestHeaderModifier: {{ {verb}: [{{ name: X-Latgen-App, value: shop }}] }} }}\n      backendRefs: [{{ name: shop-lattice, port: 80 }}]\n"
+        )
+    };
+    let bridge = "apiVersion: v1\nkind: Service\nmetadata: { name: shop-lattice, namespace: k }\nspec: { type: ExternalName, externalName: g.internal }\n";
+    let forged = Headers::from([("x-latgen-app".to_string(), "admin".to_string())]);
+    let reached = |verb: &str, client: &Headers| {
+        let kong = kong(verb);
+        let files = [
+            ("lattice/g.yaml", lattice),
+            ("kong/r.yaml", kong.as_str()),
+            ("kong/s.yaml", bridge),
+        ];
+        let net = Network::from_files(files.iter().map(|(p, t)| (Path::new(*p), *t))).unwrap();
+        net.route_with("x", "/shop/cart", client)
+            .backend()
+            .map(|b| b.name.clone())
+    };
+    assert_eq!(reached("set", &Headers::new()).as_deref(), Some("shop"));
+    assert_eq!(reached("set", &forged).as_deref(), Some("shop"));
+    assert_eq!(reached("add", &Headers::new()).as_deref(), Some("shop"));
+    assert_eq!(
+        reached("add", &forged),
+        None,
+        "`admin,shop` matches no rule"
+    );
 }
 
 /// The reason nested prefixes of different apps never share a group: with `/shop` and
@@ -230,10 +180,33 @@ fn without_positions(debug: &str) -> String {
 /// text gives, line numbers aside, for every route and Service of the example.
 #[test]
 fn typed_read_back_models_a_manifest_as_parsing_it_does() {
+    read_back_models_as_parsing(Path::new(env!("CARGO_MANIFEST_DIR")));
+}
+
+/// The same under header dispatch: header matches and header modifiers read alike.
+#[test]
+fn typed_read_back_models_header_dispatch_as_parsing_it_does() {
+    let tmp = header_copy_of_example();
+    read_back_models_as_parsing(tmp.path());
+}
+
+/// A copy of the example with `dispatch: header`.
+fn header_copy_of_example() -> tempfile::TempDir {
+    let tmp = common::copy_project(&common::root());
+    let yaml = tmp.path().join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+    )
+    .unwrap();
+    tmp
+}
+
+fn read_back_models_as_parsing(root: &Path) {
     use latgen::load::ProjectPaths;
     use latgen::render::Templates;
     use latgen::routing::{Source, is_kong_file};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let prepared = latgen::prepare(&ProjectPaths::at_root(root))
         .prepared
         .unwrap();

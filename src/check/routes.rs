@@ -33,11 +33,17 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
                 if i >= j || reported.contains(j) {
                     continue;
                 }
-                let covers = earlier.kind == MatchKind::Prefix
+                // Rules that match different values of one header (header dispatch) never
+                // compete for a request, whatever their paths.
+                if earlier.headers_exclusive(later) {
+                    continue;
+                }
+                let covers = (earlier.kind == MatchKind::Prefix
                     && later.path.starts_with(&earlier.path)
                     || earlier.kind == MatchKind::Exact
                         && later.kind == MatchKind::Exact
-                        && earlier.path == later.path;
+                        && earlier.path == later.path)
+                    && later.headers_imply(earlier);
                 if covers {
                     reported.insert(*j);
                     if earlier_backend == later_backend {
@@ -129,8 +135,9 @@ pub(super) fn resolution(
                             || &backend.name != svc
                             || backend.port != Some(*port);
                         if elsewhere && !flagged.contains(lattice_route) {
+                            let note = other_app_header(kong).unwrap_or_default();
                             diags.push(
-                                Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}", kong.name))
+                                Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}{note}", kong.name))
                                     .at(at.clone())
                                     .help("run `latgen render`; if it persists, check custom templates"),
                             );
@@ -151,6 +158,18 @@ pub(super) fn resolution(
         }
     }
     diags
+}
+
+/// Where a Kong route sets a header to a value other than its own app's name (header
+/// dispatch names the app that way), what it sets, as a clause.
+fn other_app_header(kong: &crate::routing::KongRoute) -> Option<String> {
+    let app = kong.app.as_deref()?;
+    let (name, value) = kong
+        .header_changes
+        .set
+        .iter()
+        .find(|(_, v)| !v.eq_ignore_ascii_case(app))?;
+    Some(format!(": it sets `{name}: {value}`, not `{app}`"))
 }
 
 /// Rule and backend counts of the Lattice routes as committed.

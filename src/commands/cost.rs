@@ -38,6 +38,10 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
                 "monthlyOnePerAppUsd": (c.monthly_one_per_app * 100.0).round() / 100.0,
                 "savingUsd": (c.saving * 100.0).round() / 100.0,
                 "savingRatio": (c.saving_ratio * 1000.0).round() / 1000.0,
+                "otherDispatch": {
+                    "dispatch": c.other.0.as_str(), "services": c.other.1,
+                    "monthlyUsd": (c.other.2 * 100.0).round() / 100.0,
+                },
             })
         ),
     }

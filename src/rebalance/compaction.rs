@@ -124,6 +124,10 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
 /// next (`/shop`, `/shop/cart`, `/shop/cart/v2`), outermost first: no two of those apps can
 /// share a group, so the chain's length is a lower bound.
 fn nested_chain(prepared: &Prepared) -> Vec<&str> {
+    // Under header dispatch, prefixes never decide where an app may go.
+    if prepared.config.header_dispatch() {
+        return Vec::new();
+    }
     let prefixes: BTreeMap<&str, AppId> = prepared
         .plan
         .groups

@@ -1,6 +1,10 @@
 //! `latgen cost`: what the Lattice services of a plan cost, against one service per app.
 
+use std::path::Path;
+
 use crate::Prepared;
+use crate::config::Dispatch;
+use crate::lock::Lock;
 
 /// Hours in a month, as Lattice pricing pages count them.
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -16,6 +20,24 @@ pub struct Cost {
     pub monthly_one_per_app: f64,
     pub saving: f64,
     pub saving_ratio: f64,
+    /// What the other dispatch mode would give, planned afresh: the mode, its Lattice
+    /// services and their monthly cost.
+    pub other: (Dispatch, usize, f64),
+}
+
+/// The Lattice services a fresh plan of `prepared`'s apps takes under `dispatch`.
+fn services_under(prepared: &Prepared, dispatch: Dispatch) -> usize {
+    let mut config = prepared.config.clone();
+    config.lattice.dispatch = dispatch;
+    let mut diags = crate::diag::Diagnostics::new();
+    let plan = crate::plan::plan(
+        &prepared.apps,
+        &Lock::default(),
+        Path::new("latgen.lock"),
+        &config,
+        &mut diags,
+    );
+    plan.service_count()
 }
 
 pub fn cost(prepared: &Prepared) -> Cost {
@@ -26,7 +48,10 @@ pub fn cost(prepared: &Prepared) -> Cost {
     let monthly = services as f64 * price;
     let monthly_one_per_app = apps as f64 * price;
     let saving = monthly_one_per_app - monthly;
+    let other_mode = prepared.config.lattice.dispatch.other();
+    let other_services = services_under(prepared, other_mode);
     Cost {
+        other: (other_mode, other_services, other_services as f64 * price),
         services,
         groups: plan.groups.len(),
         dedicated: plan.dedicated.len(),
@@ -79,6 +104,12 @@ pub fn cost_table(c: &Cost) -> String {
             c.apps - c.services,
             dollars(c.saving),
             c.saving_ratio * 100.0
+        ),
+        format!(
+            "with dispatch: {}: {} services, {}/month",
+            c.other.0.as_str(),
+            c.other.1,
+            dollars(c.other.2)
         ),
     ]
     .join("\n")

@@ -4,7 +4,8 @@
 //! templates and the same read-back as every other object.
 
 use super::{
-    BackendCtx, Ctx, Expect, GatewayCtx, Kind, RuleCtx, Serde, Side, Templates, checked_file,
+    BackendCtx, Ctx, Expect, GatewayCtx, HeaderCtx, Kind, RuleCtx, Serde, Side, Templates,
+    checked_file,
 };
 use crate::config::Config;
 use crate::model::{App, MatchKind};
@@ -25,6 +26,8 @@ pub struct Between<'a> {
 struct Rule {
     kind: MatchKind,
     path: String,
+    /// The header value the rule matches as well (header dispatch).
+    header: Option<(String, String)>,
     app: String,
     service: String,
     namespace: String,
@@ -50,9 +53,14 @@ impl Between<'_> {
                 .find(|a| a.namespace == b.namespace && a.service == b.name && a.port == port)
                 .map_or_else(|| b.name.clone(), |a| a.name.clone());
             for m in &r.matches {
+                let header = m
+                    .headers
+                    .first()
+                    .and_then(|(n, v)| Some((n.clone(), v.clone()?)));
                 out.push(Rule {
                     kind: m.kind,
                     path: m.path.clone(),
+                    header,
                     app: app.clone(),
                     service: b.name.clone(),
                     namespace: b.namespace.clone(),
@@ -73,8 +81,8 @@ impl Versions for Between<'_> {
         }
         let (mut rules, old_rules) = (self.rules(&new)?, self.rules(&old)?);
         let same = |x: &Rule, r: &Rule| {
-            (x.kind, &x.path, &x.service, &x.namespace, x.port)
-                == (r.kind, &r.path, &r.service, &r.namespace, r.port)
+            (x.kind, &x.path, &x.header, &x.service, &x.namespace, x.port)
+                == (r.kind, &r.path, &r.header, &r.service, &r.namespace, r.port)
         };
         match keep {
             Keep::Both => {
@@ -86,16 +94,30 @@ impl Versions for Between<'_> {
             }
             Keep::Common => rules.retain(|x| old_rules.iter().any(|r| same(x, r))),
         }
-        // The planner's order: longer paths first, Exact before PathPrefix, then by name.
+        // The planner's order: longer paths first, Exact before PathPrefix, then by name;
+        // header rules (all on `/`) come after the path rules, in app name order.
         rules.sort_by(|a, b| {
-            (b.path.len(), a.kind, &a.path, &a.app).cmp(&(a.path.len(), b.kind, &b.path, &b.app))
+            (b.path.len(), a.kind, &a.path, a.header.is_some(), &a.app).cmp(&(
+                a.path.len(),
+                b.kind,
+                &b.path,
+                b.header.is_some(),
+                &b.app,
+            ))
         });
+        let dispatch_header = rules
+            .iter()
+            .find_map(|r| r.header.as_ref().map(|h| h.0.as_str()));
         let ctx_rules: Vec<RuleCtx> = rules
             .iter()
             .map(|r| RuleCtx {
                 kind: r.kind.gateway_api_type(),
                 path: &r.path,
                 app: &r.app,
+                header: r
+                    .header
+                    .as_ref()
+                    .map(|(name, value)| HeaderCtx { name, value }),
                 backend: BackendCtx {
                     name: &r.service,
                     namespace: &r.namespace,
@@ -110,6 +132,7 @@ impl Versions for Between<'_> {
             hostname => self.config.group_domain(number),
             gateway => Ctx::from(Serde(&GatewayCtx::from(&self.config.lattice.gateway))),
             rules => Ctx::from(Serde(&ctx_rules)),
+            dispatch_header => dispatch_header,
         };
         let template = "lattice/group-route.yaml.j2";
         let text = self.templates.render(template, ctx).ok()?;

@@ -2,6 +2,8 @@
 //! trees of files, and compare output with committed snapshots.
 #![allow(dead_code)]
 
+pub mod oracle;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -3,6 +3,8 @@
 //! group except by an explicit move, rules are in capture-free order, and the output does
 //! not depend on the order the apps come in.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -289,6 +291,73 @@ proptest! {
             prop_assert!(!diags.has_errors(), "{diags:?}");
             check_invariants(&apps, &p)?;
             lock = p.lock;
+        }
+    }
+}
+
+/// Under header dispatch: a group holds 6 apps (rules) and any 6 Services.
+fn header_config() -> Config {
+    let mut c = Config::default();
+    c.lattice.dispatch = latgen::config::Dispatch::Header;
+    c.quotas.rules_per_service = 6;
+    c
+}
+
+/// A header-dispatch app set: path-routed apps as above (nested prefixes, shared string
+/// prefixes, Exact beside PathPrefix), some of them on a host of their own, with their
+/// paths or with none (`/`); no isolation or rps, so only the rule quota bounds a group.
+fn header_apps(specs: &[(Spec, Option<bool>)]) -> Vec<App> {
+    let mut used = BTreeSet::new();
+    specs
+        .iter()
+        .enumerate()
+        .map(|(id, (s, host))| {
+            let mut app = make_app(id, s, &mut used);
+            (app.isolate, app.peak_rps) = (false, None);
+            if let Some(with_paths) = host {
+                app.host = Some(format!("h{id}.example.com"));
+                if !with_paths {
+                    app.paths = vec![PathMatch {
+                        kind: MatchKind::Prefix,
+                        value: "/".into(),
+                        pos: Pos::default(),
+                    }];
+                }
+            }
+            app
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Header dispatch routes every probe where Gateway API semantics say, a forged
+    /// dispatch header from the client included, and packs the apps into exactly the
+    /// fewest groups the rule quota allows.
+    #[test]
+    fn header_dispatch_routes_every_probe_in_the_fewest_groups(
+        specs in prop::collection::vec((spec(), prop::option::weighted(0.3, any::<bool>())), 1..30)
+    ) {
+        let apps = header_apps(&specs);
+        let config = header_config();
+        let mut diags = Diagnostics::new();
+        let p = plan::plan(&apps, &Lock::default(), Path::new("latgen.lock"), &config, &mut diags);
+        prop_assert!(!diags.has_errors(), "{diags:?}");
+        prop_assert_eq!(p.dedicated.len(), 0);
+        prop_assert_eq!(p.groups.len(), apps.len().div_ceil(6));
+        let t = latgen::render::Templates::load(None).unwrap();
+        let out = latgen::render::render(&p, &apps, &config, &t).unwrap();
+        let net = latgen::routing::Network::from_files(
+            out.files.iter().map(|(p, t)| (p.as_path(), t.as_str())),
+        )
+        .unwrap();
+        let forged: Vec<latgen::routing::Headers> = [None, Some("app-000"), Some("APP-001")]
+            .iter()
+            .map(|v| v.iter().map(|v| ("x-latgen-app".to_string(), v.to_string())).collect())
+            .collect();
+        if let Err(e) = common::oracle::misroutes(&apps, &config, &net, &forged) {
+            prop_assert!(false, "{}", e);
         }
     }
 }

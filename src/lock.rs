@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::codes::Code;
+use crate::config::Dispatch;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::Pos;
 
@@ -67,6 +68,9 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     pub moves: BTreeMap<String, M>,
     /// The rollout the output is in the middle of, if any.
     pub rollout: Option<Rollout>,
+    /// The dispatch mode the groups were planned for: a plan for the other mode places
+    /// every app anew, in groups numbered after these.
+    pub dispatch: Dispatch,
 }
 
 /// A lock without positions, as a plan or a move writes it.
@@ -78,6 +82,7 @@ impl<G, M> Default for Lock<G, M> {
             apps: BTreeMap::new(),
             moves: BTreeMap::new(),
             rollout: None,
+            dispatch: Dispatch::Path,
         }
     }
 }
@@ -89,6 +94,7 @@ impl Lock {
             apps: self.apps.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             moves: self.moves.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             rollout: self.rollout,
+            dispatch: self.dispatch,
         }
     }
 }
@@ -111,6 +117,10 @@ struct LockFile {
     /// The rollout the output is in the middle of.
     #[serde(default)]
     rollout: Option<Rollout>,
+    /// `header` when the groups were planned for `lattice.dispatch: header`; absent for
+    /// `path`.
+    #[serde(default)]
+    dispatch: Dispatch,
 }
 
 /// A move in flight.
@@ -124,8 +134,12 @@ struct MoveFile {
 }
 
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile =
-        crate::yaml::parse_yaml(file, text, &["version", "apps", "moves", "rollout"], diags)?;
+    let raw: LockFile = crate::yaml::parse_yaml(
+        file,
+        text,
+        &["version", "apps", "moves", "rollout", "dispatch"],
+        diags,
+    )?;
     let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(
@@ -143,6 +157,7 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
     }
     let mut lock = Lock {
         rollout: raw.rollout,
+        dispatch: raw.dispatch,
         ..Lock::default()
     };
     for (name, group) in raw.apps {
@@ -209,6 +224,10 @@ pub fn serialize(state: &LockState) -> String {
          ---\n",
     );
     out.push_str(&format!("version: {LOCK_VERSION}\n"));
+    // Only header dispatch is written, so a path-dispatch lock reads as it always has.
+    if state.dispatch == Dispatch::Header {
+        out.push_str("dispatch: header\n");
+    }
     if state.apps.is_empty() {
         out.push_str("apps: {}\n");
     } else {

@@ -401,6 +401,17 @@ pub fn plan(
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
     let placeable = placeable_in_name_order(apps, config, planner.cap, diags);
+    // A lock planned for the other dispatch mode holds groups whose rules are of the other
+    // kind: every app is placed anew, in groups numbered after the lock's, so that the old
+    // groups serve until Kong has moved off them (the rollout drops them after).
+    let fresh = Lock::default();
+    let switching = lock.dispatch != config.lattice.dispatch && !lock.apps.is_empty();
+    let lock = if switching {
+        planner.highest = highest_group(lock);
+        &fresh
+    } else {
+        lock
+    };
     // The lock first (those placements were valid when written), then the second group of
     // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
     // reported at the pin), then other new apps; each pass in name order.
@@ -412,9 +423,20 @@ pub fn plan(
     };
     passes.place_locked(&mut planner, &placeable, diags);
     let moves = passes.place_moves(&mut planner, &placeable, diags);
-    passes.place_pinned(&mut planner, &placeable, &moves, diags);
-    passes.place_new(&mut planner, &placeable);
-    passes.assemble(planner, moves)
+    if !switching {
+        passes.place_pinned(&mut planner, &placeable, &moves, diags);
+    }
+    passes.place_new(&mut planner, &placeable, switching);
+    let mut plan = passes.assemble(planner, moves);
+    plan.lock.dispatch = config.lattice.dispatch;
+    plan
+}
+
+/// The highest group number a lock uses, moves included.
+fn highest_group(lock: &Lock) -> u32 {
+    let homes = lock.apps.values().map(|g| g.0);
+    let targets = lock.moves.values().map(|m| m.0.to);
+    homes.chain(targets).max().unwrap_or(0)
 }
 
 /// The path-routed apps that fit a group at all, in name order whatever order the apps
@@ -581,10 +603,11 @@ impl Passes<'_> {
     }
 
     /// Pass 4: the new apps without a pin (everything placed so far was locked or pinned),
-    /// each into the lowest-numbered group with room.
-    fn place_new(&self, planner: &mut Planner, order: &[AppId]) {
+    /// each into the lowest-numbered group with room; in a switch of dispatch mode, every
+    /// app, pinned or not (a pin names a group of the old mode).
+    fn place_new(&self, planner: &mut Planner, order: &[AppId], switching: bool) {
         for &id in order {
-            if self.apps[id].pin.is_some() || self.in_lock(id) {
+            if (self.apps[id].pin.is_some() && !switching) || self.in_lock(id) {
                 continue;
             }
             let number = planner.first_fit(id);

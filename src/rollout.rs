@@ -298,6 +298,17 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
     }
     let mut state: Tree = base.clone();
     for phase in candidate_edits(base, target, versions) {
+        // A whole phase that is safe at once is taken at once: one judgement instead of
+        // one per unit (a change of every app, such as a switch of dispatch mode, has
+        // hundreds of units).
+        let mut whole = state.clone();
+        for (rel, text) in phase.iter().flatten() {
+            apply(&mut whole, rel, text.clone());
+        }
+        if whole != state && judge.safe(&Docs::read(&whole)) {
+            state = whole;
+            continue;
+        }
         for unit in phase {
             let before: Vec<Edit> = unit
                 .iter()

@@ -123,6 +123,7 @@ fn lock_of(state: &LockState) -> Lock {
             .map(|(k, v)| (k.clone(), (*v, Pos::default())))
             .collect(),
         rollout: state.rollout,
+        dispatch: state.dispatch,
     }
 }
 

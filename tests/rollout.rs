@@ -344,3 +344,111 @@ fn status_lists_the_moves_and_the_steps_left() {
         status.stdout
     );
 }
+
+/// The example, rendered and committed in a throwaway repository (its deploy kit too, so
+/// that `check` has nothing else to say).
+fn example_repo() -> tempfile::TempDir {
+    let tmp = common::copy_project(&common::root());
+    let dir = tmp.path();
+    for sub in ["generated", "deploy"] {
+        common::write_tree(
+            &dir.join(sub),
+            &common::read_tree(&common::root().join(sub)),
+        );
+    }
+    git(dir, &["init", "-q"]);
+    commit(dir, "base");
+    tmp
+}
+
+/// Sets `lattice.dispatch` in the example's latgen.yaml.
+fn set_dispatch(dir: &Path, mode: &str) {
+    let yaml = dir.join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let text = text.replace("lattice:\n  dispatch: header\n", "lattice:\n");
+    let text = match mode {
+        "header" => text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+        _ => text,
+    };
+    std::fs::write(yaml, text).unwrap();
+}
+
+/// Ships the change in the work tree with `render --base HEAD`, one committed step at a
+/// time, each accepted by `check --base`; returns the number of steps.
+fn ship(dir: &Path) -> usize {
+    let mut steps = 0;
+    loop {
+        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        if run.stderr.starts_with("nothing to roll out") {
+            return steps;
+        }
+        steps += 1;
+        commit(dir, &format!("step {steps}"));
+        let check = latgen(dir, &["check", "--base", "HEAD~1"]);
+        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        assert!(steps < 6, "the rollout does not end");
+    }
+}
+
+/// Every state Argo CD can be in between two consecutive steps (each side live first, and
+/// both) routes every probe of the example to the app Gateway API semantics name, and no
+/// Lattice route of any step is over the rules quota.
+fn assert_states_route_and_fit(dir: &Path, steps: usize) {
+    let built = common::built(dir);
+    let (apps, config) = (&built.prepared.apps, &built.prepared.config);
+    let quota = config.quotas.rules_per_service as usize;
+    let trees: Vec<_> = (0..=steps)
+        .map(|k| tree_at(dir, &format!("HEAD~{}", steps - k)))
+        .collect();
+    for tree in &trees {
+        for route in network(tree, tree).lattice {
+            assert!(
+                route.rules.len() <= quota,
+                "{} has {} rules",
+                route.name,
+                route.rules.len()
+            );
+        }
+    }
+    for (k, pair) in trees.windows(2).enumerate() {
+        let (prev, state) = (&pair[0], &pair[1]);
+        for (when, net) in [
+            ("Lattice first", network(state, prev)),
+            ("Kong first", network(prev, state)),
+            ("both live", network(state, state)),
+        ] {
+            let client = [latgen::routing::Headers::new()];
+            if let Err(e) = common::oracle::misroutes(apps, config, &net, &client) {
+                panic!("step {}, {when}: {e}", k + 1);
+            }
+        }
+    }
+}
+
+/// Switching the example's dispatch mode on a live deployment, path → header → path: each
+/// switch ships as safe steps (header groups added beside the path groups, Kong moved onto
+/// them, the old groups dropped; and back), every state routes every request to its own
+/// app within the quota, and each switch ends as a plain render in the new mode.
+#[test]
+fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    for (mode, services) in [("header", 8), ("path", 14)] {
+        set_dispatch(dir, mode);
+        let steps = ship(dir);
+        assert_eq!(steps, 3, "switching to {mode}: Lattice, Kong, Lattice");
+        assert_states_route_and_fit(dir, steps);
+        let plain = latgen(dir, &["render", "--check"]);
+        assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
+        let built = common::built(dir);
+        assert_eq!(built.prepared.plan.service_count(), services, "{mode}");
+        let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+        assert!(!lock.contains("rollout:"), "{lock}");
+        assert_eq!(
+            lock.contains("dispatch: header"),
+            mode == "header",
+            "{lock}"
+        );
+    }
+}

@@ -38,6 +38,8 @@ pub enum Command {
     Check(commands::check::CheckArgs),
     /// Move one app to another group in three safe steps (one PR each).
     Move(commands::move_app::MoveArgs),
+    /// The rollouts in flight: moves in the lock, and (with --base) the steps left.
+    Status(commands::status::StatusArgs),
     /// Propose the fewest moves that bring the number of groups down.
     Plan(commands::plan::PlanArgs),
     /// What the Lattice services cost per month, against one service per app.
@@ -49,8 +51,11 @@ pub enum Command {
     Manifests(commands::manifests::ManifestsArgs),
     /// Print the JSON Schema of an app declaration or of latgen.yaml.
     Schema(commands::schema::SchemaArgs),
-    /// Start a project: latgen.yaml, an example app, the schemas and a CI workflow.
+    /// Start a project: latgen.yaml, an example app, the schemas, a CI workflow and the
+    /// deploy kit.
     Init(commands::init::InitArgs),
+    /// Write the deploy kit (deploy/): the two Argo CD Applications and their AppProject.
+    Deploy(commands::deploy::DeployArgs),
     /// Say what a finding code means, with an example.
     Explain(commands::explain::ExplainArgs),
     /// Print a shell completion script.
@@ -76,12 +81,14 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Render(args) => commands::render::run(&args, ui),
         Command::Check(args) => commands::check::run(&args, ui),
         Command::Move(args) => commands::move_app::run(&args, ui),
+        Command::Status(args) => commands::status::run(&args, ui),
         Command::Plan(args) => commands::plan::run(&args, ui),
         Command::Cost(args) => commands::cost::run(&args, ui),
         Command::Trace(args) => commands::trace::run(&args, ui),
         Command::Manifests(args) => commands::manifests::run(&args, ui),
         Command::Schema(args) => commands::schema::run(&args),
         Command::Init(args) => commands::init::run(&args, ui),
+        Command::Deploy(args) => commands::deploy::run(&args, ui),
         Command::Explain(args) => commands::explain::run(&args),
         Command::Completions(args) => commands::completions::run(&args, Cli::command()),
         Command::Man => commands::man::run(Cli::command()),

@@ -124,6 +124,11 @@ codes! {
     InterruptedRender = "interrupted-render", Warning, "a render was interrupted and left its staging folder beside the output folder";
     GitError = "git-error", Error, "the base revision cannot be read";
     MoveRefused = "move-refused", Error, "a move that would break a quota or names no app or group";
+    ProtocolMismatch = "protocol-mismatch", Error, "Kong speaks a protocol or port the Lattice listener does not take";
+    CrdVersion = "crd-version", Error, "the output uses an API version the configured Gateway API CRDs do not serve";
+    DnsUnacknowledged = "dns-unacknowledged", Warning, "apps have hosts of their own and latgen.yaml does not say how those resolve inside the gateway's VPC";
+    PlaceholderSetting = "placeholder-setting", Error, "a deploy setting still holds the placeholder `latgen init` wrote";
+    StaleDeploy = "stale-deploy", Error, "deploy/ differs from what `latgen deploy` writes";
 }
 
 impl Code {

@@ -22,6 +22,12 @@ pub struct Config {
     pub throughput: Throughput,
     /// Prices for `latgen cost` and `latgen plan`.
     pub pricing: Pricing,
+    /// The Gateway API CRDs installed in the clusters.
+    pub gateway_api: GatewayApi,
+    /// The Argo CD deploy kit in `deploy/` (`latgen deploy`): two Applications and their
+    /// AppProject. Unset = no kit; set, `latgen check` also checks what the first sync
+    /// needs (placeholders left, the kit current, how dedicated hosts resolve).
+    pub deploy: Option<DeployConfig>,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -85,6 +91,129 @@ pub struct LatticeConfig {
     /// Emit a TargetGroupPolicy (the AWS controller's health check settings) for the
     /// Service of each app that declares `healthCheck`.
     pub target_group_policies: bool,
+    /// The protocol and port of the Lattice Gateway listener the routes attach to. Unset =
+    /// read from `gateway.sectionName` when it is `http` (HTTP, port 80) or `https` (HTTPS,
+    /// port 443), the listeners of the AWS controller's example Gateway. Kong must speak
+    /// this protocol to this port (`kong.protocol`, `kong.port`).
+    pub listener: Option<Listener>,
+    /// How a host-routed app's public host resolves inside the gateway cluster's VPC. Its
+    /// bridge points at that host: it must resolve to the app's Lattice service there, or
+    /// Kong sends the request to its own public load balancer and loops. `privateZone`: a
+    /// Route 53 private hosted zone on the gateway VPC maps each host to its Lattice
+    /// service; `clusterDns`: the gateway cluster's DNS does (a CoreDNS rewrite, Kong's
+    /// hosts file). Unset = not said: with `deploy:` set, `render` and `check` warn while
+    /// an app has a host of its own.
+    pub dedicated_hosts: Option<DedicatedHostDns>,
+}
+
+/// A Gateway listener: the protocol and port a Lattice service's listener takes.
+// Serialize only so that the schema can show the defaults.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Listener {
+    /// The listener's protocol.
+    pub protocol: Protocol,
+    /// The listener's port.
+    pub port: u16,
+}
+
+/// How a dedicated host resolves inside the gateway cluster's VPC.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum DedicatedHostDns {
+    /// A Route 53 private hosted zone associated with the gateway cluster's VPC holds a
+    /// record per dedicated host, pointing at its Lattice service's domain name.
+    PrivateZone,
+    /// The gateway cluster's own DNS answers for the dedicated hosts (a CoreDNS rewrite
+    /// to the Lattice service's domain name, or Kong's DNS hosts file).
+    ClusterDns,
+}
+
+impl DedicatedHostDns {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DedicatedHostDns::PrivateZone => "privateZone",
+            DedicatedHostDns::ClusterDns => "clusterDns",
+        }
+    }
+}
+
+/// The Gateway API CRDs the clusters serve.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct GatewayApi {
+    /// The Gateway API CRD release installed, `MAJOR.MINOR` (`1.5`, `v1.5.1`); with two
+    /// clusters, the older one's. ReferenceGrant `v1` is served from 1.5 on, HTTPRoute `v1`
+    /// from 1.0. The default, 1.5, is the oldest release that serves all of latgen's output.
+    pub crd_version: String,
+}
+
+impl Default for GatewayApi {
+    fn default() -> Self {
+        GatewayApi {
+            crd_version: "1.5".into(),
+        }
+    }
+}
+
+/// Marks a deploy setting that `latgen init` could not know: `latgen check` reports every
+/// setting that still holds it (`placeholder-setting`).
+pub const PLACEHOLDER: &str = "CHANGE-ME";
+
+/// The Argo CD deploy kit's settings.
+#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct DeployConfig {
+    /// The Git repository that holds this project, which Argo CD syncs the output from.
+    #[serde(rename = "repoURL")]
+    pub repo_url: String,
+    /// The branch, tag or commit Argo CD follows.
+    pub revision: String,
+    /// The project's folder in that repository (`.` = its root): the Applications' paths
+    /// are this, the output folder and the side (`generated/lattice`).
+    pub path: String,
+    /// Name of the Argo CD AppProject of both Applications, and the Applications' name
+    /// prefix (`<project>-lattice`, `<project>-kong`).
+    pub project: String,
+    /// The namespace Argo CD runs in, where its Applications and AppProjects live.
+    pub argocd_namespace: String,
+    /// The workload cluster's name in Argo CD (destination of the Lattice side).
+    pub lattice_cluster: String,
+    /// The gateway cluster's name in Argo CD (destination of the Kong side).
+    pub kong_cluster: String,
+    /// Sync automatically, pruning what the output no longer holds: a merged PR goes live
+    /// on its own, as the one-side-first PRs of a change expect.
+    pub auto_sync: bool,
+}
+
+impl Default for DeployConfig {
+    fn default() -> Self {
+        DeployConfig {
+            repo_url: format!("https://git.example.com/{PLACEHOLDER}.git"),
+            revision: "HEAD".into(),
+            path: ".".into(),
+            project: "latgen".into(),
+            argocd_namespace: "argocd".into(),
+            lattice_cluster: format!("{PLACEHOLDER}-workload-cluster"),
+            kong_cluster: format!("{PLACEHOLDER}-gateway-cluster"),
+            auto_sync: true,
+        }
+    }
+}
+
+impl DeployConfig {
+    /// Each string setting with its name in latgen.yaml, in the order of the file.
+    pub fn settings(&self) -> [(&'static str, &str); 7] {
+        [
+            ("repoURL", &self.repo_url),
+            ("revision", &self.revision),
+            ("path", &self.path),
+            ("project", &self.project),
+            ("argocdNamespace", &self.argocd_namespace),
+            ("latticeCluster", &self.lattice_cluster),
+            ("kongCluster", &self.kong_cluster),
+        ]
+    }
 }
 
 /// Protocol Kong speaks to Lattice.
@@ -175,6 +304,8 @@ impl Default for LatticeConfig {
             domain: "lattice.internal".into(),
             reference_grants: true,
             target_group_policies: true,
+            listener: None,
+            dedicated_hosts: None,
         }
     }
 }

@@ -206,6 +206,11 @@ impl Sources {
         self.texts.insert(path, text);
     }
 
+    /// The whole text of a file read in this run.
+    pub fn text(&self, file: &Path) -> Option<&str> {
+        self.texts.get(file).map(String::as_str)
+    }
+
     /// The 1-based `line` of `file`, to quote. Inputs are refused before they are read when
     /// they lead out of the project; this checks again, at the printer, so that no later
     /// reader can make a report quote a file outside it.

@@ -220,3 +220,23 @@ pub fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diagnostic>
     }
     Ok(None)
 }
+
+/// The text of the file at `path` as it was at revision `rev`, or None when it did not
+/// exist there.
+pub fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Diagnostic> {
+    let folder = path.parent().unwrap_or(Path::new(""));
+    let top = repository_root(folder)?;
+    let dir = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let name = path.file_name().map(PathBuf::from).unwrap_or_default();
+    let rel = relative_to(dir, &top)?.join(name);
+    let spec = format!("{rev}:{}", rel.to_string_lossy().replace('\\', "/"));
+    if git(&top, &["cat-file", "-e", &spec]).is_err() {
+        return Ok(None);
+    }
+    let bytes = git(&top, &["cat-file", "blob", &spec])?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}

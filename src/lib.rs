@@ -11,9 +11,11 @@ pub mod cli;
 pub mod codes;
 #[cfg(feature = "cli")]
 pub mod commands;
+pub mod compat;
 pub mod config;
 pub mod confine;
 pub mod crd;
+pub mod deploy;
 pub mod diag;
 pub mod git;
 pub mod layout;
@@ -21,6 +23,7 @@ pub mod load;
 pub mod lock;
 pub mod model;
 pub mod output;
+pub mod places;
 pub mod plan;
 pub mod platform;
 pub mod progress;
@@ -89,6 +92,14 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
         }
     }
     let apps = validate::validate(&loaded, &paths.config, &mut diags);
+    let config_text = loaded.sources.text(&paths.config);
+    compat::check(
+        &loaded.config,
+        &apps,
+        &paths.config,
+        config_text,
+        &mut diags,
+    );
     let prepared = if diags.has_errors() {
         None
     } else {

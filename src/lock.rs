@@ -44,6 +44,15 @@ pub struct Move {
     pub step: Step,
 }
 
+/// Where the output stands in a change shipped as several PRs (`render --base`): this
+/// state is step `step` of `of`. Only a step short of the target records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rollout {
+    pub step: u32,
+    pub of: u32,
+}
+
 /// What the lock file records: the group of each path-routed app, and the moves in flight,
 /// by app name. An entry holds `G` (a group) and `M` (a move): as read from the file
 /// ([`Lock`], the default), each with the place it was read from, for findings; as a plan
@@ -54,6 +63,8 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     pub apps: BTreeMap<String, G>,
     /// App → the move it is in the middle of.
     pub moves: BTreeMap<String, M>,
+    /// The rollout the output is in the middle of, if any.
+    pub rollout: Option<Rollout>,
 }
 
 /// A lock without positions, as a plan or a move writes it.
@@ -64,6 +75,7 @@ impl<G, M> Default for Lock<G, M> {
         Lock {
             apps: BTreeMap::new(),
             moves: BTreeMap::new(),
+            rollout: None,
         }
     }
 }
@@ -74,6 +86,7 @@ impl Lock {
         Lock {
             apps: self.apps.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             moves: self.moves.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
+            rollout: self.rollout,
         }
     }
 }
@@ -86,6 +99,8 @@ struct LockFile {
     apps: BTreeMap<String, Spanned<u32>>,
     #[serde(default)]
     moves: BTreeMap<String, Spanned<MoveFile>>,
+    #[serde(default)]
+    rollout: Option<Rollout>,
 }
 
 #[derive(Deserialize)]
@@ -96,7 +111,8 @@ struct MoveFile {
 }
 
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile = crate::yaml::parse_yaml(file, text, &["version", "apps", "moves"], diags)?;
+    let raw: LockFile =
+        crate::yaml::parse_yaml(file, text, &["version", "apps", "moves", "rollout"], diags)?;
     let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(
@@ -112,7 +128,10 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
         );
         return None;
     }
-    let mut lock = Lock::default();
+    let mut lock = Lock {
+        rollout: raw.rollout,
+        ..Lock::default()
+    };
     for (name, group) in raw.apps {
         let pos = Pos::of(&group);
         if group.value == 0 {
@@ -192,6 +211,9 @@ pub fn serialize(state: &LockState) -> String {
                 m.step.number()
             ));
         }
+    }
+    if let Some(r) = state.rollout {
+        out.push_str(&format!("rollout: {{ step: {}, of: {} }}\n", r.step, r.of));
     }
     out
 }

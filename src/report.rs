@@ -246,6 +246,13 @@ fn md_text(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+fn list_backends(list: &[String]) -> String {
+    list.iter()
+        .map(|b| format!("`{b}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn markdown_summary(out: &mut String, s: &PrSummary) {
     out.push_str("\n### What this PR changes\n\n");
     let list = |names: &[String]| -> String {
@@ -265,6 +272,15 @@ fn markdown_summary(out: &mut String, s: &PrSummary) {
     for (app, from, to) in &s.moved {
         out.push_str(&format!("- `{app}` moves from `{from}` to `{to}`\n"));
         any = true;
+    }
+    for (what, list) in [
+        ("Lattice rules added for", &s.backends_added),
+        ("Lattice rules removed for", &s.backends_removed),
+    ] {
+        if !list.is_empty() {
+            out.push_str(&format!("- {what} {}\n", list_backends(list)));
+            any = true;
+        }
     }
     if !any {
         out.push_str("- No app is added, removed or moved.\n");

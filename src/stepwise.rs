@@ -4,7 +4,7 @@
 //! syncs first. `render --base` writes it; `check --base` accepts it.
 
 use crate::layout::side_of;
-use crate::lock::{LockState, Step};
+use crate::lock::{LockState, Rollout, Step};
 use crate::render::{Between, Side, Templates};
 use crate::rollout::{self, Tree};
 use crate::{Built, Failure};
@@ -19,6 +19,8 @@ pub struct NextStep {
     /// How many steps the change takes from the base, this one included: 0 when the base
     /// already holds the target.
     pub remaining: usize,
+    /// This step's number and the rollout's length, counting the steps already shipped.
+    pub progress: Rollout,
     /// The project built with every move finished: the target.
     pub built: Built,
 }
@@ -45,11 +47,13 @@ pub enum NoStep {
 }
 
 /// The next step from `base` (the output folder's manifests at the base revision) toward
-/// the target the inputs at `paths` describe.
+/// the target the inputs at `paths` describe. `shipped` is the rollout the base's lock
+/// records (the steps already merged), if any.
 pub fn next_step(
     paths: &crate::load::ProjectPaths,
     templates: &Templates,
     base: &Tree,
+    shipped: Option<Rollout>,
 ) -> Result<NextStep, NoStep> {
     let built = crate::build_final(paths, templates).map_err(|f| NoStep::Inputs(Box::new(f)))?;
     let target: Tree = built.output.files.clone();
@@ -68,15 +72,23 @@ pub fn next_step(
         });
     };
     let files = steps.first().cloned().unwrap_or_else(|| target.clone());
+    let done = shipped.map_or(0, |r| r.step);
+    let progress = Rollout {
+        step: done + 1,
+        of: done + steps.len() as u32,
+    };
     let lock = if steps.len() <= 1 {
         built.prepared.plan.lock.clone()
     } else {
-        in_flight(&built, &files)
+        let mut lock = in_flight(&built, &files);
+        lock.rollout = Some(progress);
+        lock
     };
     Ok(NextStep {
         files,
         lock_text: crate::lock::serialize(&lock),
         remaining: steps.len(),
+        progress,
         built,
     })
 }
@@ -109,4 +121,11 @@ fn in_flight(built: &Built, files: &Tree) -> LockState {
         lock.moves.insert(app.clone(), m);
     }
     lock
+}
+
+/// The rollout the lock at `rev` records: the steps already merged.
+pub fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
+    let text = crate::git::read_file_at(lock, rev).ok()??;
+    let mut diags = crate::diag::Diagnostics::new();
+    crate::lock::parse(lock, &text, &mut diags)?.rollout
 }

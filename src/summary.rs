@@ -44,6 +44,10 @@ pub struct PrSummary {
     pub removed: Vec<String>,
     /// App, the Lattice service its traffic went to, and the one it goes to.
     pub moved: Vec<(String, String, String)>,
+    /// Backends (`namespace/service:port`) that gain or lose all Lattice rules: an app's
+    /// Lattice side going live before its Kong route, or staying after it left.
+    pub backends_added: Vec<String>,
+    pub backends_removed: Vec<String>,
     pub lattice: FileCounts,
     pub kong: FileCounts,
     pub services_before: usize,
@@ -66,6 +70,15 @@ fn apps(net: &Network) -> BTreeMap<String, String> {
                 .unwrap_or_default();
             (app, to)
         })
+        .collect()
+}
+
+/// Every backend a Lattice rule sends requests to.
+fn backends(net: &Network) -> std::collections::BTreeSet<String> {
+    net.lattice
+        .iter()
+        .flat_map(|r| r.rules.iter().filter_map(|x| x.backend.as_ref()))
+        .map(|b| b.to_string())
         .collect()
 }
 
@@ -113,6 +126,7 @@ pub fn summarize(
         })
         .collect();
     let price = service_hour_usd * HOURS_PER_MONTH;
+    let (old, new) = (backends(&before), backends(&after));
     PrSummary {
         added: is
             .keys()
@@ -125,6 +139,8 @@ pub fn summarize(
             .cloned()
             .collect(),
         moved,
+        backends_added: new.difference(&old).cloned().collect(),
+        backends_removed: old.difference(&new).cloned().collect(),
         lattice: file_counts(base, head, Side::Lattice),
         kong: file_counts(base, head, Side::Kong),
         services_before: before.lattice.len(),

@@ -28,6 +28,9 @@ fn read(rel: &str) -> String {
 const INIT_FILES: &[&str] = &[
     ".github/workflows/latgen.yml",
     "apps/example.yaml",
+    "deploy/application-kong.yaml",
+    "deploy/application-lattice.yaml",
+    "deploy/appproject.yaml",
     "latgen.yaml",
     "schemas/app.schema.json",
     "schemas/latgen.schema.json",
@@ -64,11 +67,56 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
     );
 
     ok(&latgen(dir, &["render"]));
+    // Only the deploy settings init could not know are left (tests/deploy.rs has the rest).
+    let check = latgen(dir, &["check"]);
+    assert_eq!(check.code, Some(1), "{}", check.stdout);
+    assert!(
+        check.stdout.ends_with("\n3 errors, 0 warnings\n"),
+        "{}",
+        check.stdout
+    );
+    assert_eq!(
+        check.stdout.matches("error[placeholder-setting]").count(),
+        3
+    );
+    assert!(dir.join("latgen.lock").is_file());
+    assert!(dir.join("generated/kong/httproute-example.yaml").is_file());
+}
+
+#[test]
+fn init_writes_the_deploy_settings_given_as_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let run = latgen(
+        dir,
+        &[
+            "init",
+            "--repo-url",
+            "git@git.example.com:platform/web: routing.git",
+            "--project",
+            "routing",
+            "--lattice-cluster",
+            "workload",
+            "--kong-cluster",
+            "gateway",
+        ],
+    );
+    ok(&run);
+    let prepared = latgen::prepare(&latgen::load::ProjectPaths::at_root(dir))
+        .prepared
+        .expect("the scaffold loads");
+    let deploy = prepared.config.deploy.expect("init writes deploy:");
+    assert_eq!(
+        deploy.repo_url,
+        "git@git.example.com:platform/web: routing.git"
+    );
+    assert_eq!(deploy.project, "routing");
+    assert_eq!(deploy.lattice_cluster, "workload");
+    assert_eq!(deploy.kong_cluster, "gateway");
+    ok(&latgen(dir, &["render"]));
     let check = latgen(dir, &["check"]);
     ok(&check);
     assert_eq!(check.stdout, "no findings\n");
-    assert!(dir.join("latgen.lock").is_file());
-    assert!(dir.join("generated/kong/httproute-example.yaml").is_file());
 }
 
 #[test]
@@ -78,7 +126,12 @@ fn init_writes_every_default_into_latgen_yaml() {
     let run = latgen::prepare(&latgen::load::ProjectPaths::at_root(tmp.path()));
     let prepared = run.prepared.expect("the scaffold loads");
     assert!(run.diags.is_empty(), "{:?}", run.diags);
-    assert_eq!(prepared.config, latgen::config::Config::default());
+    // Every default, and the deploy kit's section with its placeholders.
+    let want = latgen::config::Config {
+        deploy: Some(latgen::config::DeployConfig::default()),
+        ..Default::default()
+    };
+    assert_eq!(prepared.config, want);
     // Written out, not left to the defaults: every setting of the schema is in the file.
     let text = std::fs::read_to_string(tmp.path().join("latgen.yaml")).unwrap();
     let schema = latgen::schema::Kind::Config.schema();
@@ -404,12 +457,14 @@ const SUBCOMMANDS: &[&str] = &[
     "render",
     "check",
     "move",
+    "status",
     "plan",
     "cost",
     "trace",
     "manifests",
     "schema",
     "init",
+    "deploy",
     "explain",
     "completions",
     "man",
@@ -468,8 +523,14 @@ fn pre_commit_hooks() {
     assert_eq!(ids, ["latgen-check", "latgen-render"]);
     for h in hooks {
         let id = h["id"].as_str().unwrap();
-        assert_eq!(h["entry"], id.replace('-', " "), "{id}");
-        assert_eq!(h["language"], "system", "{id}");
+        // The release binary through the hook repository's script (no build), judged
+        // against the merge base with the default branch, so a staged half stays.
+        assert_eq!(
+            h["entry"],
+            format!("{} --base auto", id.replace("latgen-", "hooks/run-latgen ")),
+            "{id}"
+        );
+        assert_eq!(h["language"], "script", "{id}");
         assert_eq!(h["pass_filenames"], false, "{id}");
         assert!(h["name"].is_string(), "{id}");
         let files = h["files"].as_str().unwrap();
@@ -481,6 +542,101 @@ fn pre_commit_hooks() {
             );
         }
     }
+}
+
+#[test]
+fn the_pre_commit_script_runs_the_given_latgen_and_knows_each_release_target() {
+    let script = common::root().join("hooks/run-latgen");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&script).unwrap().permissions().mode();
+        assert!(mode & 0o111 != 0, "hooks/run-latgen is executable");
+    }
+    // LATGEN short-cuts the download, as a hook offline would.
+    let out = Command::new("sh")
+        .arg(&script)
+        .args(["explain", "nested-prefix"])
+        .env("LATGEN", env!("CARGO_BIN_EXE_latgen"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("nested-prefix (error)"));
+    // It downloads the assets the release workflow publishes.
+    let text = read("hooks/run-latgen");
+    let release = read(".github/workflows/release.yml");
+    for target in [
+        "x86_64-unknown-linux-musl",
+        "aarch64-unknown-linux-musl",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+    ] {
+        assert!(text.contains(&format!("target={target}")), "{target}");
+        assert!(release.contains(&format!("target: {target}")), "{target}");
+    }
+    assert!(text.contains("releases/download/v$version/$archive"));
+    assert!(release.contains("archive=\"latgen-$TARGET.tar.gz\""));
+}
+
+/// The placeholder for latgen's public repository: REPO_URL in src/codes.rs is the one place
+/// it is set in code; each file that must name it outside the code has it as one marked
+/// value, equal to it, and no other spelling is left.
+#[test]
+fn the_public_repository_is_named_in_one_place() {
+    let url = latgen::codes::REPO_URL;
+    let slug = url.strip_prefix("https://github.com/").unwrap();
+    let workflow = yaml("examples/github-actions.yml");
+    assert_eq!(workflow["env"]["LATGEN_REPO"], slug);
+    assert!(
+        read("hooks/run-latgen").contains(&format!("\nLATGEN_REPO=\"{slug}\"\n")),
+        "hooks/run-latgen"
+    );
+    assert!(
+        read("Cargo.toml").contains(&format!("\nrepository = \"{url}\"\n")),
+        "Cargo.toml"
+    );
+    let example = latgen::prepare(&latgen::load::ProjectPaths::at_root(&common::root()))
+        .prepared
+        .unwrap();
+    assert_eq!(example.config.deploy.unwrap().repo_url, url, "latgen.yaml");
+    let sidecar = yaml("examples/argocd-cmp/repo-server-sidecar.yaml");
+    let image = sidecar["spec"]["template"]["spec"]["containers"][0]["image"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        image,
+        format!("ghcr.io/{slug}:{}", env!("CARGO_PKG_VERSION")),
+        "the sidecar's image"
+    );
+    assert!(read("README.md").contains(&format!("repo: {url}\n")));
+    // The old placeholder, spelled so that this file does not hold it.
+    let old = ["your", "org"].join("-");
+    let root = common::root();
+    let tree = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some("target" | ".git")));
+    for entry in tree {
+        let entry = entry.unwrap();
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(entry.path()) {
+            assert!(!text.contains(&old), "{}", entry.path().display());
+        }
+    }
+}
+
+#[test]
+fn the_workflow_installs_this_release() {
+    let w = yaml("examples/github-actions.yml");
+    assert_eq!(
+        w["env"]["LATGEN_VERSION"],
+        format!("v{}", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
@@ -562,7 +718,11 @@ fn github_actions_workflow() {
         "the workflow hands latgen a secret"
     );
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
-    assert!(runs.iter().any(|r| r.contains("cargo install")));
+    // The release binary, checked against its checksum; never a build.
+    assert!(runs.iter().all(|r| !r.contains("cargo")));
+    assert!(runs.iter().any(|r| {
+        r.contains("releases/download/$LATGEN_VERSION/$archive") && r.contains("sha256sum -c")
+    }));
     assert!(
         runs.iter()
             .any(|r| r.contains("latgen check --format github --base \"$BASE\""))
@@ -578,6 +738,64 @@ fn github_actions_workflow() {
             .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
     }));
     assert_eq!(w["permissions"]["security-events"], "write");
+}
+
+/// The PR comment: the job that runs latgen on the PR's files holds no write token; the job
+/// that holds one runs no PR file, only GitHub's CLI on the summary, and updates the one
+/// comment that starts with the summary's marker.
+#[test]
+fn github_actions_workflow_posts_one_pr_comment() {
+    let w = yaml("examples/github-actions.yml");
+    let check = &w["jobs"]["check"];
+    assert!(check["permissions"].is_null());
+    assert_ne!(w["permissions"]["pull-requests"], "write");
+    let runs = |job: &Value| -> Vec<String> {
+        job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert!(runs(check).iter().any(|r| {
+        r.contains("latgen check --format markdown --base \"$BASE\" > latgen-comment.md")
+    }));
+    let comment = &w["jobs"]["comment"];
+    assert_eq!(comment["needs"], "check");
+    assert_eq!(comment["permissions"]["pull-requests"], "write");
+    assert_eq!(comment["continue-on-error"], true);
+    let uses: Vec<&str> = comment["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["uses"].as_str())
+        .collect();
+    assert!(
+        uses.iter()
+            .all(|u| u.starts_with("actions/download-artifact@")),
+        "{uses:?}"
+    );
+    let script = runs(comment).join("\n");
+    assert!(
+        !["latgen check", "latgen render", "cargo", "actions/checkout"]
+            .iter()
+            .any(|c| script.contains(c)),
+        "{script}"
+    );
+    // The marker the summary starts with (tests/rollout/*.expected.md) finds the comment.
+    let marker = read("tests/rollout/add.expected.md")
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(
+        script.contains(&format!("startswith(\"{marker}\")")),
+        "{script}"
+    );
+    assert!(
+        script.contains("-X PATCH") && script.contains("-X POST"),
+        "{script}"
+    );
 }
 
 #[test]

@@ -120,6 +120,7 @@ fn lock_of(state: &LockState) -> Lock {
             .iter()
             .map(|(k, v)| (k.clone(), (*v, Pos::default())))
             .collect(),
+        rollout: state.rollout,
     }
 }
 

@@ -189,6 +189,15 @@ fn fixture_routes_pass_the_crd_schema_and_cel_rules() {
     assert!(check_tree(&common::fixture("settings")) > 0);
 }
 
+#[test]
+fn an_init_project_routes_pass_the_crd_schema_and_cel_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = common::latgen(tmp.path(), &["init"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // The example app: its group's route and its Kong route.
+    assert_eq!(check_tree(tmp.path()), 2);
+}
+
 /// The schema check is real: it refuses what the API server refuses.
 #[test]
 fn the_crd_schema_refuses_bad_routes() {

@@ -34,6 +34,8 @@ pub struct CheckOptions<'a> {
     pub base: Option<BTreeMap<PathBuf, String>>,
     /// The step `render --base` writes from that base, which is current for a PR.
     pub step: Option<Step>,
+    /// The base revision as the user gave it, for advice.
+    pub base_rev: Option<String>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -100,6 +102,14 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
+    let config = run.prepared.as_ref().map(|p| &p.config);
+    diags.extend(crate::deploy::findings(
+        &opts.paths,
+        &opts.out_dir,
+        config,
+        rendered.as_ref(),
+        &mut sources,
+    ));
     diags.extend(
         output::interrupted_render(&opts.out_dir)
             .into_iter()

@@ -60,7 +60,12 @@ pub(super) fn rollout_safety(
     // Which half of the full change could go first on its own decides the advice; it is
     // worked out only when something is unsafe.
     let advice = std::cell::OnceCell::new();
-    let advice = || *advice.get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected));
+    let rev = opts.base_rev.as_deref().unwrap_or("BASE");
+    let advice = || {
+        advice
+            .get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected, rev))
+            .clone()
+    };
     // One finding per state and Kong route, so a broken app is reported once.
     let mut seen = BTreeSet::new();
     for (when, net) in &states {
@@ -103,17 +108,19 @@ fn place(opts: &CheckOptions, kong: Option<&crate::routing::KongRoute>, path: &s
 }
 
 /// Which half of the full change can go live first on its own.
-fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>]) -> &'static str {
+fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>], rev: &str) -> String {
     let lattice_ok = safe(&state(rendered, base), expected);
     let kong_ok = safe(&state(base, rendered), expected);
     match (lattice_ok, kong_ok) {
-        (true, _) => {
-            "ship the Lattice side first: `latgen render --only lattice` in one PR, then `latgen render` in the next"
-        }
-        (false, true) => {
-            "ship the Kong side first: `latgen render --only kong` in one PR, then `latgen render` in the next"
-        }
-        (false, false) => "no single order is safe: split the change into smaller steps",
+        (true, _) => format!(
+            "ship the Lattice side first: `latgen render --base {rev}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
+        ),
+        (false, true) => format!(
+            "ship the Kong side first: `latgen render --base {rev}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
+        ),
+        (false, false) => format!(
+            "no single side can go first: `latgen render --base {rev}` writes the change in safe steps, one PR each"
+        ),
     }
 }
 

@@ -76,16 +76,25 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Ok(b) => b,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = base.as_ref().and_then(|b| {
-        let rev = args.base.as_deref().unwrap_or("HEAD");
-        rollout_step(&paths, &templates, &crate::output::manifests(b), rev)
+    let step = base.as_ref().and_then(|(rev, b)| {
+        let shipped = crate::stepwise::shipped(&paths.lock, rev);
+        let shown = args.base.as_deref().unwrap_or(rev);
+        rollout_step(
+            &paths,
+            &templates,
+            &crate::output::manifests(b),
+            shipped,
+            shown,
+        )
     });
+    let base = base.map(|(_, tree)| tree);
     let opts = crate::check::CheckOptions {
         paths,
         out_dir: args.output.clone(),
         templates: &templates,
         base,
         step,
+        base_rev: args.base.clone(),
     };
     match crate::check::check(&opts) {
         Ok(report) => finish(args, report, ui),
@@ -124,18 +133,21 @@ fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Outcome {
     }
 }
 
-/// The output folder at the base revision, if one is given (`auto`: the merge base with the
-/// default branch, or none when there is no default branch to compare with).
+/// The base revision, if one is given (`auto`: the merge base with the default branch, or
+/// none when there is no default branch to compare with), and the output folder at it.
 pub fn base_tree(
     rev: Option<&str>,
     output: &std::path::Path,
-) -> Result<Option<crate::rollout::Tree>, crate::diag::Diagnostic> {
+) -> Result<Option<(String, crate::rollout::Tree)>, crate::diag::Diagnostic> {
     let Some(rev) = rev else {
         return Ok(None);
     };
     let anchor = output.parent().unwrap_or(std::path::Path::new("."));
     match crate::git::resolve_base(anchor, rev)? {
-        Some(rev) => crate::git::read_folder_at(output, &rev).map(Some),
+        Some(rev) => {
+            let tree = crate::git::read_folder_at(output, &rev)?;
+            Ok(Some((rev, tree)))
+        }
         None => {
             eprintln!(
                 "note: --base auto found no default branch to compare with; checking without a base"
@@ -150,14 +162,15 @@ fn rollout_step(
     paths: &crate::load::ProjectPaths,
     templates: &Templates,
     base: &crate::rollout::Tree,
+    shipped: Option<crate::lock::Rollout>,
     rev: &str,
 ) -> Option<crate::check::Step> {
-    let step = crate::stepwise::next_step(paths, templates, base).ok()?;
+    let step = crate::stepwise::next_step(paths, templates, base, shipped).ok()?;
     let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
     Some(crate::check::Step {
         progress: crate::summary::Progress {
-            step: 1,
-            of: step.remaining.max(1),
+            step: step.progress.step as usize,
+            of: step.progress.of as usize,
             next,
         },
         files: step.files,

@@ -1,8 +1,8 @@
-//! `latgen init`: a new project (settings, an example app, the schemas, a CI workflow),
-//! written only where no file exists yet, and a `.gitignore` that keeps what an
-//! interrupted render leaves out of commits (appended to when the project has one).
+//! `latgen init`: a new project (settings, an example app, the schemas, a CI workflow and
+//! the deploy kit), written only where no file exists yet, and a `.gitignore` that keeps
+//! what an interrupted render leaves out of commits (appended to when the project has one).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Outcome, Ui};
 use crate::codes::Code;
@@ -13,15 +13,52 @@ pub struct InitArgs {
     /// The project folder (created when missing).
     #[arg(default_value = ".")]
     pub dir: PathBuf,
+    /// The Git repository that will hold the project (deploy.repoURL) [default: a
+    /// placeholder that `latgen check` reports].
+    #[arg(long, value_name = "URL")]
+    pub repo_url: Option<String>,
+    /// The Argo CD AppProject of the two Applications (deploy.project) [default: latgen].
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// The workload cluster's name in Argo CD (deploy.latticeCluster) [default: a
+    /// placeholder].
+    #[arg(long, value_name = "NAME")]
+    pub lattice_cluster: Option<String>,
+    /// The gateway cluster's name in Argo CD (deploy.kongCluster) [default: a placeholder].
+    #[arg(long, value_name = "NAME")]
+    pub kong_cluster: Option<String>,
 }
 
-/// What `latgen init` writes, by path relative to the project folder.
-fn files() -> Vec<(&'static str, String)> {
-    vec![
+const SCAFFOLD_SETTINGS: &str = include_str!("../../scaffold/latgen.yaml");
+
+/// The scaffold's latgen.yaml with the deploy settings given as flags written in.
+fn settings(args: &InitArgs) -> String {
+    let defaults = crate::config::DeployConfig::default();
+    let mut text = SCAFFOLD_SETTINGS.to_string();
+    for (key, default, given) in [
+        ("repoURL", &defaults.repo_url, &args.repo_url),
+        ("project", &defaults.project, &args.project),
         (
-            "latgen.yaml",
-            include_str!("../../scaffold/latgen.yaml").to_string(),
+            "latticeCluster",
+            &defaults.lattice_cluster,
+            &args.lattice_cluster,
         ),
+        ("kongCluster", &defaults.kong_cluster, &args.kong_cluster),
+    ] {
+        if let Some(value) = given {
+            let line = format!("\n  {key}: {default}\n");
+            let value = crate::render::yaml_scalar(value.clone());
+            text = text.replacen(&line, &format!("\n  {key}: {value}\n"), 1);
+        }
+    }
+    text
+}
+
+/// What `latgen init` writes, by path relative to the project folder (the deploy kit is
+/// written after these, from the project they make).
+fn files(args: &InitArgs) -> Vec<(&'static str, String)> {
+    vec![
+        ("latgen.yaml", settings(args)),
         (
             "apps/example.yaml",
             include_str!("../../scaffold/apps/example.yaml").to_string(),
@@ -42,11 +79,13 @@ fn files() -> Vec<(&'static str, String)> {
 }
 
 pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
-    let files = files();
+    let files = files(args);
+    let kit_files = crate::deploy::FILES.map(|f| Path::new(crate::deploy::FOLDER).join(f));
     // Refuse before writing anything, so that a refused init changes nothing.
     let existing: Vec<String> = files
         .iter()
         .map(|(rel, _)| args.dir.join(rel))
+        .chain(kit_files.iter().map(|rel| args.dir.join(rel)))
         .filter(|p| p.symlink_metadata().is_ok())
         .map(|p| p.display().to_string())
         .collect();
@@ -81,10 +120,40 @@ pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
             return ui.fail(d, &Sources::default());
         }
     }
+    if let Err(d) = write_kit(&args.dir) {
+        return ui.fail(d, &Sources::default());
+    }
     eprintln!(
-        "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock and generated/"
+        "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock, generated/ and deploy/; `latgen check` lists the deploy settings still to set"
     );
     Outcome::Success
+}
+
+/// Writes the deploy kit of the project just written, made as `latgen deploy` makes it.
+fn write_kit(dir: &Path) -> Result<(), Diagnostic> {
+    let paths = crate::load::ProjectPaths::at_root(dir);
+    let templates = crate::render::Templates::load(None)?;
+    let built = crate::build(&paths, &templates).map_err(|f| {
+        let first = f.diags.iter().next().cloned();
+        first.unwrap_or_else(|| {
+            Diagnostic::error(Code::InvalidConfig, "the new project does not build")
+        })
+    })?;
+    let config = &built.prepared.config;
+    let Some(settings) = &config.deploy else {
+        return Ok(());
+    };
+    for (rel, text) in crate::deploy::kit(settings, config, &built.output, Path::new("generated")) {
+        let path = dir.join(rel);
+        create_new(&path, &text).map_err(|e| {
+            Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+        eprintln!("created {}", path.display());
+    }
+    Ok(())
 }
 
 /// Writes a new file, creating its folder; a file that appeared since the check for

@@ -6,6 +6,7 @@ pub mod args;
 pub mod check;
 pub mod completions;
 pub mod cost;
+pub mod deploy;
 pub mod explain;
 pub mod init;
 pub mod man;
@@ -15,6 +16,7 @@ pub mod plan;
 pub mod render;
 pub mod render_base;
 pub mod schema;
+pub mod status;
 pub mod trace;
 
 use std::path::Path;

@@ -26,10 +26,22 @@ pub struct MoveArgs {
     /// Group assignments [default: latgen.lock beside the apps folder].
     #[arg(long)]
     pub lock: Option<PathBuf>,
+    /// The output folder that must hold the current step before `--continue` advances.
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// With `--continue`: the revision that must hold the current step too (shipped), e.g.
+    /// the default branch; `auto`: the merge base with it.
+    #[arg(long, value_name = "REV", requires = "continue_")]
+    pub base: Option<String>,
 }
 
 pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
     let paths = project_paths(&args.apps, args.config.as_ref(), args.lock.as_ref());
+    if args.continue_
+        && let Some(outcome) = unshipped(args, &paths, ui)
+    {
+        return outcome;
+    }
     let Some(prepared) = ui.prepare(&paths) else {
         return Outcome::Error;
     };
@@ -47,4 +59,54 @@ pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
             Outcome::Found
         }
     }
+}
+
+/// Before a move advances, its current step must be what the output folder holds and,
+/// with `--base`, what that revision holds: a step that was never rendered or shipped
+/// would be skipped, and the next one could break routing. Some(outcome) refuses.
+fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Option<Outcome> {
+    let built = match ui.build(paths, None) {
+        Some(b) => b,
+        None => return Some(Outcome::Error),
+    };
+    let step = built
+        .prepared
+        .plan
+        .lock
+        .moves
+        .get(&args.app)
+        .map_or(0, |m| m.step.number());
+    let wanted = crate::output::manifests(&built.output.files).into_owned();
+    let owned = |t: &crate::rollout::Tree| -> crate::rollout::Tree {
+        t.iter()
+            .filter(|(_, text)| text.starts_with(crate::layout::HEADER))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect()
+    };
+    let here = match crate::output::read_tree(&args.output) {
+        Ok(t) => crate::output::manifests(&t).into_owned(),
+        Err(d) => return Some(ui.fail(d, &Sources::default())),
+    };
+    let app = &args.app;
+    if step > 0 && owned(&here) != owned(&wanted) {
+        eprintln!(
+            "error: step {step} of the move of {app} is not what {} holds: run `latgen render`, ship it as one PR, and run `latgen move {app} --continue` once it is live",
+            args.output.display()
+        );
+        return Some(Outcome::Found);
+    }
+    let base = match super::check::base_tree(args.base.as_deref(), &args.output) {
+        Ok(b) => b,
+        Err(d) => return Some(ui.fail(d, &Sources::default())),
+    };
+    if let Some((rev, tree)) = base
+        && step > 0
+        && owned(&crate::output::manifests(&tree)) != owned(&wanted)
+    {
+        eprintln!(
+            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen move {app} --continue`"
+        );
+        return Some(Outcome::Found);
+    }
+    None
 }

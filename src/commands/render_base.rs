@@ -28,12 +28,15 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let base = match super::check::base_tree(Some(rev), args.output) {
-        Ok(Some(b)) => output::manifests(&b).into_owned(),
+    let (base, shipped) = match super::check::base_tree(Some(rev), args.output) {
+        Ok(Some((resolved, b))) => (
+            output::manifests(&b).into_owned(),
+            crate::stepwise::shipped(&paths.lock, &resolved),
+        ),
         Ok(None) => Default::default(),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = match crate::stepwise::next_step(paths, &templates, &base) {
+    let step = match crate::stepwise::next_step(paths, &templates, &base, shipped) {
         Ok(s) => s,
         Err(NoStep::Inputs(f)) => {
             ui.report(&f.diags, &f.sources);
@@ -126,7 +129,10 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
             "nothing to roll out from {rev}: the output is what `latgen render` writes\n"
         );
     }
-    let mut out = format!("step 1 of {}: this PR ", step.remaining);
+    let mut out = format!(
+        "step {} of {}: this PR ",
+        step.progress.step, step.progress.of
+    );
     let sides: Vec<String> = [("Lattice", &s.lattice), ("Kong", &s.kong)]
         .into_iter()
         .filter(|(_, c)| !c.is_empty())
@@ -146,7 +152,8 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
         out.push_str("next: nothing; once it is merged the change is complete\n");
     } else {
         out.push_str(&format!(
-            "next: once this PR is merged and live, run `latgen render --base {rev}` on the merged commit for step 2\n"
+            "next: once this PR is merged and live, run `latgen render --base {rev}` on the merged commit for step {}\n",
+            step.progress.step + 1
         ));
     }
     out

@@ -1,0 +1,127 @@
+//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::deploy`])
+//! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
+//! is stale).
+
+use std::path::PathBuf;
+
+use super::args::InputArgs;
+use super::{Outcome, Ui};
+use crate::deploy;
+use crate::diag::{Diagnostic, Sources, Span};
+use crate::output::{Change, ChangeKind};
+
+#[derive(Debug, clap::Args)]
+pub struct DeployArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The output folder the Applications sync (as given to `render`).
+    #[arg(short, long, default_value = "generated")]
+    pub output: PathBuf,
+    /// Folder of templates `render` is run with.
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+    /// Write nothing; exit 1 with a unified diff when deploy/ is stale.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
+    let paths = args.input.paths();
+    let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
+        return Outcome::Error;
+    };
+    ui.report(&built.diags, &built.sources);
+    let config = &built.prepared.config;
+    let Some(settings) = &config.deploy else {
+        let d = Diagnostic::error(
+            crate::codes::Code::InvalidConfig,
+            "latgen.yaml has no `deploy:` section, so there is no deploy kit to write",
+        )
+        .at(Span::file(&paths.config))
+        .help("add `deploy:` with repoURL, latticeCluster and kongCluster (the section `latgen init` writes)");
+        return ui.fail(d, &built.sources);
+    };
+    let root = deploy::project_root(&paths);
+    let out_rel = deploy::output_in_project(&root, &args.output);
+    let kit = deploy::kit(settings, config, &built.output, &out_rel);
+    let mut changes = Vec::new();
+    for (rel, text) in kit {
+        let path = if root == std::path::Path::new(".") {
+            rel
+        } else {
+            root.join(rel)
+        };
+        let old = std::fs::read_to_string(&path).ok();
+        if old.as_deref() != Some(text.as_str()) {
+            let kind = if old.is_some() {
+                ChangeKind::Changed
+            } else {
+                ChangeKind::Added
+            };
+            changes.push(Change {
+                path,
+                kind,
+                old,
+                new: Some(text),
+            });
+        }
+    }
+    if args.check {
+        return stale(&changes);
+    }
+    for c in &changes {
+        let written = c
+            .path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .map_err(|e| {
+                Diagnostic::error(
+                    crate::codes::Code::IoError,
+                    format!("cannot create {}: {e}", c.path.display()),
+                )
+            })
+            .and_then(|()| {
+                crate::output::write_atomic(&c.path, c.new.as_deref().unwrap_or("").as_bytes())
+            });
+        if let Err(d) = written {
+            return ui.fail(d, &Sources::default());
+        }
+        eprintln!("wrote {}", c.path.display());
+    }
+    // What is still to do before the first sync: `check` fails on it, here it is a note.
+    let mut left = crate::diag::Diagnostics::new();
+    for mut d in deploy::placeholders(settings, &paths.config, &built.sources)
+        .iter()
+        .cloned()
+    {
+        d.severity = crate::diag::Severity::Warning;
+        left.push(d);
+    }
+    ui.report(&left, &built.sources);
+    if changes.is_empty() {
+        let folder = if root == std::path::Path::new(".") {
+            PathBuf::from(deploy::FOLDER)
+        } else {
+            root.join(deploy::FOLDER)
+        };
+        eprintln!("up to date: {}/", folder.display());
+    }
+    Outcome::Success
+}
+
+fn stale(changes: &[Change]) -> Outcome {
+    if changes.is_empty() {
+        eprintln!("up to date");
+        return Outcome::Success;
+    }
+    print!("{}", crate::output::unified_diff(changes));
+    eprintln!(
+        "error: {} differ from what `latgen deploy` writes; run it and commit the result",
+        changes
+            .iter()
+            .map(|c| c.path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Outcome::Found
+}

@@ -5,8 +5,9 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::commands::args::ColorChoice;
 use crate::commands::{self, Outcome, Ui};
 
 #[derive(Debug, Parser)]
@@ -16,18 +17,12 @@ use crate::commands::{self, Outcome, Ui};
     about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests"
 )]
 pub struct Cli {
-    /// When to color diagnostics.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
-    pub color: ColorChoice,
+    /// `--color` before the subcommand, as earlier versions took it; the commands that
+    /// print diagnostics take it themselves.
+    #[arg(long, value_enum, hide = true)]
+    pub color: Option<ColorChoice>,
     #[command(subcommand)]
     pub command: Command,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -60,12 +55,39 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(commands::completions::CompletionsArgs),
-    /// Print the man page.
-    Man,
+    /// Print the man page, or write every command's page to a folder.
+    Man(commands::man::ManArgs),
+}
+
+impl Command {
+    /// The command's own `--color`, on the commands that print diagnostics.
+    fn color(&self) -> Option<ColorChoice> {
+        match self {
+            Command::Render(a) => a.color.color,
+            Command::Check(a) => a.color.color,
+            Command::Move(a) => a.color.color,
+            Command::Status(a) => a.color.color,
+            Command::Plan(a) => a.color.color,
+            Command::Cost(a) => a.color.color,
+            Command::Trace(a) => a.color.color,
+            Command::Manifests(a) => a.color.color,
+            Command::Init(a) => a.color.color,
+            Command::Deploy(a) => a.color.color,
+            Command::Schema(_)
+            | Command::Explain(_)
+            | Command::Completions(_)
+            | Command::Man(_) => None,
+        }
+    }
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    let color = match cli.color {
+    let choice = cli
+        .command
+        .color()
+        .or(cli.color)
+        .unwrap_or(ColorChoice::Auto);
+    let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
@@ -91,7 +113,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Deploy(args) => commands::deploy::run(&args, ui),
         Command::Explain(args) => commands::explain::run(&args),
         Command::Completions(args) => commands::completions::run(&args, Cli::command()),
-        Command::Man => commands::man::run(Cli::command()),
+        Command::Man(args) => commands::man::run(&args, Cli::command()),
     };
     crate::progress::clear();
     ExitCode::from(outcome.exit_code())

@@ -79,7 +79,7 @@ codes! {
     InvalidValue = "invalid-value", Error, "a field's value is out of its range";
     InvalidConfig = "invalid-config", Error, "a setting in latgen.yaml is not usable";
     InvalidLock = "invalid-lock", Error, "latgen.lock cannot be used";
-    InvalidName = "invalid-name", Error, "an app name is not a DNS-1123 label of at most 55 characters";
+    InvalidName = "invalid-name", Error, "an app name is not a DNS-1123 label of at most 55 characters that starts with a letter";
     ReservedName = "reserved-name", Error, "an app name has the form of a shared group's name";
     InvalidNamespace = "invalid-namespace", Error, "a namespace is not a DNS-1123 label";
     InvalidService = "invalid-service", Error, "a Service name is not a DNS-1123 label";
@@ -113,6 +113,7 @@ codes! {
     UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
+    ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD does not apply it";
     StaleOutput = "stale-output", Error, "generated/ differs from what `latgen render` writes";
     LockStale = "lock-stale", Error, "latgen.lock differs from what `latgen render` writes";
     UnsafeRollout = "unsafe-rollout", Error, "one side of the change could go live first and break routing";

@@ -362,6 +362,25 @@ impl Config {
             .min(CRD_MAX_RULES)
     }
 
+    /// Where [`Config::group_rule_capacity`] comes from, in words for a finding, and
+    /// whether it can be raised (the Lattice quota can, the CRD's limit cannot).
+    pub fn rule_capacity_source(&self) -> (String, bool) {
+        let q = &self.quotas;
+        if q.rules_per_service.saturating_sub(q.reserved_rules) > CRD_MAX_RULES {
+            return (
+                format!("the HTTPRoute CRD takes {CRD_MAX_RULES} rules a route"),
+                false,
+            );
+        }
+        (
+            format!(
+                "Lattice's \"rules per listener\" quota (`quotas.rulesPerService` in latgen.yaml: {}) less the rules kept free (`quotas.reservedRules`: {})",
+                q.rules_per_service, q.reserved_rules
+            ),
+            true,
+        )
+    }
+
     pub fn group_name(&self, number: u32) -> String {
         format!("{}{:02}", self.lattice.group_prefix, number)
     }

@@ -46,10 +46,12 @@ pub struct Move {
 
 /// Where the output stands in a change shipped as several PRs (`render --base`): this
 /// state is step `step` of `of`. Only a step short of the target records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rollout {
+    /// The step this output is.
     pub step: u32,
+    /// The number of steps of the change.
     pub of: u32,
 }
 
@@ -91,22 +93,33 @@ impl Lock {
     }
 }
 
-#[derive(Deserialize)]
+/// `latgen.lock`. The schema is what its reader checks values against.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct LockFile {
+    /// The lock file format's version.
+    #[schemars(with = "u32")]
     version: Spanned<u32>,
+    /// App → the number of the shared group it is in.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, u32>")]
     apps: BTreeMap<String, Spanned<u32>>,
+    /// App → the move it is in the middle of.
     #[serde(default)]
+    #[schemars(with = "BTreeMap<String, MoveFile>")]
     moves: BTreeMap<String, Spanned<MoveFile>>,
+    /// The rollout the output is in the middle of.
     #[serde(default)]
     rollout: Option<Rollout>,
 }
 
-#[derive(Deserialize)]
+/// A move in flight.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct MoveFile {
+    /// The number of the group the app moves to.
     to: u32,
+    /// The step of the move (1 or 2).
     step: u32,
 }
 
@@ -187,10 +200,13 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
 
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
 pub fn serialize(state: &LockState) -> String {
+    // Lines within 80 columns, a document start and no spaces inside braces: what
+    // yamllint's default rules ask, so that a repository that lints its YAML lints this too.
     let mut out = String::from(
-        "# latgen.lock: the shared Lattice group of each path-routed app, and moves in flight.\n\
-         # Written by `latgen render` and `latgen move`; commit it with apps/. Groups never\n\
-         # change on their own: adding an app never moves another.\n",
+        "# latgen.lock: the shared Lattice group of each path-routed app, and moves in\n\
+         # flight. Written by `latgen render` and `latgen move`; commit it with apps/.\n\
+         # Groups never change on their own: adding an app never moves another.\n\
+         ---\n",
     );
     out.push_str(&format!("version: {LOCK_VERSION}\n"));
     if state.apps.is_empty() {
@@ -206,7 +222,7 @@ pub fn serialize(state: &LockState) -> String {
         out.push_str("moves:\n");
         for (name, m) in &state.moves {
             out.push_str(&format!(
-                "  {name}: {{ to: {}, step: {} }}\n",
+                "  {name}: {{to: {}, step: {}}}\n",
                 m.to,
                 m.step.number()
             ));

@@ -34,7 +34,8 @@ pub const APP_FIELDS: &[&str] = &[
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "latgen app declaration")]
 pub struct AppDecl {
-    /// The app's name; defaults to the file name. A DNS-1123 label of at most 55 characters.
+    /// The app's name; defaults to the file name. Lowercase letters, digits and `-`,
+    /// starting with a letter (its bridge Service's name must), at most 55 characters.
     #[schemars(with = "Option<String>")]
     pub name: Option<Spanned<String>>,
     /// Namespace of the app's Service in the workload cluster.
@@ -51,12 +52,14 @@ pub struct AppDecl {
     /// domain is this host.
     #[schemars(with = "Option<String>")]
     pub host: Option<Spanned<String>>,
-    /// Places a new app in this shared group. Once the app is placed, the pin must name the
-    /// group the lock gives it (or the one it is moving to), else it is a `pin-conflict`
-    /// error; use `latgen move` to change its group.
+    /// Places a new app in this shared group: one in use, or the number the next new group
+    /// gets. Once the app is placed, the pin must name the group the lock gives it (or the
+    /// one it is moving to), else it is a `pin-conflict` error; use `latgen move` to change
+    /// its group.
     #[schemars(with = "Option<u32>", range(min = 1))]
     pub group: Option<Spanned<u32>>,
-    /// Declared peak requests per second; counts against the group's throughput budget.
+    /// Declared peak requests per second, a whole number; counts against the group's
+    /// throughput budget.
     #[schemars(with = "Option<u64>")]
     pub peak_rps: Option<Spanned<u64>>,
     /// Never share a group with another isolated app.
@@ -74,7 +77,8 @@ pub struct ServiceDecl {
     /// The Service's name.
     #[schemars(with = "String")]
     pub name: Spanned<String>,
-    /// The Service port, 1 to 65535.
+    /// The Service's port number, 1 to 65535: Lattice targets a port by its number, so a
+    /// named port such as `http` is not taken.
     // Wider than u16 so that 70000 gets latgen's message rather than a parser's.
     #[schemars(with = "u32", range(min = 1, max = 65535))]
     pub port: Spanned<u32>,

@@ -221,10 +221,15 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// The number a new group gets: an emptied group's first, else the next one.
+    fn next_new(&self) -> u32 {
+        self.gaps.first().copied().unwrap_or(self.highest + 1)
+    }
+
     /// The lowest-numbered group with room: open groups in order, then the lowest number
     /// not in use (an emptied group's, or the next new one).
     fn first_fit(&self, id: AppId) -> u32 {
-        let free_number = self.gaps.first().copied().unwrap_or(self.highest + 1);
+        let free_number = self.next_new();
         self.open
             .range(..free_number)
             .copied()
@@ -233,26 +238,30 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// The prefixes segment-wise above `path`, nearest first, `/` last: `/shop/cart` lies under
+/// `/shop` and `/`.
+pub fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let mut cut = Some(path.len());
+    std::iter::from_fn(move || {
+        let i = path[..cut?].rfind('/')?;
+        cut = (i > 0).then_some(i);
+        Some(if i == 0 { "/" } else { &path[..i] })
+    })
+    .filter(move |a| *a != path)
+}
+
 /// Another app's prefix that nests with `path` (under or over it), if any.
 fn nested_with(
     prefixes: &BTreeMap<String, AppId>,
     path: &str,
     me: AppId,
 ) -> Option<(String, AppId)> {
-    // Prefixes above `path`: its segment-wise ancestors, `/` included.
-    let mut cut = path.len();
-    while let Some(i) = path[..cut].rfind('/') {
-        let ancestor = if i == 0 { "/" } else { &path[..i] };
-        if ancestor != path
-            && let Some(&other) = prefixes.get(ancestor)
+    for ancestor in ancestors(path) {
+        if let Some(&other) = prefixes.get(ancestor)
             && other != me
         {
             return Some((ancestor.to_string(), other));
         }
-        if i == 0 {
-            break;
-        }
-        cut = i;
     }
     // Prefixes below `path`: those starting with `path/` (every path for `/`).
     let below = if path == "/" {
@@ -321,12 +330,28 @@ impl<'a> Occupancy<'a> {
 
     /// The number a new group would get: an emptied group's first, else the next one.
     pub fn next_new_group(&self) -> u32 {
-        self.planner
-            .gaps
-            .first()
-            .copied()
-            .unwrap_or(self.planner.highest + 1)
+        self.planner.next_new()
     }
+
+    /// Whether group `number` is in use.
+    pub fn in_use(&self, number: u32) -> bool {
+        self.planner.groups.contains_key(&number)
+    }
+}
+
+/// The message and help for group `number`, which is not in use and is not `next`, the
+/// number a new group gets. One rule for a `group:` pin and for `latgen move --group`: a
+/// group is one in use or the next new one, so that numbers leave no gaps.
+pub fn no_such_group(config: &Config, number: u32, next: u32) -> (String, String) {
+    let name = |n| config.group_name(n);
+    (
+        format!(
+            "{} does not exist, and a new group would be {}",
+            name(number),
+            name(next)
+        ),
+        format!("name a group in use, or {} to open a new one", name(next)),
+    )
 }
 
 pub fn plan(
@@ -337,7 +362,7 @@ pub fn plan(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    let placeable = placeable_in_name_order(apps, planner.cap, diags);
+    let placeable = placeable_in_name_order(apps, config, planner.cap, diags);
     // The lock first (those placements were valid when written), then the second group of
     // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
     // reported at the pin), then other new apps; each pass in name order.
@@ -356,7 +381,18 @@ pub fn plan(
 
 /// The path-routed apps that fit a group at all, in name order whatever order the apps
 /// come in; each of the others is reported.
-fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> Vec<AppId> {
+fn placeable_in_name_order(
+    apps: &[App],
+    config: &Config,
+    cap: u32,
+    diags: &mut Diagnostics,
+) -> Vec<AppId> {
+    let (source, raisable) = config.rule_capacity_source();
+    let help = if raisable {
+        "merge paths under a common prefix, or give the app its own `host`; or have AWS raise the \"rules per listener\" quota (Service Quotas, VPC Lattice) and set `quotas.rulesPerService` to the new value"
+    } else {
+        "merge paths under a common prefix, or give the app its own `host`"
+    };
     let mut path_apps: Vec<AppId> = AppId::enumerate(apps)
         .filter(|(_, app)| app.is_path_routed())
         .map(|(id, _)| id)
@@ -371,10 +407,9 @@ fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> V
             Diagnostic::error(
                 Code::AppTooBig,
                 format!(
-                    "app `{}` has {} paths; a shared group holds at most {} rules",
+                    "app `{}` has {} paths; a shared group holds at most {cap} rules: {source}",
                     app.name,
                     app.rule_count(),
-                    cap
                 ),
             )
             .at(Span::new(
@@ -382,7 +417,7 @@ fn placeable_in_name_order(apps: &[App], cap: u32, diags: &mut Diagnostics) -> V
                 app.paths[0].pos.line,
                 app.paths[0].pos.column,
             ))
-            .help("merge paths under a common prefix, or give the app its own `host`"),
+            .help(help),
         );
         false
     });
@@ -461,8 +496,14 @@ impl Passes<'_> {
         diags: &mut Diagnostics,
     ) {
         let apps = self.apps;
-        for &id in order.iter().filter(|&&id| apps[id].pin.is_some()) {
-            let (number, pos) = apps[id].pin.expect("filtered");
+        let mut pinned: Vec<(u32, Pos, AppId)> = order
+            .iter()
+            .filter_map(|&id| apps[id].pin.map(|(number, pos)| (number, pos, id)))
+            .collect();
+        // In group order (name order within a group), so that pins to the next two new
+        // groups open both whatever the apps' names.
+        pinned.sort_by_key(|&(number, ..)| number);
+        for (number, pos, id) in pinned {
             if number == 0 {
                 continue;
             }
@@ -472,6 +513,15 @@ impl Passes<'_> {
                 if number != home && Some(number) != target {
                     diags.push(self.pin_conflict(id, home, number, at_pin));
                 }
+                continue;
+            }
+            if !planner.groups.contains_key(&number) && number != planner.next_new() {
+                let (message, help) = no_such_group(self.config, number, planner.next_new());
+                diags.push(
+                    Diagnostic::error(Code::InvalidGroup, message)
+                        .at(at_pin)
+                        .help(help),
+                );
                 continue;
             }
             match planner.fits(number, id) {

@@ -203,11 +203,36 @@ pub fn dns1123_label_problem(s: &str) -> Option<String> {
     None
 }
 
+/// The host name alone in what may be written as a URL or with a port
+/// (`https://docs.example.com/` → `docs.example.com`), when that differs from `host`.
+pub fn bare_host(host: &str) -> Option<&str> {
+    let rest = host.split_once("://").map_or(host, |(_, rest)| rest);
+    let end = rest.find(['/', ':', '?', '#']).unwrap_or(rest.len());
+    let bare = &rest[..end];
+    (bare != host && !bare.is_empty()).then_some(bare)
+}
+
 /// A hostname as HTTPRoute `spec.hostnames` and a Lattice custom domain take it:
 /// lowercase RFC 1123, not an IP address, no port, no wildcard.
 pub fn hostname_problem(host: &str) -> Option<String> {
     if host.is_empty() || host.len() > 253 {
         return Some("must be 1 to 253 characters".into());
+    }
+    if let Some((scheme, rest)) = host.split_once("://") {
+        let after = match rest.find('/').map(|i| &rest[i..]) {
+            Some("/") => " and a trailing `/`".to_string(),
+            Some(path) => format!(" and a path `{path}`"),
+            None => String::new(),
+        };
+        return Some(format!(
+            "is a URL, with the scheme `{scheme}://`{after}: a host is the name alone"
+        ));
+    }
+    if let Some(i) = host.find('/') {
+        return Some(format!(
+            "has a path `{}`; a host is the name alone",
+            &host[i..]
+        ));
     }
     if host.contains(':') {
         return Some("carries a port; give the bare host name".into());
@@ -324,6 +349,17 @@ mod tests {
         assert!(hostname_problem("Shop.example.com").is_some());
         assert!(hostname_problem("10.0.0.1").is_some());
         assert!(hostname_problem("shop.example.com:8443").is_some());
+        assert!(
+            hostname_problem("https://docs.example.com/")
+                .unwrap()
+                .contains("scheme `https://` and a trailing `/`")
+        );
+        assert_eq!(
+            bare_host("https://docs.example.com/"),
+            Some("docs.example.com")
+        );
+        assert_eq!(bare_host("shop.example.com:8443"), Some("shop.example.com"));
+        assert_eq!(bare_host("shop.example.com"), None);
         assert!(hostname_problem("*.example.com").is_some());
         assert!(hostname_problem("localhost").is_some());
     }

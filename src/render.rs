@@ -19,7 +19,7 @@ use crate::model::{App, AppId};
 use crate::plan::{Plan, Rule};
 use crate::routing::Doc;
 
-pub use crate::layout::{HEADER, Side};
+pub use crate::layout::{HEADER, HEADER_COMMENT, HEADER_LINES, Side};
 
 /// The rendered tree: path relative to the output folder → file content.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -413,7 +413,7 @@ struct ReadOptions {
 }
 
 /// The file a rendered object is written as (the header, then the text), checked: what is
-/// read back is exactly what is written after the header line; with `read`, also what
+/// read back is exactly what is written after the header lines; with `read`, also what
 /// else the read-back should find.
 fn checked_file(
     template: &str,
@@ -421,11 +421,16 @@ fn checked_file(
     expect: &Expect,
     read: ReadOptions,
 ) -> Result<CheckedFile, Diagnostic> {
-    let mut body = String::with_capacity(HEADER.len() + text.len());
-    body.push_str(HEADER);
+    let head = if starts_document(text) {
+        HEADER_COMMENT
+    } else {
+        HEADER_LINES
+    };
+    let mut body = String::with_capacity(head.len() + text.len());
+    body.push_str(head);
     body.push_str(text.trim_end());
     body.push('\n');
-    match typed_check(&body[HEADER.len()..], expect, read) {
+    match typed_check(&body[head.len()..], expect, read) {
         Ok(read) => Ok(CheckedFile {
             body,
             doc: read.doc,
@@ -473,6 +478,15 @@ fn added_by_server<T: Serialize>(
         _ => value,
     };
     missing_defaults(kind, &mut object)
+}
+
+/// Whether `text` has its own document start (`---`) before any content, as a custom
+/// template may: the header then adds none, which would leave an empty document first.
+fn starts_document(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l == "---" || l.starts_with("--- "))
 }
 
 /// Parses `text` as one YAML document of the expected kind and checks that its typed form

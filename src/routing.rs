@@ -197,6 +197,19 @@ pub enum Outcome {
     NoLatticeRule { lattice_route: String },
 }
 
+/// The host a request to a Kong route that matches every host is followed with. It stands
+/// for any host: [`show_request`] never shows it.
+pub const ANY_HOST: &str = "latgen.probe";
+
+/// A request as a finding shows it: `www.example.com/shop`, or `/shop (any host)`.
+pub fn show_request(host: &str, path: &str) -> String {
+    if host == ANY_HOST {
+        format!("{path} (any host)")
+    } else {
+        format!("{host}{path}")
+    }
+}
+
 impl Outcome {
     /// The Service the request reached, if any.
     pub fn backend(&self) -> Option<&BackendRef> {
@@ -224,17 +237,20 @@ impl std::fmt::Display for Outcome {
                 write!(f, "{backend} (rule {} of {lattice_route})", rule + 1)
             }
             Outcome::NoKongRoute => write!(f, "404 from Kong (no route)"),
-            Outcome::NoBridge(b) => write!(f, "no bridge Service `{b}`"),
+            // Each reads on its own and after "goes to": what, then why in brackets.
+            Outcome::NoBridge(b) => write!(f, "no bridge (Service `{b}` does not exist)"),
             Outcome::HostMismatch {
                 bridge_target,
                 rewrite_host,
             } => {
                 write!(
                     f,
-                    "the bridge points at {bridge_target} but the Host is rewritten to {rewrite_host}"
+                    "a Host mismatch (the bridge points at {bridge_target} but the Host is rewritten to {rewrite_host})"
                 )
             }
-            Outcome::NoLatticeService(h) => write!(f, "no Lattice service answers on {h}"),
+            Outcome::NoLatticeService(h) => {
+                write!(f, "no Lattice service (none answers on {h})")
+            }
             Outcome::NoLatticeRule { lattice_route } => {
                 write!(f, "404 from Lattice ({lattice_route} has no matching rule)")
             }
@@ -743,7 +759,7 @@ impl Network {
         let mut out = std::collections::BTreeSet::new();
         for r in &self.kong {
             let hosts: Vec<String> = if r.hostnames.is_empty() {
-                vec!["latgen.probe".to_string()]
+                vec![ANY_HOST.to_string()]
             } else {
                 r.hostnames.clone()
             };

@@ -2,18 +2,17 @@
 //! (yaml-language-server) complete and check `apps/*.yaml` and `latgen.yaml` as latgen does.
 //! Draft-07, the newest draft yaml-language-server reads.
 
-use schemars::generate::SchemaSettings;
-
 use crate::config::Config;
 use crate::model::AppDecl;
 
-/// Which input a schema describes.
+/// Which input a schema describes. (Plain comments on the values: a described value would
+/// make clap print `schema --help` in its long layout; `schema`'s help says what they are.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Kind {
-    /// An app declaration, `apps/**/<name>.yaml`.
+    // An app declaration, `apps/**/<name>.yaml`.
     App,
-    /// The project settings, `latgen.yaml`.
+    // The project settings, `latgen.yaml`.
     Config,
 }
 
@@ -29,12 +28,11 @@ impl Kind {
     }
 
     pub fn schema(self) -> serde_json::Value {
-        let generator = SchemaSettings::draft07().into_generator();
-        let schema = match self {
-            Kind::App => generator.into_root_schema_for::<AppDecl>(),
-            Kind::Config => generator.into_root_schema_for::<Config>(),
-        };
-        schema.to_value()
+        // The same schema the loader reads its field rules from.
+        match self {
+            Kind::App => crate::yaml::schema_of::<AppDecl>(),
+            Kind::Config => crate::yaml::schema_of::<Config>(),
+        }
     }
 
     /// The schema as written to disk: pretty JSON and a final newline, so that the

@@ -80,17 +80,26 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     })
 }
 
-/// The name is a DNS-1123 label short enough for its bridge Service's name.
+/// The name makes a valid bridge Service name, `<name>-lattice`: a DNS-1035 label (a
+/// DNS-1123 label that starts with a letter), which Kubernetes requires of a Service's name.
 fn check_name(name: &str, from_stem: bool, at: &Span, diags: &mut Diagnostics) {
     let max_name = platform::DNS1123_LABEL_MAX - BRIDGE_SUFFIX.len();
-    let name_problem = platform::dns1123_label_problem(name).or_else(|| {
-        (name.len() > max_name).then(|| {
-            format!(
-                "is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63",
-                name.len()
-            )
+    let name_problem = platform::dns1123_label_problem(name)
+        .or_else(|| {
+            (name.len() > max_name).then(|| {
+                format!(
+                    "is {} characters; at most {max_name}, so that `<name>{BRIDGE_SUFFIX}` fits 63",
+                    name.len()
+                )
+            })
         })
-    });
+        .or_else(|| {
+            (!name.starts_with(|c: char| c.is_ascii_lowercase())).then(|| {
+                format!(
+                    "starts with a digit, so its bridge Service `{name}{BRIDGE_SUFFIX}` would not be a valid Service name: Kubernetes wants a Service's name to start with a letter"
+                )
+            })
+        });
     if let Some(p) = name_problem {
         let what = if from_stem {
             "file name (the app's default name)"
@@ -100,7 +109,7 @@ fn check_name(name: &str, from_stem: bool, at: &Span, diags: &mut Diagnostics) {
         diags.push(
             Diagnostic::error(Code::InvalidName, format!("{what} `{name}` {p}"))
                 .at(at.clone())
-                .help("app names are DNS-1123 labels, e.g. `shop-web`; set `name:` or rename the file"),
+                .help("an app name is lowercase letters, digits and `-`, starting with a letter, e.g. `shop-web`; set `name:` or rename the file"),
         );
     }
 }
@@ -163,10 +172,17 @@ fn validate_host(
 ) -> Option<String> {
     host.map(|h| {
         if let Some(p) = platform::hostname_problem(&h.value) {
+            let help = match platform::bare_host(&h.value) {
+                Some(bare) if platform::hostname_problem(bare).is_none() => {
+                    format!("write `host: {bare}`")
+                }
+                _ => "give the lowercase DNS name the app answers on, e.g. shop.example.com"
+                    .to_string(),
+            };
             diags.push(
                 Diagnostic::error(Code::InvalidHost, format!("host `{}` {p}", h.value))
                     .at(span(file, Pos::of(h)))
-                    .help("give the lowercase DNS name the app answers on, e.g. shop.example.com"),
+                    .help(help),
             );
         }
         h.value.clone()

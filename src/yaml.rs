@@ -1,31 +1,109 @@
 //! YAML shared by every input (declarations, `latgen.yaml`, `latgen.lock`): one document
 //! read into its declared type, and a parser error turned into a finding with latgen's code,
-//! place and help.
+//! place and help. What a field takes comes from the type's JSON Schema, the one editors
+//! check with, so that latgen and an editor refuse the same documents.
 
+mod fields;
+mod layout;
+mod outline;
+
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span, did_you_mean};
+use fields::Field;
+use outline::{Outline, Shape, show_path};
 
 /// Parses one YAML document into `T`, turning a parser error into a diagnostic.
-pub fn parse_yaml<T: DeserializeOwned>(
+pub fn parse_yaml<T: DeserializeOwned + JsonSchema>(
     file: &Path,
     text: &str,
     fields: &[&str],
     diags: &mut Diagnostics,
 ) -> Option<T> {
+    // Only a text with a quote can hold a quoted number.
+    if text.contains(['"', '\'']) {
+        let quoted = quoted_scalars(file, &Outline::of(text), &schema_cached::<T>());
+        if !quoted.is_empty() {
+            diags.extend(quoted.into_iter().collect());
+            return None;
+        }
+    }
     match serde_saphyr::from_str::<T>(text) {
         Ok(v) => Some(v),
         Err(e) => {
-            diags.push(yaml_error(file, text, &e, fields));
+            diags.push(yaml_error::<T>(file, text, &e, fields));
             None
         }
     }
 }
 
-fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&str]) -> Diagnostic {
+/// The JSON Schema (draft-07) of an input type: what `latgen schema` prints.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    schemars::generate::SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// [`schema_of`], made once per type.
+fn schema_cached<T: JsonSchema>() -> Arc<Value> {
+    static SCHEMAS: Mutex<BTreeMap<String, Arc<Value>>> = Mutex::new(BTreeMap::new());
+    let mut schemas = SCHEMAS.lock().unwrap_or_else(|e| e.into_inner());
+    schemas
+        .entry(T::schema_id().into_owned())
+        .or_insert_with(|| Arc::new(schema_of::<T>()))
+        .clone()
+}
+
+/// Quoted values where the schema takes a number or a boolean. YAML reads `"8080"` as
+/// text, and so does an editor checking the schema; the typed reader would turn it into a
+/// number, so latgen refuses it too.
+fn quoted_scalars(file: &Path, outline: &Outline, schema: &Value) -> Vec<Diagnostic> {
+    if outline.error.is_some() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, node) in outline.nodes.iter().enumerate() {
+        let Shape::Scalar { text, quoted: true } = &node.shape else {
+            continue;
+        };
+        let Some(path) = outline.path(i).filter(|_| !node.is_key) else {
+            continue;
+        };
+        let Some(kind) = Field::at(schema, &path).and_then(|f| f.scalar_kind()) else {
+            continue;
+        };
+        let field = show_path(&path);
+        let key = node.key.as_deref().unwrap_or(&field);
+        out.push(
+            Diagnostic::error(
+                Code::InvalidType,
+                format!("`{field}` is quoted, so it is text (\"{text}\"); it takes {kind}"),
+            )
+            .at(Span::new(file, node.line, node.column))
+            .help(format!("remove the quotes: `{key}: {text}`")),
+        );
+    }
+    out
+}
+
+fn yaml_error<T: JsonSchema>(
+    file: &Path,
+    text: &str,
+    e: &serde_saphyr::Error,
+    top_fields: &[&str],
+) -> Diagnostic {
+    let outline = Outline::of(text);
+    if let Some(err) = &outline.error {
+        return layout::syntax(file, text, &outline, err);
+    }
     let mut message = e.without_snippet().to_string();
     if let Some(i) = message.rfind(" at line ") {
         message.truncate(i);
@@ -35,11 +113,17 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
         None => Span::file(file),
     };
     let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
+        if let Some(d) = layout::dedented_unknown(file, &outline, &schema_cached::<T>(), &span) {
+            return d;
+        }
         (
             Code::UnknownField,
             unknown_field_help(&message, field, top_fields),
         )
     } else if let Some(field) = between(&message, "missing field `", "`") {
+        if let Some(d) = layout::dedented_missing(file, &outline, &span, field) {
+            return d;
+        }
         // The parser points at the mapping's last key; a missing top-level field belongs to
         // the whole document, so point at its first line instead.
         if top_fields.contains(&field)
@@ -57,6 +141,8 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
             .to_string();
         message = format!("`{key}` is given twice");
         (Code::DuplicateKey, "keep one of them".to_string())
+    } else if let Some(d) = scalar_error(file, &outline, &schema_cached::<T>(), &span) {
+        return d;
     } else {
         let at_start = span.line <= first_content_line(text).unwrap_or(1);
         let (code, reworded, help) = value_error(&message, at_start, top_fields);
@@ -66,6 +152,28 @@ fn yaml_error(file: &Path, text: &str, e: &serde_saphyr::Error, top_fields: &[&s
         (code, help)
     };
     Diagnostic::error(code, message).at(span).help(help)
+}
+
+/// A number or a boolean the typed reader could not read (`port: http`, `peakRps: -5`):
+/// the field, and what it takes in the schema's words.
+fn scalar_error(file: &Path, outline: &Outline, schema: &Value, at: &Span) -> Option<Diagnostic> {
+    let node = outline.at(at.line, at.column)?;
+    let value = outline.text(node)?;
+    let path = outline.path(node)?;
+    let field = Field::at(schema, &path)?;
+    let kind = field.scalar_kind()?;
+    Some(
+        Diagnostic::error(
+            Code::InvalidValue,
+            format!("`{}` takes {kind}, not `{value}`", show_path(&path)),
+        )
+        .at(Span::new(file, at.line, at.column))
+        .help(
+            field
+                .description()
+                .unwrap_or_else(|| format!("write {kind}")),
+        ),
+    )
 }
 
 /// The help for an unknown field: a near name from the mapping the field is in (the parser

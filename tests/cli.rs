@@ -855,3 +855,193 @@ fn a_new_app_that_sorts_first_moves_no_other_app() {
     render_ok(tmp.path());
     assert_ne!(lock_lines(&lock_text(tmp.path())), second);
 }
+
+// ---------------------------------------------------------------------------------------
+// 12. The same shape for every command
+// ---------------------------------------------------------------------------------------
+
+/// A rendered project in `repo/` of a temp folder, and an empty folder `elsewhere/` beside
+/// it to run commands from.
+fn project_and_elsewhere() -> TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    common::path_app(&repo, "shop", &["/shop"]);
+    common::path_app(&repo, "cart", &["/cart"]);
+    fs::create_dir(tmp.path().join("elsewhere")).unwrap();
+    tmp
+}
+
+#[test]
+fn render_from_another_folder_writes_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    let run = latgen(&tmp.path().join("elsewhere"), &["render", "../repo/apps"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        tmp.path()
+            .join("repo/generated/kong/httproute-shop.yaml")
+            .is_file()
+    );
+    assert!(tmp.path().join("repo/latgen.lock").is_file());
+    assert_eq!(
+        fs::read_dir(tmp.path().join("elsewhere")).unwrap().count(),
+        0,
+        "render wrote into the folder it was run from"
+    );
+}
+
+#[test]
+fn check_from_another_folder_reads_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    render_ok(&tmp.path().join("repo"));
+    let run = latgen(&tmp.path().join("elsewhere"), &["check", "../repo/apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "no findings\n");
+}
+
+#[test]
+fn move_takes_the_apps_folder_as_its_second_argument() {
+    let tmp = project_and_elsewhere();
+    render_ok(&tmp.path().join("repo"));
+    let elsewhere = tmp.path().join("elsewhere");
+    let run = latgen(
+        &elsewhere,
+        &["move", "shop", "../repo/apps", "--group", "2"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        lock_text(&tmp.path().join("repo")).contains("moves:"),
+        "the move is not in the project's lock"
+    );
+}
+
+#[test]
+fn move_continue_from_another_folder_reads_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    let repo = tmp.path().join("repo");
+    render_ok(&repo);
+    let elsewhere = tmp.path().join("elsewhere");
+    let run = latgen(
+        &elsewhere,
+        &["move", "shop", "../repo/apps", "--group", "2"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    render_ok(&repo);
+    let run = latgen(&elsewhere, &["move", "shop", "../repo/apps", "--continue"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(lock_text(&repo).contains("step: 2"), "{}", lock_text(&repo));
+}
+
+#[test]
+fn status_from_another_folder_reads_the_output_beside_the_apps() {
+    let tmp = project_and_elsewhere();
+    let repo = tmp.path().join("repo");
+    render_ok(&repo);
+    common::git(&repo, &["init", "-q"]);
+    common::git(&repo, &["add", "-A"]);
+    common::git(&repo, &["commit", "-q", "-m", "base"]);
+    let run = latgen(
+        &tmp.path().join("elsewhere"),
+        &["status", "../repo/apps", "--base", "HEAD"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("rollout: none"), "{}", run.stdout);
+}
+
+#[test]
+fn deploy_from_another_folder_writes_the_kit_beside_the_apps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let init = latgen(tmp.path(), &["init", "repo"]);
+    assert_eq!(init.code, Some(0), "{}", init.stderr);
+    fs::remove_dir_all(tmp.path().join("repo/deploy")).unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    for args in [&["render", "../repo/apps"][..], &["deploy", "../repo/apps"]] {
+        let run = latgen(&elsewhere, args);
+        assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
+    }
+    let kit = fs::read_to_string(tmp.path().join("repo/deploy/application-kong.yaml")).unwrap();
+    assert!(kit.contains("    path: generated/kong\n"), "{kit}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    let run = latgen(&elsewhere, &["check", "../repo/apps"]);
+    assert!(!run.stdout.contains("stale-deploy"), "{}", run.stdout);
+}
+
+#[test]
+fn move_still_takes_the_apps_folder_as_an_option() {
+    let tmp = project_and_elsewhere();
+    render_ok(&tmp.path().join("repo"));
+    let elsewhere = tmp.path().join("elsewhere");
+    let run = latgen(
+        &elsewhere,
+        &["move", "shop", "--apps", "../repo/apps", "--group", "2"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(lock_text(&tmp.path().join("repo")).contains("moves:"));
+}
+
+#[test]
+fn move_without_group_or_continue_is_a_usage_error() {
+    let tmp = rendered_project();
+    let before = snapshot(tmp.path());
+    let run = latgen(tmp.path(), &["move", "shop"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("<--group <GROUP>|--continue>"),
+        "the usage error does not say what is required:\n{}",
+        run.stderr
+    );
+    assert_eq!(snapshot(tmp.path()), before);
+}
+
+#[test]
+fn move_with_both_group_and_continue_is_a_usage_error() {
+    let tmp = rendered_project();
+    let run = latgen(tmp.path(), &["move", "shop", "--group", "2", "--continue"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
+
+#[test]
+fn only_the_commands_that_print_diagnostics_take_color() {
+    use clap::CommandFactory;
+    let with: Vec<String> = latgen::cli::Cli::command()
+        .get_subcommands()
+        .filter(|c| c.get_arguments().any(|a| a.get_id() == "color"))
+        .map(|c| c.get_name().to_string())
+        .collect();
+    assert_eq!(
+        with,
+        [
+            "render",
+            "check",
+            "move",
+            "status",
+            "plan",
+            "cost",
+            "trace",
+            "manifests",
+            "init",
+            "deploy"
+        ]
+    );
+    let run = latgen(&common::root(), &["man", "--color", "never"]);
+    assert_eq!(run.code, Some(2), "`man --color` is accepted");
+}
+
+#[test]
+fn color_before_the_command_is_still_accepted() {
+    let tmp = rendered_project();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(["--color", "always", "render", "--check"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(["--color", "always", "render", "bad"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains('\u{1b}'), "not colored:\n{stderr}");
+}

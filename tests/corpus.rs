@@ -48,10 +48,13 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
     [
         yaml_cases(),
         yaml_cases_more(),
+        layout_cases(),
+        number_cases(),
         value_cases(),
         value_cases_more(),
         path_cases(),
         path_cases_more(),
+        quota_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -158,6 +161,104 @@ fn yaml_cases_more() -> Vec<(&'static str, Setup, i32)> {
     ]
 }
 
+/// Cases about how a declaration is laid out: brackets left open, keys indented out of
+/// line.
+fn layout_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "unclosed-list",
+            Box::new(app(
+                "namespace: [web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-indented-between",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\n port: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-indented-too-far",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\n   port: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-dedented-to-top",
+            Box::new(app(
+                "namespace: web\nservice:\n  name: shop\nport: 8080\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "key-dedented-out-of-health-check",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nhealthCheck:\n  path: /alive\nintervalSeconds: 10\n",
+            )),
+            2,
+        ),
+    ]
+}
+
+/// Cases about numbers: each names the field and what it takes.
+fn number_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "named-port",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: http }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "port-negative",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: -1 }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "port-quoted",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: \"8080\" }\npaths: [/shop]\n",
+            )),
+            2,
+        ),
+        (
+            "group-a-word",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\ngroup: two\n",
+            )),
+            2,
+        ),
+        (
+            "peak-rps-negative",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\npeakRps: -5\n",
+            )),
+            2,
+        ),
+        (
+            "isolate-quoted",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nisolate: 'true'\n",
+            )),
+            2,
+        ),
+        (
+            "settings-port-quoted",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", b"kong:\n  port: \"8443\"\n");
+            }),
+            2,
+        ),
+    ]
+}
+
 /// Cases about the values of the fields.
 fn value_cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
@@ -178,6 +279,11 @@ fn value_cases() -> Vec<(&'static str, Setup, i32)> {
             Box::new(app(
                 "name: Shop\nnamespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\n",
             )),
+            2,
+        ),
+        (
+            "name-starts-with-digit",
+            Box::new(|d: &Path| write(d, "apps/9lives.yaml", OK_APP.as_bytes())),
             2,
         ),
         (
@@ -274,6 +380,55 @@ fn value_cases_more() -> Vec<(&'static str, Setup, i32)> {
     ]
 }
 
+/// Cases about an app with more paths than a shared group holds: the message says where
+/// the limit comes from.
+fn quota_cases() -> Vec<(&'static str, Setup, i32)> {
+    let paths = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("/p{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    vec![
+        (
+            "app-over-the-rule-quota",
+            Box::new(move |d: &Path| {
+                write(
+                    d,
+                    "latgen.yaml",
+                    b"quotas:\n  rulesPerService: 6\n  reservedRules: 1\n",
+                );
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!(
+                        "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [{}]\n",
+                        paths(6)
+                    )
+                    .as_bytes(),
+                );
+            }),
+            2,
+        ),
+        (
+            "app-over-the-crd-rule-limit",
+            Box::new(move |d: &Path| {
+                write(d, "latgen.yaml", b"quotas:\n  rulesPerService: 40\n");
+                write(
+                    d,
+                    "apps/shop.yaml",
+                    format!(
+                        "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [{}]\n",
+                        paths(17)
+                    )
+                    .as_bytes(),
+                );
+            }),
+            2,
+        ),
+    ]
+}
+
 /// Cases about paths and the other names a declaration carries.
 fn path_cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
@@ -288,6 +443,13 @@ fn path_cases() -> Vec<(&'static str, Setup, i32)> {
             "host-with-port",
             Box::new(app(
                 "namespace: web\nservice: { name: shop, port: 8080 }\nhost: shop.example.com:8443\n",
+            )),
+            2,
+        ),
+        (
+            "host-with-scheme",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\nhost: https://docs.example.com/\n",
             )),
             2,
         ),

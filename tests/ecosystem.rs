@@ -120,6 +120,18 @@ fn init_writes_the_deploy_settings_given_as_flags() {
 }
 
 #[test]
+fn the_workflow_init_writes_does_not_ask_to_be_copied_where_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    ok(&latgen(tmp.path(), &["init"]));
+    let workflow = tmp.path().join(".github/workflows/latgen.yml");
+    let text = std::fs::read_to_string(workflow).unwrap();
+    assert!(
+        !text.contains("Copy it to .github/workflows/latgen.yml"),
+        "{text}"
+    );
+}
+
+#[test]
 fn init_writes_every_default_into_latgen_yaml() {
     let tmp = tempfile::tempdir().unwrap();
     ok(&latgen(tmp.path(), &["init"]));
@@ -295,13 +307,13 @@ fn trace_human_output() {
         run.stdout,
         "\
 request   path /shop/cart/x, no Host (only routes for any host match)
-kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:20)
+kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:22)
           matched PathPrefix /shop/cart on any host (the route names no hostname): the longest matching prefix wins
           won over kong-routes/shop-web (PathPrefix /shop): a shorter prefix
 bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.internal (generated/kong/service-cart-lattice.yaml)
           Host rewritten to group-02.lattice.internal
 lattice   service lattice-groups/group-02, custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
-          rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:51), the first rule, in order, whose prefix starts the path as a string
+          rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:53), the first rule, in order, whose prefix starts the path as a string
 backend   Service team-commerce/cart-web, port 8080
 "
     );
@@ -339,7 +351,7 @@ fn trace_reports_a_broken_path() {
     assert!(
         human
             .stdout
-            .contains("\nbroken    no Lattice service answers on "),
+            .contains("\nbroken    no Lattice service (none answers on "),
         "{}",
         human.stdout
     );
@@ -415,9 +427,10 @@ fn manifests_print_one_side_as_a_yaml_stream() {
             docs.iter()
                 .all(|d| d["kind"].is_string() && d["metadata"]["name"].is_string())
         );
-        // The committed output is current, so the stream is exactly its files.
+        // The committed output is current, so the stream is exactly its files, each of
+        // which starts its own document.
         let joined: Vec<&str> = objects.iter().map(|t| t.as_str()).collect();
-        assert_eq!(run.stdout, joined.join("---\n"), "{side}");
+        assert_eq!(run.stdout, joined.concat(), "{side}");
     }
 }
 

@@ -158,7 +158,7 @@ fn github_annotations_name_file_line_and_code() {
     assert_eq!(code, 1);
     assert_eq!(
         text.lines().next().unwrap(),
-        "::error file=generated/lattice/httproute-group-01.yaml,line=39,col=20,title=latgen rule-shadowed::rule 2 (/shopping) never gets traffic: rule 1 (/shop) comes first and Lattice matches prefixes as strings%0Ahelp: order rules longest path first (latgen's templates do); check custom templates and hand edits"
+        "::error file=generated/lattice/httproute-group-01.yaml,line=41,col=20,title=latgen rule-shadowed::rule 2 (/shopping) never gets traffic: rule 1 (/shop) comes first and Lattice matches prefixes as strings%0Ahelp: order rules longest path first (latgen's templates do); check custom templates and hand edits"
     );
 }
 
@@ -174,14 +174,27 @@ fn clean_fixture_prints_nothing_in_machine_formats() {
     assert_eq!(log["runs"][0]["results"], json!([]));
 }
 
-#[test]
-fn warnings_pass_unless_denied() {
+/// `latgen check ARGS` in a fixture whose only finding is a warning: its exit code.
+fn check_warning_only(args: &[&str]) -> Option<i32> {
     let dir = common::root().join("tests/check/kong-regex-path");
-    assert_eq!(check(&dir, "json").0, 0);
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
-        .args(["check", "--deny", "warnings"])
+    Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .arg("check")
+        .args(args)
         .current_dir(&dir)
         .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+        .unwrap()
+        .status
+        .code()
+}
+
+#[test]
+fn warnings_pass_unless_denied() {
+    assert_eq!(check_warning_only(&[]), Some(0));
+    assert_eq!(check_warning_only(&["--deny-warnings"]), Some(1));
+}
+
+#[test]
+fn the_earlier_deny_warnings_spelling_still_denies_warnings() {
+    assert_eq!(check_warning_only(&["--deny", "warnings"]), Some(1));
+    assert_eq!(check_warning_only(&["--deny", "errors"]), Some(2));
 }

@@ -1,8 +1,9 @@
 //! The command line's own documentation: `latgen --help` and `latgen <subcommand> --help`
 //! are snapshots (`tests/cli/help/<command>.txt`, compared exactly; a missing one fails;
 //! write them with `LATGEN_BLESS=1 cargo test --test help`), and the man page names every
-//! subcommand, each of which has a page of its own. One test per command: `help::<command>`
-//! and `man::<command>`.
+//! subcommand, each of which has a page of its own (`latgen man --out DIR` writes them all).
+//! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`;
+//! `readme::usage` checks the README's usage block against the commands.
 
 mod common;
 
@@ -98,6 +99,113 @@ fn man_sub(sub: &clap::Command) {
     );
 }
 
+/// `latgen [SUBCOMMAND] --help` is laid out like `-h`, one line per option, as every
+/// command's help is: no value or option has a long text that switches clap to its long
+/// layout.
+fn help_is_short(sub: Option<&str>) {
+    let args = |flag| sub.into_iter().chain([flag]).collect::<Vec<&str>>();
+    assert_eq!(
+        stdout_of(&args("--help")),
+        stdout_of(&args("-h")),
+        "`--help` of {sub:?} is not its short help"
+    );
+}
+
+/// `latgen man --out DIR` writes the top-level page and the page of every command it
+/// refers to, named as it refers to them, and nothing else.
+fn man_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("man");
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(["man", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files: Vec<String> = common::read_tree(&dir)
+        .into_keys()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut want: Vec<String> = subcommands()
+        .iter()
+        .map(|s| format!("latgen-{}.1", s.get_name()))
+        .collect();
+    want.push("latgen.1".into());
+    want.sort();
+    assert_eq!(files, want);
+    let top = std::fs::read_to_string(dir.join("latgen.1")).unwrap();
+    assert_eq!(
+        top,
+        top_page(),
+        "latgen.1 is not the page `latgen man` prints"
+    );
+    for sub in subcommands() {
+        let name = sub.get_name();
+        let page = unroff(&std::fs::read_to_string(dir.join(format!("latgen-{name}.1"))).unwrap());
+        assert!(
+            page.contains(&format!(".TH latgen-{name} 1")),
+            "latgen-{name}.1 is not titled latgen-{name}:\n{page}"
+        );
+        assert!(
+            unroff(&top).contains(&format!("latgen-{name}(1)")),
+            "latgen.1 does not refer to latgen-{name}(1)"
+        );
+    }
+}
+
+/// The README's usage block: one entry per command, each naming every option the command
+/// shows in its help (`--color`, which every command that prints diagnostics takes, is
+/// said once below the block).
+fn readme_usage() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let block = readme
+        .split_once("## Usage\n\n```\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("README has a usage block")
+        .0;
+    for sub in subcommands() {
+        let name = sub.get_name();
+        // An entry is its first line and the indented lines that go on with it.
+        let mut entry = String::new();
+        let mut lines = block.lines().skip_while(|l| {
+            l.strip_prefix("latgen ")
+                .is_none_or(|rest| rest.split_whitespace().next() != Some(name))
+        });
+        if let Some(first) = lines.next() {
+            entry.push_str(first);
+            for l in lines.take_while(|l| l.starts_with(' ')) {
+                entry.push_str(l);
+            }
+        }
+        assert!(
+            !entry.is_empty(),
+            "the README's usage block lacks `latgen {name}`"
+        );
+        for arg in sub.get_arguments() {
+            let (Some(long), false) = (arg.get_long(), arg.is_hide_set()) else {
+                continue;
+            };
+            if long == "color" {
+                continue;
+            }
+            let short = arg.get_short().map(|s| format!("-{s} "));
+            assert!(
+                entry.contains(&format!("--{long}")) || short.is_some_and(|s| entry.contains(&s)),
+                "the README's usage of `latgen {name}` lacks --{long}: {entry}"
+            );
+        }
+    }
+    assert!(
+        readme.contains("`--color`"),
+        "README does not document --color"
+    );
+}
+
 /// Every help snapshot belongs to a command that exists: a removed or renamed subcommand
 /// leaves no stale file behind.
 fn no_stale_help_snapshots() {
@@ -130,6 +238,18 @@ fn main() {
             no_stale_help_snapshots();
             Ok(())
         }),
+        Trial::test("help-layout::latgen", || {
+            help_is_short(None);
+            Ok(())
+        }),
+        Trial::test("man::out", || {
+            man_out();
+            Ok(())
+        }),
+        Trial::test("readme::usage", || {
+            readme_usage();
+            Ok(())
+        }),
     ];
     for sub in subcommands() {
         let name = sub.get_name().to_string();
@@ -137,6 +257,13 @@ fn main() {
             let name = name.clone();
             move || {
                 help(Some(&name));
+                Ok(())
+            }
+        }));
+        trials.push(Trial::test(format!("help-layout::{name}"), {
+            let name = name.clone();
+            move || {
+                help_is_short(Some(&name));
                 Ok(())
             }
         }));

@@ -98,7 +98,7 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.contains("step 1 of 3"), "{}", o.stdout);
     assert!(
-        lock(dir).contains(&format!("  blog: {{ to: {to}, step: 1 }}")),
+        lock(dir).contains(&format!("  blog: {{to: {to}, step: 1}}")),
         "{}",
         lock(dir)
     );
@@ -224,6 +224,53 @@ fn a_move_to_a_new_group_opens_the_next_number_only() {
     assert_routes(dir);
 }
 
+/// The finding's headline (without its code) and help line.
+fn headline_and_help(stderr: &str) -> (String, String) {
+    let headline = stderr.lines().next().unwrap_or("");
+    let headline = headline.split_once("]: ").map_or(headline, |(_, m)| m);
+    let help = stderr
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("= help: "))
+        .unwrap_or("");
+    (headline.to_string(), help.to_string())
+}
+
+/// A `group:` pin and `move --group` follow one rule: a group in use or the next new one,
+/// said in the same words.
+#[test]
+fn a_pin_to_a_group_that_does_not_exist_is_refused_as_a_move_there_is() {
+    let tmp = project();
+    let dir = tmp.path();
+    let moved = latgen(dir, &["move", "docs", "--group", "9"]);
+    assert_eq!(moved.code, Some(1));
+    common::app(
+        dir,
+        "news",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 9\n",
+    );
+    let pinned = latgen(dir, &["render"]);
+    assert_eq!(pinned.code, Some(2), "{}", pinned.stderr);
+    assert!(
+        pinned.stderr.starts_with("error[invalid-group]: "),
+        "{}",
+        pinned.stderr
+    );
+    let (headline, help) = headline_and_help(&pinned.stderr);
+    assert_eq!(
+        headline,
+        "group-09 does not exist, and a new group would be group-03"
+    );
+    assert_eq!(help, "name a group in use, or group-03 to open a new one");
+    assert_eq!(headline_and_help(&moved.stderr), (headline, help));
+    // The next new group is taken.
+    common::app(
+        dir,
+        "news",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 3\n",
+    );
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+}
+
 #[test]
 fn an_add_ships_lattice_first_and_a_removal_kong_first() {
     let tmp = project();
@@ -317,6 +364,52 @@ fn compaction_respects_isolation() {
     let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
     assert_eq!((c.lower_bound, c.groups_after), (3, 3));
     assert!(c.moves.is_empty());
+}
+
+/// Apps whose prefixes nest never share a group, so they count towards the bound, and a
+/// host-routed app has a service of its own: `plan` says so rather than a bound no move
+/// can reach.
+#[test]
+fn the_lower_bound_counts_apps_whose_prefixes_nest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    common::path_app(dir, "shop", &["/shop"]);
+    common::path_app(dir, "cart", &["/shop/cart"]);
+    common::path_app(dir, "cart-v2", &["/shop/cart/v2"]);
+    common::path_app(dir, "blog", &["/blog"]);
+    common::app(
+        dir,
+        "www",
+        "namespace: web\nservice: { name: www, port: 80 }\nhost: www.example.com\n",
+    );
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound, c.dedicated), (3, 3, 1));
+    let o = latgen(dir, &["plan"]);
+    assert_eq!(o.code, Some(0));
+    assert_eq!(
+        o.stdout,
+        "3 shared groups now; the path-routed apps fit in no fewer than 3 (lower bound: `/shop`, `/shop/cart` and `/shop/cart/v2` nest, and apps whose prefixes nest never share a group)\n\
+         1 host-routed app has a Lattice service of its own, which no move changes\n\
+         no move brings the count down\n"
+    );
+}
+
+/// Each group reaches at most `targetGroupsPerService` Services.
+#[test]
+fn the_lower_bound_counts_services_over_the_target_group_quota() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "quotas:\n  targetGroupsPerService: 2\n",
+    )
+    .unwrap();
+    for name in ["a", "b", "c", "d", "e"] {
+        common::path_app(dir, name, &[&format!("/{name}")]);
+    }
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound), (3, 3));
+    assert_eq!(c.bound_by, "5 Services, 2 target groups a group");
 }
 
 #[test]

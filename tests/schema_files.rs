@@ -231,3 +231,56 @@ fn the_config_schema_shows_the_defaults() {
     assert_eq!(lattice["gateway"]["default"]["name"], "lattice-gateway");
     assert_eq!(lattice["groupPrefix"]["default"], "group-");
 }
+
+/// Whether latgen reads an app declaration (its fields' shapes and types).
+fn latgen_reads_app(text: &str) -> bool {
+    let mut diags = latgen::diag::Diagnostics::new();
+    latgen::load::parse_declaration(Path::new("apps/a.yaml"), text, &mut diags).is_some()
+}
+
+/// Whether latgen reads a `latgen.yaml`.
+fn latgen_reads_config(text: &str) -> bool {
+    let mut diags = latgen::diag::Diagnostics::new();
+    latgen::config::parse(Path::new("latgen.yaml"), text, &mut diags).is_some()
+}
+
+/// A value written with quotes is text to YAML and to an editor checking the schema:
+/// latgen reads numbers and booleans as the schema says, so both accept or both refuse.
+#[test]
+fn latgen_and_the_schemas_agree_on_quoted_numbers_and_booleans() {
+    let app = validator(Kind::App);
+    let base = "namespace: a\npaths: [/a]\n";
+    for extra in [
+        "service: { name: a, port: 8080 }\n",
+        "service: { name: a, port: \"8080\" }\n",
+        "service: { name: a, port: '8080' }\n",
+        "service: { name: a, port: 80 }\ngroup: 2\n",
+        "service: { name: a, port: 80 }\ngroup: \"2\"\n",
+        "service: { name: a, port: 80 }\npeakRps: \"5\"\n",
+        "service: { name: a, port: 80 }\nisolate: true\n",
+        "service: { name: a, port: 80 }\nisolate: \"true\"\n",
+        "service: { name: a, port: 80 }\nhealthCheck: { intervalSeconds: \"10\" }\n",
+        "service: { name: \"a\", port: 80 }\nnamespace2: x\n",
+    ] {
+        let doc = format!("{base}{extra}");
+        assert_eq!(
+            latgen_reads_app(&doc),
+            app.is_valid(&yaml(&doc)),
+            "latgen and the schema disagree on\n{doc}"
+        );
+    }
+    let config = validator(Kind::Config);
+    for doc in [
+        "kong: { port: 8443 }\n",
+        "kong: { port: \"8443\" }\n",
+        "quotas: { rulesPerService: \"20\" }\n",
+        "lattice: { referenceGrants: \"false\" }\n",
+        "pricing: { serviceHourUsd: \"0.03\" }\n",
+    ] {
+        assert_eq!(
+            latgen_reads_config(doc),
+            config.is_valid(&yaml(doc)),
+            "latgen and the schema disagree on\n{doc}"
+        );
+    }
+}

@@ -62,6 +62,29 @@ fn an_override_that_stays_valid_is_used() {
 }
 
 #[test]
+fn a_template_that_starts_its_own_document_still_renders_one_document() {
+    for start in ["---\n", "# ours\n---\n"] {
+        let src = format!("{start}{}", embedded("kong/bridge-service.yaml.j2"));
+        let built = build_with(
+            &common::fixture("traps"),
+            "kong/bridge-service.yaml.j2",
+            &src,
+        )
+        .unwrap_or_else(|e| panic!("{start:?}: {e:?}"));
+        let bridge = &built.output.files[Path::new("kong/service-shop-lattice.yaml")];
+        assert!(
+            bridge.starts_with(latgen::render::HEADER_COMMENT),
+            "{bridge}"
+        );
+        assert_eq!(
+            bridge.lines().filter(|l| *l == "---").count(),
+            1,
+            "{start:?}: {bridge}"
+        );
+    }
+}
+
+#[test]
 fn a_misspelled_field_is_refused() {
     let errs = errors_after_edit("traps", "kong/route.yaml.j2", "backendRefs:", "backendRef:");
     assert!(

@@ -110,6 +110,15 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         rendered.as_ref(),
         &mut sources,
     ));
+    let rendered_files = match &rendered {
+        Some(Ok((out, _))) => Some(&out.files),
+        _ => None,
+    };
+    diags.extend(staleness::foreign_files(
+        &tree,
+        rendered_files,
+        &opts.out_dir,
+    ));
     diags.extend(
         output::interrupted_render(&opts.out_dir)
             .into_iter()

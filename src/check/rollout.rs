@@ -83,9 +83,12 @@ pub(super) fn rollout_safety(
             diags.push(
                 Diagnostic::error(
                     Code::UnsafeRollout,
-                    format!("if {when}, {host}{path} goes to {os} (before: {ob}; after: {or})"),
+                    format!(
+                        "if {when}, {} goes to {os} (before: {ob}; after: {or})",
+                        crate::routing::show_request(host, path)
+                    ),
                 )
-                .at(place(opts, kong, path))
+                .at(place(opts, committed, kong, path))
                 .help(advice()),
             );
         }
@@ -93,8 +96,14 @@ pub(super) fn rollout_safety(
     diags
 }
 
-/// Where a finding about `path` points: the Kong route's match for it, or the folder.
-fn place(opts: &CheckOptions, kong: Option<&crate::routing::KongRoute>, path: &str) -> Span {
+/// Where a finding about `path` points: the Kong route's match for it, or the folder. A
+/// route the change removes is shown in the base, as `REV:path` (as `git show` takes it).
+fn place(
+    opts: &CheckOptions,
+    committed: &BTreeMap<PathBuf, String>,
+    kong: Option<&crate::routing::KongRoute>,
+    path: &str,
+) -> Span {
     let matched = kong.and_then(|k| {
         k.matches
             .iter()
@@ -102,9 +111,19 @@ fn place(opts: &CheckOptions, kong: Option<&crate::routing::KongRoute>, path: &s
             .map(|m| (k, m))
     });
     match matched {
+        Some((k, m)) if !committed.contains_key(&k.file) => {
+            Span::new(in_base(opts, &k.file), m.pos.line, m.pos.column)
+        }
         Some((k, m)) => Span::new(opts.out_dir.join(&k.file), m.pos.line, m.pos.column),
         None => Span::file(&opts.out_dir),
     }
+}
+
+/// The name findings give a file of the output folder as it is in the base revision:
+/// `HEAD:generated/kong/httproute-shop.yaml`.
+fn in_base(opts: &CheckOptions, rel: &std::path::Path) -> PathBuf {
+    let rev = opts.base_rev.as_deref().unwrap_or("BASE");
+    PathBuf::from(format!("{rev}:{}", opts.out_dir.join(rel).display()))
 }
 
 /// Which half of the full change can go live first on its own.

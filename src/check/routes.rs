@@ -99,7 +99,7 @@ pub(super) fn resolution(
             .hostnames
             .first()
             .map(String::as_str)
-            .unwrap_or("latgen.probe");
+            .unwrap_or(crate::routing::ANY_HOST);
         let want = kong
             .app
             .as_deref()
@@ -176,7 +176,7 @@ pub(super) fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
             diags.push(
                 Diagnostic::error(
                     Code::GroupOverQuota,
-                    format!("route `{}` has {n} rules; the quota is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
+                    format!("route `{}` has {n} rules; Lattice's \"rules per listener\" quota (`quotas.rulesPerService` in latgen.yaml) is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
                 )
                 .at(at.clone())
                 .help("run `latgen render`: groups never hold more"),

@@ -1,7 +1,7 @@
 //! The committed output and lock against what `render` writes.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::CheckOptions;
 use crate::Prepared;
@@ -80,26 +80,30 @@ pub(super) fn staleness(
             );
             continue;
         }
-        let (what, line) = match c.kind {
-            ChangeKind::Changed => (
-                "differs from",
-                first_difference(c.old.as_deref(), c.new.as_deref()),
-            ),
-            ChangeKind::Added => ("is missing from", 0),
-            ChangeKind::Removed => ("is in the output but not in", 1),
-        };
         let file = c
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let folder = c.path.parent().unwrap_or(&opts.out_dir).display();
+        let (message, line) = match c.kind {
+            ChangeKind::Changed => (
+                format!("{file} differs from what `latgen render` writes"),
+                first_difference(c.old.as_deref(), c.new.as_deref()),
+            ),
+            ChangeKind::Added => (
+                format!("{file} is missing from {folder}/: `latgen render` writes it"),
+                0,
+            ),
+            ChangeKind::Removed => (
+                format!("{file} is in {folder}/, but `latgen render` no longer writes it"),
+                1,
+            ),
+        };
         diags.push(
-            Diagnostic::error(
-                Code::StaleOutput,
-                format!("{file} {what} what `latgen render` writes"),
-            )
-            .at(Span::new(&c.path, line, 0))
-            .help("run `latgen render` and commit the result"),
+            Diagnostic::error(Code::StaleOutput, message)
+                .at(Span::new(&c.path, line, 0))
+                .help("run `latgen render` and commit the result"),
         );
     }
     Ok((diags, output::unified_diff(&changes)))
@@ -119,7 +123,6 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
     }
 }
 
-/// Whether the committed manifests and lock are the step `render --base` writes.
 /// The files of a tree that latgen wrote (they start with its header).
 pub(super) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String> {
     t.iter()
@@ -127,6 +130,7 @@ pub(super) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String
         .collect()
 }
 
+/// Whether the committed manifests and lock are the step `render --base` writes.
 fn is_step(
     committed: &BTreeMap<PathBuf, String>,
     lock: &std::path::Path,
@@ -134,4 +138,57 @@ fn is_step(
 ) -> bool {
     owned(committed) == owned(&step.files)
         && std::fs::read_to_string(lock).is_ok_and(|t| t == step.lock_text)
+}
+
+/// Kubernetes manifests in the output folder that latgen did not write (no header) and that
+/// render does not write either (a latgen file edited by hand is stale instead): no
+/// kustomization.yaml lists them, so Argo CD never applies them. Other files, such as a
+/// README, are not objects to apply and stay quiet.
+pub(super) fn foreign_files(
+    tree: &BTreeMap<PathBuf, String>,
+    rendered: Option<&BTreeMap<PathBuf, String>>,
+    out_dir: &Path,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for (rel, text) in tree {
+        if text.starts_with(crate::render::HEADER) || rendered.is_some_and(|r| r.contains_key(rel))
+        {
+            continue;
+        }
+        let Some(line) = manifest_kind_line(rel, text) else {
+            continue;
+        };
+        diags.push(
+            Diagnostic::warning(
+                Code::ForeignFile,
+                format!(
+                    "{} is a Kubernetes manifest latgen did not write (it has no latgen header), so no kustomization.yaml lists it and Argo CD does not apply it",
+                    rel.display()
+                ),
+            )
+            .at(Span::new(out_dir.join(rel), line, 0))
+            .help("declare the app in apps/ and run `latgen render`, or move the file to a folder an Argo CD Application applies"),
+        );
+    }
+    diags
+}
+
+/// The line of the top-level `kind:` of a YAML file that also has a top-level
+/// `apiVersion:`, as every Kubernetes manifest does.
+fn manifest_kind_line(rel: &Path, text: &str) -> Option<u32> {
+    if !matches!(
+        rel.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml")
+    ) {
+        return None;
+    }
+    let mut kind = None;
+    let mut api_version = false;
+    for (i, line) in text.lines().enumerate() {
+        api_version |= line.starts_with("apiVersion:");
+        if kind.is_none() && line.starts_with("kind:") {
+            kind = Some(i as u32 + 1);
+        }
+    }
+    kind.filter(|_| api_version)
 }

@@ -26,6 +26,33 @@ impl InputArgs {
     }
 }
 
+/// The output folder a command reads or writes: `-o` as given, else `generated` in the
+/// project folder, beside the apps folder like the settings and the lock, so that a run
+/// from elsewhere (`latgen render ../repo/apps`) writes the same tree it locks.
+pub fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathBuf {
+    given
+        .cloned()
+        .unwrap_or_else(|| paths.root.join(DEFAULT_OUTPUT))
+}
+
+/// The output folder's name in the project folder.
+pub const DEFAULT_OUTPUT: &str = "generated";
+
+/// `--color`, on the commands that print diagnostics.
+#[derive(Debug, clap::Args)]
+pub struct ColorArg {
+    /// When to color diagnostics [default: auto: on a terminal, unless NO_COLOR is set].
+    #[arg(long, value_enum)]
+    pub color: Option<ColorChoice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
 /// The project's files: settings and lock beside the apps folder unless given.
 pub fn project_paths(
     apps: &Path,

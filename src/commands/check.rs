@@ -13,23 +13,25 @@ use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
 use crate::render::Templates;
 
+// The formats are described in `--format`'s own help: a described value would make clap
+// print `check --help` in its long layout.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
-    /// Findings with the source line, for people.
+    // Findings with the source line, for people.
     Human,
-    /// One JSON object per finding and line.
+    // One JSON object per finding and line.
     Json,
-    /// GitHub Actions annotations (`::error file=…::…`).
+    // GitHub Actions annotations (`::error file=…::…`).
     Github,
-    /// SARIF 2.1.0, for code scanning.
+    // SARIF 2.1.0, for code scanning.
     Sarif,
-    /// A PR comment: the findings, then (with `--base`) what the change does and costs.
+    // A PR comment: the findings, then (with `--base`) what the change does and costs.
     Markdown,
 }
 
+/// `--deny warnings`: earlier versions' spelling of `--deny-warnings`, still accepted.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Deny {
-    /// Warnings fail the check too.
     Warnings,
 }
 
@@ -37,34 +39,41 @@ pub enum Deny {
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The committed output folder.
-    #[arg(short, long, default_value = "generated")]
-    pub output: PathBuf,
+    /// The committed output folder [default: generated beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Folder of templates `render` is run with.
     #[arg(long)]
     pub templates: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output format: human (the source line of each finding), json (one object per
+    /// finding and line), github (workflow annotations), sarif (2.1.0, for code scanning),
+    /// markdown (a PR comment; with --base, also what the change does and costs).
+    #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
     pub format: Format,
     /// Exit 1 on warnings as well.
-    #[arg(long, value_enum)]
+    #[arg(long)]
+    pub deny_warnings: bool,
+    #[arg(long, value_enum, hide = true)]
     pub deny: Option<Deny>,
     /// Compare with this Git revision: accept a PR that leaves one side as it was when the
     /// other side can safely go live first, and refuse a change either side of which could
     /// break routing by going live first. `auto`: the merge base with the default branch.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
-    if let Some(d) = crate::output::check_location(&args.output, &paths.apps_dir) {
+    let out = super::args::output_dir(args.output.as_ref(), &paths);
+    if let Some(d) = crate::output::check_location(&out, &paths.apps_dir) {
         return ui.fail(d, &Sources::default());
     }
     // An output folder or a template that leads out of the project is a finding about the
     // PR, reported in the format asked for; the check cannot go on without them.
     let project = Project::new(&paths.root);
-    if let Some(d) = project.output_folder(&args.output) {
+    if let Some(d) = project.output_folder(&out) {
         return finish(args, only(d), ui);
     }
     let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
@@ -72,7 +81,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
         Err(d) => return finish(args, only(d), ui),
     };
-    let base = match base_tree(args.base.as_deref(), &args.output) {
+    let base = match base_tree(args.base.as_deref(), &out) {
         Ok(b) => b,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -90,7 +99,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
     let base = base.map(|(_, tree)| tree);
     let opts = crate::check::CheckOptions {
         paths,
-        out_dir: args.output.clone(),
+        out_dir: out,
         templates: &templates,
         base,
         step,
@@ -125,7 +134,7 @@ fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Outcome {
     }
     let failing = diags
         .iter()
-        .any(|d| d.severity == Severity::Error || args.deny.is_some());
+        .any(|d| d.severity == Severity::Error || args.deny_warnings || args.deny.is_some());
     if failing {
         Outcome::Found
     } else {

@@ -13,6 +13,8 @@ pub struct CostArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CostFormat::Table)]
     pub format: CostFormat,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -2,6 +2,7 @@
 //! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
 //! is stale).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::args::InputArgs;
@@ -14,15 +15,18 @@ use crate::output::{Change, ChangeKind};
 pub struct DeployArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The output folder the Applications sync (as given to `render`).
-    #[arg(short, long, default_value = "generated")]
-    pub output: PathBuf,
+    /// The output folder the Applications sync, as given to `render` [default: generated
+    /// beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Folder of templates `render` is run with.
     #[arg(long)]
     pub templates: Option<PathBuf>,
     /// Write nothing; exit 1 with a unified diff when deploy/ is stale.
     #[arg(long)]
     pub check: bool,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
@@ -42,30 +46,10 @@ pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
         return ui.fail(d, &built.sources);
     };
     let root = deploy::project_root(&paths);
-    let out_rel = deploy::output_in_project(&root, &args.output);
+    let out = super::args::output_dir(args.output.as_ref(), &paths);
+    let out_rel = deploy::output_in_project(&root, &out);
     let kit = deploy::kit(settings, config, &built.output, &out_rel);
-    let mut changes = Vec::new();
-    for (rel, text) in kit {
-        let path = if root == std::path::Path::new(".") {
-            rel
-        } else {
-            root.join(rel)
-        };
-        let old = std::fs::read_to_string(&path).ok();
-        if old.as_deref() != Some(text.as_str()) {
-            let kind = if old.is_some() {
-                ChangeKind::Changed
-            } else {
-                ChangeKind::Added
-            };
-            changes.push(Change {
-                path,
-                kind,
-                old,
-                new: Some(text),
-            });
-        }
-    }
+    let changes = changes(&root, kit);
     if args.check {
         return stale(&changes);
     }
@@ -107,6 +91,33 @@ pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
         eprintln!("up to date: {}/", folder.display());
     }
     Outcome::Success
+}
+
+/// The kit's files that differ from what is on disk, by path from the current folder.
+fn changes(root: &std::path::Path, kit: BTreeMap<PathBuf, String>) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for (rel, text) in kit {
+        let path = if root == std::path::Path::new(".") {
+            rel
+        } else {
+            root.join(rel)
+        };
+        let old = std::fs::read_to_string(&path).ok();
+        if old.as_deref() != Some(text.as_str()) {
+            let kind = if old.is_some() {
+                ChangeKind::Changed
+            } else {
+                ChangeKind::Added
+            };
+            changes.push(Change {
+                path,
+                kind,
+                old,
+                new: Some(text),
+            });
+        }
+    }
+    changes
 }
 
 fn stale(changes: &[Change]) -> Outcome {

@@ -27,6 +27,8 @@ pub struct InitArgs {
     /// The gateway cluster's name in Argo CD (deploy.kongCluster) [default: a placeholder].
     #[arg(long, value_name = "NAME")]
     pub kong_cluster: Option<String>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 const SCAFFOLD_SETTINGS: &str = include_str!("../../scaffold/latgen.yaml");

@@ -1,13 +1,73 @@
-//! `latgen man`: the man page, from the CLI definition.
+//! `latgen man`: the man pages, from the CLI definition.
+
+use std::path::{Path, PathBuf};
 
 use super::{Outcome, to_stdout};
 
-/// `cli` is the whole command-line definition the page documents.
-pub fn run(cli: clap::Command) -> Outcome {
-    let mut page = Vec::new();
-    if let Err(e) = clap_mangen::Man::new(cli).render(&mut page) {
-        eprintln!("error: cannot render the man page: {e}");
-        return Outcome::Error;
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// Write every page (latgen.1, and latgen-<command>.1 for each command) to this folder
+    /// instead of printing the top-level page.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// `cli` is the whole command-line definition the pages document.
+pub fn run(args: &ManArgs, cli: clap::Command) -> Outcome {
+    let pages = match pages(cli) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot render the man pages: {e}");
+            return Outcome::Error;
+        }
+    };
+    let Some(dir) = &args.out else {
+        return to_stdout(&pages[0].1);
+    };
+    match write_pages(&pages, dir) {
+        Ok(()) => {
+            eprintln!(
+                "wrote {} to {}",
+                super::plural(pages.len(), "man page"),
+                dir.display()
+            );
+            Outcome::Success
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Outcome::Error
+        }
     }
-    to_stdout(&page)
+}
+
+/// The page of `cli` first, then one per command, each with its file name as the top-level
+/// page refers to it (`latgen-render(1)` is `latgen-render.1`).
+fn pages(cli: clap::Command) -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    // Built, each command's name is `latgen-<command>`; clap's `help` has no page.
+    let mut cli = cli.disable_help_subcommand(true);
+    cli.build();
+    let mut pending = vec![cli];
+    let mut pages = Vec::new();
+    while let Some(cmd) = pending.pop() {
+        let subs: Vec<clap::Command> = cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .cloned()
+            .collect();
+        pending.extend(subs.into_iter().rev());
+        let name = cmd.get_display_name().unwrap_or(cmd.get_name()).to_string();
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        pages.push((format!("{name}.1"), page));
+    }
+    Ok(pages)
+}
+
+fn write_pages(pages: &[(String, Vec<u8>)], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (file, page) in pages {
+        let path = dir.join(file);
+        std::fs::write(&path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }

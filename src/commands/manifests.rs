@@ -16,6 +16,8 @@ pub struct ManifestsArgs {
     /// The side to print.
     #[arg(long, value_enum)]
     pub side: OnlySide,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 /// An Argo CD plugin runs this on every sync, so any error fails the sync (exit 2) rather
@@ -45,11 +47,10 @@ pub fn run(args: &ManifestsArgs, ui: Ui) -> Outcome {
         );
         return Outcome::Error;
     }
+    // Every file starts its own document (`---` after the header), so the files joined as
+    // they are make the stream.
     let mut out = String::new();
-    for (i, doc) in docs.iter().enumerate() {
-        if i > 0 {
-            out.push_str("---\n");
-        }
+    for doc in docs {
         out.push_str(doc);
         if !doc.ends_with('\n') {
             out.push('\n');

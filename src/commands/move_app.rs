@@ -3,40 +3,51 @@
 
 use std::path::PathBuf;
 
-use super::args::project_paths;
+use clap::ArgGroup;
+
+use super::args::{InputArgs, project_paths};
 use super::{Outcome, Ui};
 use crate::diag::Sources;
 
+/// `latgen move APP [APPS] (--group N | --continue)`: the apps folder is positional as in
+/// every other command; one of the two flags says which step to take.
 #[derive(Debug, clap::Args)]
+#[command(group(ArgGroup::new("step").required(true).args(["group", "continue_"])))]
 pub struct MoveArgs {
     /// The app to move.
     pub app: String,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// The group to move it to (a group in use, or the next new one).
-    #[arg(long, conflicts_with = "continue_")]
+    #[arg(long)]
     pub group: Option<u32>,
     /// Advance the move in flight by one step.
     #[arg(long = "continue")]
     pub continue_: bool,
-    /// Folder of app declarations.
-    #[arg(long, default_value = "apps")]
-    pub apps: PathBuf,
-    /// Project settings [default: latgen.yaml beside the apps folder].
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Group assignments [default: latgen.lock beside the apps folder].
-    #[arg(long)]
-    pub lock: Option<PathBuf>,
-    /// The output folder that must hold the current step before `--continue` advances.
-    #[arg(short, long, default_value = "generated")]
-    pub output: PathBuf,
+    /// Output folder that must hold the current step before `--continue` advances
+    /// [default: generated beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// With `--continue`: the revision that must hold the current step too (shipped), e.g.
     /// the default branch; `auto`: the merge base with it.
     #[arg(long, value_name = "REV", requires = "continue_")]
     pub base: Option<String>,
+    /// The apps folder as an option, as earlier versions took it.
+    #[arg(
+        long = "apps",
+        value_name = "APPS",
+        hide = true,
+        conflicts_with = "apps"
+    )]
+    pub apps_option: Option<PathBuf>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
-    let paths = project_paths(&args.apps, args.config.as_ref(), args.lock.as_ref());
+    let input = &args.input;
+    let apps = args.apps_option.as_ref().unwrap_or(&input.apps);
+    let paths = project_paths(apps, input.config.as_ref(), input.lock.as_ref());
     if args.continue_
         && let Some(outcome) = unshipped(args, &paths, ui)
     {
@@ -83,7 +94,8 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect()
     };
-    let here = match crate::output::read_tree(&args.output) {
+    let out = super::args::output_dir(args.output.as_ref(), paths);
+    let here = match crate::output::read_tree(&out) {
         Ok(t) => crate::output::manifests(&t).into_owned(),
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };
@@ -91,11 +103,11 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
     if step > 0 && owned(&here) != owned(&wanted) {
         eprintln!(
             "error: step {step} of the move of {app} is not what {} holds: run `latgen render`, ship it as one PR, and run `latgen move {app} --continue` once it is live",
-            args.output.display()
+            out.display()
         );
         return Some(Outcome::Found);
     }
-    let base = match super::check::base_tree(args.base.as_deref(), &args.output) {
+    let base = match super::check::base_tree(args.base.as_deref(), &out) {
         Ok(b) => b,
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };

@@ -9,6 +9,8 @@ use crate::diag::Sources;
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
@@ -21,10 +23,18 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
     };
     let price = prepared.config.pricing.service_hour_usd * crate::rebalance::HOURS_PER_MONTH;
     println!(
-        "{} now; the apps fit in no fewer than {} (lower bound)",
+        "{} now; the path-routed apps fit in no fewer than {} (lower bound: {})",
         plural(c.groups_now, "shared group"),
-        c.lower_bound
+        c.lower_bound,
+        c.bound_by
     );
+    if c.dedicated > 0 {
+        let has = if c.dedicated == 1 { "has" } else { "each have" };
+        println!(
+            "{} {has} a Lattice service of its own, which no move changes",
+            plural(c.dedicated, "host-routed app")
+        );
+    }
     if c.moves.is_empty() {
         println!("no move brings the count down");
         return Outcome::Success;

@@ -2,7 +2,7 @@
 //! `--check`, in check mode: a diff and exit 1 when anything is stale).
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::args::{InputArgs, OnlySide};
 use super::{Outcome, Ui, plural};
@@ -13,9 +13,9 @@ use crate::output::{self, Change, ChangeKind, LockFile, Mode};
 pub struct RenderArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output folder.
-    #[arg(short, long, default_value = "generated")]
-    pub output: PathBuf,
+    /// Output folder [default: generated beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Folder of templates to use instead of the built-in ones (same file names).
     #[arg(long)]
     pub templates: Option<PathBuf>,
@@ -30,20 +30,23 @@ pub struct RenderArgs {
     /// much as is safe whichever side goes live first. Run it again on the merged step.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
+    let out = super::args::output_dir(args.output.as_ref(), &paths);
     let project = crate::confine::Project::new(&paths.root);
-    if let Some(d) = output::check_location(&args.output, &paths.apps_dir)
-        .or_else(|| project.output_folder(&args.output))
+    if let Some(d) =
+        output::check_location(&out, &paths.apps_dir).or_else(|| project.output_folder(&out))
     {
         return ui.fail(d, &Sources::default());
     }
     if let Some(rev) = &args.base {
         let base_args = super::render_base::Args {
             paths,
-            output: &args.output,
+            output: &out,
             templates: args.templates.as_deref(),
             check: args.check,
         };
@@ -53,13 +56,13 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         return Outcome::Error;
     };
     // One run at a time per output folder, from reading it to swapping the new tree in.
-    let _run = match output::lock_output(&args.output) {
+    let _run = match output::lock_output(&out) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &built.sources),
     };
     // The output folder as it is: read once, for the warnings about the change and for
     // deciding which files to write.
-    let existing = match output::read_tree(&args.output) {
+    let existing = match output::read_tree(&out) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &built.sources),
     };
@@ -69,7 +72,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         &existing,
         &built.output.files,
         quota,
-        &args.output,
+        &out,
     ));
     notes.sort();
     ui.report(&notes, &built.sources);
@@ -87,14 +90,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         text: prepared.lock_text(),
     };
     let mode = if args.check { Mode::Check } else { Mode::Write };
-    let synced = output::sync(
-        &args.output,
-        &existing,
-        Cow::Owned(all),
-        Some(lock),
-        keep,
-        mode,
-    );
+    let synced = output::sync(&out, &existing, Cow::Owned(all), Some(lock), keep, mode);
     crate::progress::clear();
     let changes = match synced {
         Ok(c) => c,
@@ -102,7 +98,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     };
     let summary = summary(&prepared);
     if args.check {
-        return stale(args, &paths.lock, &changes, &summary);
+        return stale(&out, &paths.lock, &changes, &summary);
     }
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
     eprintln!(
@@ -129,7 +125,7 @@ fn summary(prepared: &crate::Prepared) -> String {
 }
 
 /// `render --check`: the diff of what render would change, and exit 1 when it is not empty.
-fn stale(args: &RenderArgs, lock: &std::path::Path, changes: &[Change], summary: &str) -> Outcome {
+fn stale(out: &Path, lock: &Path, changes: &[Change], summary: &str) -> Outcome {
     if changes.is_empty() {
         eprintln!("up to date: {summary}");
         return Outcome::Success;
@@ -139,10 +135,10 @@ fn stale(args: &RenderArgs, lock: &std::path::Path, changes: &[Change], summary:
     let outputs = changes.len() - usize::from(lock_stale);
     let what = match (outputs, lock_stale) {
         (0, _) => lock.display().to_string(),
-        (n, false) => format!("{} ({})", args.output.display(), plural(n, "file")),
+        (n, false) => format!("{} ({})", out.display(), plural(n, "file")),
         (n, true) => format!(
             "{} ({}) and {}",
-            args.output.display(),
+            out.display(),
             plural(n, "file"),
             lock.display()
         ),

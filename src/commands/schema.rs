@@ -4,8 +4,9 @@ use super::{Outcome, to_stdout};
 
 #[derive(Debug, clap::Args)]
 pub struct SchemaArgs {
-    /// The input the schema describes.
-    #[arg(value_enum, default_value_t = crate::schema::Kind::App)]
+    /// The input the schema describes: app (a declaration, apps/**/<name>.yaml) or config
+    /// (the project settings, latgen.yaml).
+    #[arg(value_enum, default_value_t = crate::schema::Kind::App, hide_possible_values = true)]
     pub kind: crate::schema::Kind,
 }
 

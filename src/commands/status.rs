@@ -13,13 +13,15 @@ use crate::render::Templates;
 pub struct StatusArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The output folder.
-    #[arg(short, long, default_value = "generated")]
-    pub output: PathBuf,
+    /// Output folder [default: generated beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     /// Also show the rollout from this Git revision (`auto`: the merge base with the
     /// default branch): how many steps are left and what to run next.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
@@ -52,7 +54,8 @@ fn rollout(args: &StatusArgs, paths: &crate::load::ProjectPaths, rev: &str, ui: 
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (resolved, base) = match super::check::base_tree(Some(rev), &args.output) {
+    let out = super::args::output_dir(args.output.as_ref(), paths);
+    let (resolved, base) = match super::check::base_tree(Some(rev), &out) {
         Ok(Some(b)) => b,
         Ok(None) => return Outcome::Success,
         Err(d) => return ui.fail(d, &Sources::default()),

@@ -25,6 +25,8 @@ pub struct TraceArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     pub format: TraceFormat,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -4,16 +4,23 @@
 use super::refuse;
 use crate::Prepared;
 use crate::diag::Diagnostic;
-use crate::model::AppId;
-use crate::plan::{Group, Occupancy, Plan};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{AppId, Backend, MatchKind};
+use crate::plan::{Group, Occupancy, Plan, ancestors};
 
 /// A proposal to bring the number of shared groups down.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compaction {
     pub groups_now: usize,
-    /// The fewest groups the apps could fit in: total rules over capacity, isolated apps,
-    /// total declared rps over the budget — whichever is largest.
+    /// The fewest groups the path-routed apps could fit in: total rules over capacity,
+    /// Services over the target-group quota, isolated apps, total declared rps over the
+    /// budget, the longest chain of apps whose prefixes nest — whichever is largest.
     pub lower_bound: usize,
+    /// What sets the bound, in words (`/shop and /shop/cart nest …`).
+    pub bound_by: String,
+    /// Host-routed apps: each has a Lattice service of its own, which no move changes.
+    pub dedicated: usize,
     pub groups_after: usize,
     /// (app, from, to), in the order to run them.
     pub moves: Vec<(String, u32, u32)>,
@@ -25,37 +32,19 @@ const EXHAUSTIVE_UP_TO: usize = 18;
 
 pub fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
     let plan = &prepared.plan;
-    let config = &prepared.config;
     if !plan.lock.moves.is_empty() {
         return Err(refuse(
             "moves are in flight".into(),
             "finish them with `latgen move APP --continue` first",
         ));
     }
-    let apps = &prepared.apps;
-    let cap = config.group_rule_capacity() as usize;
-    let rules: usize = plan.groups.iter().map(|g| g.rules.len()).sum();
-    let isolated = plan
-        .groups
-        .iter()
-        .flat_map(Group::members)
-        .filter(|&id| apps[id].isolate)
-        .count();
-    let rps: u64 = plan
-        .groups
-        .iter()
-        .flat_map(Group::members)
-        .filter_map(|id| apps[id].peak_rps)
-        .sum();
-    let budget = config.throughput.rps_per_service.max(1);
-    let lower_bound = rules
-        .div_ceil(cap.max(1))
-        .max(isolated)
-        .max(rps.div_ceil(budget) as usize);
+    let (lower_bound, bound_by) = lower_bound(prepared);
     let n = plan.groups.len();
     let mut best = Compaction {
         groups_now: n,
         lower_bound,
+        bound_by: bound_by.clone(),
+        dedicated: plan.dedicated.len(),
         groups_after: n,
         moves: Vec::new(),
     };
@@ -74,15 +63,104 @@ pub fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
         };
         if let Some(moves) = candidates.iter().find_map(|keep| pack(prepared, keep)) {
             best = Compaction {
-                groups_now: n,
-                lower_bound,
                 groups_after: k,
                 moves,
+                ..best
             };
             break;
         }
     }
     Ok(best)
+}
+
+/// The fewest shared groups the path-routed apps could fit in, and what sets that number.
+/// Each count is one no group arrangement can beat, so the largest is too.
+fn lower_bound(prepared: &Prepared) -> (usize, String) {
+    let (plan, config, apps) = (&prepared.plan, &prepared.config, &prepared.apps);
+    let members = || plan.groups.iter().flat_map(Group::members);
+    let per_group = |total: u64, cap: u64| total.div_ceil(cap.max(1)) as usize;
+    let cap = config.group_rule_capacity();
+    let rules: usize = plan.groups.iter().map(|g| g.rules.len()).sum();
+    let services: BTreeSet<Backend> = members().map(|id| apps[id].backend()).collect();
+    let target_groups = config.quotas.target_groups_per_service;
+    let isolated = members().filter(|&id| apps[id].isolate).count();
+    let rps: u64 = members().filter_map(|id| apps[id].peak_rps).sum();
+    let budget = config.throughput.rps_per_service;
+    let chain = nested_chain(prepared);
+    let chain_paths: Vec<String> = chain.iter().map(|p| format!("`{p}`")).collect();
+    [
+        (
+            per_group(rules as u64, cap.into()),
+            format!("{rules} rules, {cap} a group"),
+        ),
+        (
+            per_group(services.len() as u64, target_groups.into()),
+            format!(
+                "{} Services, {target_groups} target groups a group",
+                services.len()
+            ),
+        ),
+        (isolated, format!("{isolated} isolated apps, one a group")),
+        (
+            per_group(rps, budget),
+            format!("{rps} declared rps, {budget} a group"),
+        ),
+        (
+            chain.len(),
+            format!(
+                "{} nest, and apps whose prefixes nest never share a group",
+                and_list(&chain_paths)
+            ),
+        ),
+    ]
+    .into_iter()
+    .fold(
+        (0, String::new()),
+        |best, b| if b.0 > best.0 { b } else { best },
+    )
+}
+
+/// The prefixes of the longest chain of path-routed apps whose prefixes nest one in the
+/// next (`/shop`, `/shop/cart`, `/shop/cart/v2`), outermost first: no two of those apps can
+/// share a group, so the chain's length is a lower bound.
+fn nested_chain(prepared: &Prepared) -> Vec<&str> {
+    let prefixes: BTreeMap<&str, AppId> = prepared
+        .plan
+        .groups
+        .iter()
+        .flat_map(Group::members)
+        .flat_map(|id| {
+            let app = &prepared.apps[id];
+            app.paths
+                .iter()
+                .filter(|p| p.kind == MatchKind::Prefix)
+                .map(move |p| (p.value.as_str(), id))
+        })
+        .collect();
+    let mut best: Vec<(&str, AppId)> = Vec::new();
+    for (&path, &id) in &prefixes {
+        let mut chain = vec![(path, id)];
+        for above in ancestors(path) {
+            if let Some(&other) = prefixes.get(above)
+                && chain.iter().all(|&(_, app)| app != other)
+            {
+                chain.push((above, other));
+            }
+        }
+        if chain.len() > best.len() {
+            best = chain;
+        }
+    }
+    best.iter().rev().map(|&(p, _)| p).collect()
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 fn evicted_apps(plan: &Plan, keep: &[usize]) -> usize {
@@ -149,6 +227,20 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ancestors_are_segment_wise_nearest_first() {
+        assert_eq!(ancestors("/shop/cart").collect::<Vec<_>>(), ["/shop", "/"]);
+        assert_eq!(ancestors("/shop").collect::<Vec<_>>(), ["/"]);
+        assert_eq!(ancestors("/").count(), 0);
+    }
+
+    #[test]
+    fn lists_are_joined_with_and() {
+        let l = |v: &[&str]| and_list(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(l(&["a", "b", "c"]), "a, b and c");
+        assert_eq!(l(&["a", "b"]), "a and b");
+    }
 
     #[test]
     fn combinations_are_all_k_subsets() {

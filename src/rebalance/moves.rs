@@ -142,16 +142,10 @@ fn start_move(
         ));
     }
     let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
-    let exists = prepared.plan.groups.iter().any(|g| g.number == to);
     let next = occupancy.next_new_group();
-    if !exists && to != next {
-        return Err(refuse(
-            format!("{} does not exist", name(to)),
-            format!(
-                "move to a group in use, or to {} to open a new one",
-                name(next)
-            ),
-        ));
+    if !occupancy.in_use(to) && to != next {
+        let (message, help) = crate::plan::no_such_group(config, to, next);
+        return Err(refuse(message, help));
     }
     if let Some(why) = occupancy.no_room(id, to) {
         let help = match occupancy.first_with_room(id).filter(|&g| g != home) {

@@ -133,12 +133,18 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `latgen ARGS --color never` in `dir`. Paths in diagnostics are printed as given, so
-/// running in the project with relative arguments keeps the expected output short and stable.
+/// Runs `latgen ARGS --color never` in `dir` (without `--color` for the commands that print
+/// no diagnostics and do not take it). Paths in diagnostics are printed as given, so running
+/// in the project with relative arguments keeps the expected output short and stable.
 pub fn latgen(dir: &Path, args: &[&str]) -> Run {
+    let color: &[&str] = if takes_color(args.first().copied()) {
+        &["--color", "never"]
+    } else {
+        &[]
+    };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_latgen"))
         .args(args)
-        .args(["--color", "never"])
+        .args(color)
         .current_dir(dir)
         .output()
         .expect("the latgen binary runs");
@@ -147,6 +153,14 @@ pub fn latgen(dir: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// Whether the subcommand `sub` takes `--color`.
+pub fn takes_color(sub: Option<&str>) -> bool {
+    use clap::CommandFactory;
+    let cli = latgen::cli::Cli::command();
+    sub.and_then(|s| cli.find_subcommand(s))
+        .is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "color"))
 }
 
 /// Whether this run writes the snapshots instead of comparing with them: `LATGEN_BLESS=1`.

@@ -17,6 +17,11 @@ use std::time::{Duration, Instant};
 use latgen::load::ProjectPaths;
 use latgen::render::Templates;
 
+// The input generator, shared with the tests that check output at the benchmark's sizes.
+#[path = "../bench/generate.rs"]
+mod generate;
+use generate::{GenApp, generate};
+
 struct Args {
     sizes: Vec<usize>,
     helm: Option<PathBuf>,
@@ -56,155 +61,13 @@ fn args() -> Args {
     a
 }
 
-/// Deterministic, well mixed numbers for the generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-// First segments share string prefixes on purpose (/shop, /shopping, /shops...).
-const ROOTS: &[&str] = &[
-    "shop",
-    "shopping",
-    "shops",
-    "shop-admin",
-    "cart",
-    "carts",
-    "checkout",
-    "pay",
-    "payment",
-    "payments",
-    "order",
-    "orders",
-    "order-history",
-    "account",
-    "accounts",
-    "auth",
-    "user",
-    "users",
-    "search",
-    "search-suggest",
-    "catalog",
-    "product",
-    "products",
-    "inventory",
-    "ship",
-    "shipping",
-    "track",
-    "review",
-    "reviews",
-    "promo",
-    "media",
-    "img",
-    "static",
-    "api",
-    "admin",
-    "help",
-    "support",
-    "chat",
-    "report",
-    "reports",
-    "gift",
-    "wish",
-    "store",
-    "stores",
-    "feed",
-    "blog",
-    "news",
-    "partner",
-    "vendor",
-    "m",
-    "a",
-    "ab",
-    "abc",
-];
-const SUBS: &[&str] = &[
-    "v1", "v2", "v22", "cart", "items", "list", "search", "admin", "public", "events", "beta",
-    "eu", "us",
-];
-const NAMESPACES: usize = 24;
-
-struct GenApp {
-    name: String,
-    namespace: String,
-    paths: Vec<String>,
-    host: Option<String>,
-    port: u16,
-}
-
-/// N apps: ~8% on their own host, 1-3 unique paths each, many sharing string prefixes and
-/// some nesting segment-wise.
-fn generate(n: usize) -> Vec<GenApp> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
-    let mut used = BTreeSet::new();
-    (0..n)
-        .map(|i| {
-            let name = format!("app-{i:06}");
-            let namespace = format!("team-{:02}", rng.below(NAMESPACES));
-            let port = [80, 3000, 8080][rng.below(3)];
-            if rng.below(100) < 8 {
-                let mut paths = vec!["/".to_string()];
-                if rng.below(2) == 0 {
-                    paths.push(format!("/{}", ROOTS[rng.below(ROOTS.len())]));
-                }
-                return GenApp {
-                    host: Some(format!("{name}.example.com")),
-                    name,
-                    namespace,
-                    paths,
-                    port,
-                };
-            }
-            let count = 1 + rng.below(3);
-            let mut paths = Vec::new();
-            while paths.len() < count {
-                let root = ROOTS[rng.below(ROOTS.len())];
-                let p = match rng.below(4) {
-                    0 => format!("/{root}"),
-                    1 => format!("/{root}/{}", SUBS[rng.below(SUBS.len())]),
-                    _ => format!("/{root}-{i}"),
-                };
-                if used.insert(p.clone()) {
-                    paths.push(p);
-                }
-            }
-            GenApp {
-                name,
-                namespace,
-                paths,
-                host: None,
-                port,
-            }
-        })
-        .collect()
-}
-
 fn write_inputs(dir: &Path, apps: &[GenApp]) -> PathBuf {
     let _ = std::fs::remove_dir_all(dir);
     let apps_dir = dir.join("apps");
     std::fs::create_dir_all(&apps_dir).unwrap();
     let mut values = String::from("rulesPerGroup: 10\napps:\n");
     for a in apps {
-        let mut decl = format!(
-            "namespace: {}\nservice: {{ name: {}, port: {} }}\npaths: [{}]\n",
-            a.namespace,
-            a.name,
-            a.port,
-            a.paths.join(", ")
-        );
-        if let Some(h) = &a.host {
-            decl.push_str(&format!("host: {h}\n"));
-        }
-        std::fs::write(apps_dir.join(format!("{}.yaml", a.name)), decl).unwrap();
+        std::fs::write(apps_dir.join(format!("{}.yaml", a.name)), a.declaration()).unwrap();
         let quoted: Vec<String> = a.paths.iter().map(|p| format!("\"{p}\"")).collect();
         let _ = write!(
             values,

@@ -120,6 +120,7 @@ codes! {
     PriorityChurn = "priority-churn", Warning, "a change renumbers more than 5 rules of one route";
     TemplateError = "template-error", Error, "a template cannot be compiled or rendered";
     RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
+    NotStoredForm = "not-stored-form", Warning, "a template leaves out a field the API server sets, so Argo CD never sees the object in sync";
     InvalidOutput = "invalid-output", Error, "the output folder is a file or overlaps apps/";
     InterruptedRender = "interrupted-render", Warning, "a render was interrupted and left its staging folder beside the output folder";
     GitError = "git-error", Error, "the base revision cannot be read";

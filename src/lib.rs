@@ -34,6 +34,7 @@ pub mod rollout;
 pub mod routing;
 pub mod schema;
 pub mod stepwise;
+pub mod stored;
 pub mod summary;
 pub mod trace;
 pub mod validate;
@@ -158,12 +159,17 @@ fn build_with(
         });
     };
     match render::render(&prepared.plan, &prepared.apps, &prepared.config, templates) {
-        Ok(output) => Ok(Built {
-            prepared,
-            output,
-            diags: run.diags,
-            sources: run.sources,
-        }),
+        Ok(output) => {
+            let mut diags = run.diags;
+            diags.extend(render::not_stored_findings(&output, templates));
+            diags.sort();
+            Ok(Built {
+                prepared,
+                output,
+                diags,
+                sources: run.sources,
+            })
+        }
         Err(mut diags) => {
             diags.extend(run.diags);
             diags.sort();

@@ -25,6 +25,20 @@ pub use crate::layout::{HEADER, HEADER_COMMENT, HEADER_LINES, Side};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Output {
     pub files: BTreeMap<PathBuf, String>,
+    /// Objects a template wrote without fields the API server would add: Argo CD would
+    /// never see them in sync (see [`crate::stored`]). Only custom templates are looked at:
+    /// tests/stored.rs proves that the built-in ones leave nothing out.
+    pub not_stored: Vec<NotStored>,
+}
+
+/// An object rendered without fields the API server defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotStored {
+    /// The object's file, relative to the output folder.
+    pub file: PathBuf,
+    pub template: &'static str,
+    /// What the API server would add to it.
+    pub added: Vec<crate::stored::Added>,
 }
 
 /// The embedded templates, by name.
@@ -60,11 +74,15 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 mod between;
+mod not_stored;
 pub use between::Between;
+pub use not_stored::not_stored_findings;
 
 /// A compiled template set, built once per run.
 pub struct Templates {
     env: Environment<'static>,
+    /// The folder given with `--templates`, and the names of the templates found there.
+    custom: Option<(PathBuf, Vec<&'static str>)>,
 }
 
 impl Templates {
@@ -86,12 +104,14 @@ impl Templates {
         env.set_fuel(Some(5_000_000));
         env.set_recursion_limit(64);
         env.add_filter("yaml", yaml_scalar);
+        let mut custom = Vec::new();
         for (name, embedded) in TEMPLATES {
             let given = dir
                 .map(|(d, project)| (d.join(name), project))
                 .filter(|(p, _)| p.is_symlink() || p.is_file());
             let source = match given {
                 Some((path, project)) => {
+                    custom.push(*name);
                     let bytes = project.read(&path)?.unwrap_or_default();
                     String::from_utf8(bytes).map_err(|_| {
                         Diagnostic::error(Code::IoError, "cannot read template: not UTF-8 text")
@@ -103,7 +123,27 @@ impl Templates {
             env.add_template_owned(name.to_string(), source)
                 .map_err(|e| template_error(name, dir.map(|(d, _)| d), &e))?;
         }
-        Ok(Templates { env })
+        Ok(Templates {
+            env,
+            custom: dir.map(|(d, _)| (d.to_path_buf(), custom)),
+        })
+    }
+
+    /// Whether template `name` comes from the `--templates` folder: only those can leave
+    /// out a field the API server defaults (tests/stored.rs proves the built-in ones).
+    pub fn is_custom(&self, name: &str) -> bool {
+        self.custom
+            .as_ref()
+            .is_some_and(|(_, names)| names.contains(&name))
+    }
+
+    /// Where template `name` comes from: its file in the `--templates` folder, or the
+    /// built-in one (named as in latgen's source tree).
+    pub fn file_of(&self, name: &str) -> PathBuf {
+        match &self.custom {
+            Some((dir, names)) if names.contains(&name) => dir.join(name),
+            _ => PathBuf::from("templates").join(name),
+        }
     }
 
     fn render(&self, name: &str, ctx: Ctx) -> Result<String, minijinja::Error> {
@@ -286,9 +326,12 @@ const BATCH: usize = 4096;
 struct Rendered {
     side: Side,
     file: String,
+    template: &'static str,
     body: String,
     /// The routing model of the object, from its read-back, when asked for.
     doc: Option<Doc>,
+    /// Fields the API server would add to it.
+    added: Vec<crate::stored::Added>,
 }
 
 /// The routing model of each rendered route and Service, by path relative to the output
@@ -337,13 +380,19 @@ impl<'a> Renderer<'a> {
                 let text = templates
                     .render(job.template, (job.ctx)())
                     .map_err(|e| template_error(job.template, None, &e))?;
-                let (body, doc) = checked_file(job.template, &text, &job.expect, keep)?;
+                let read = ReadOptions {
+                    keep_doc: keep,
+                    stored_form: templates.is_custom(job.template),
+                };
+                let checked = checked_file(job.template, &text, &job.expect, read)?;
                 crate::progress::advance(1);
                 Ok(Rendered {
                     side: job.side,
                     file: job.file,
-                    body,
-                    doc,
+                    template: job.template,
+                    body: checked.body,
+                    doc: checked.doc,
+                    added: checked.added,
                 })
             })
             .collect();
@@ -361,15 +410,33 @@ impl<'a> Renderer<'a> {
     }
 }
 
+/// A rendered object as it is written, and what its read-back found.
+struct CheckedFile {
+    body: String,
+    /// The routing model of a route or Service, when asked for.
+    doc: Option<Doc>,
+    /// Fields the API server would add to the object.
+    added: Vec<crate::stored::Added>,
+}
+
+/// What the read-back of a rendered object finds besides checking it.
+#[derive(Clone, Copy, Default)]
+struct ReadOptions {
+    /// The routing model of a route or Service.
+    keep_doc: bool,
+    /// The fields the API server would add to it.
+    stored_form: bool,
+}
+
 /// The file a rendered object is written as (the header, then the text), checked: what is
-/// read back is exactly what is written after the header lines. With `keep`, also the
-/// routing model of a route or Service.
+/// read back is exactly what is written after the header lines; with `read`, also what
+/// else the read-back should find.
 fn checked_file(
     template: &str,
     text: &str,
     expect: &Expect,
-    keep: bool,
-) -> Result<(String, Option<Doc>), Diagnostic> {
+    read: ReadOptions,
+) -> Result<CheckedFile, Diagnostic> {
     let head = if starts_document(text) {
         HEADER_COMMENT
     } else {
@@ -379,8 +446,12 @@ fn checked_file(
     body.push_str(head);
     body.push_str(text.trim_end());
     body.push('\n');
-    match typed_check(&body[head.len()..], expect, keep) {
-        Ok(doc) => Ok((body, doc)),
+    match typed_check(&body[head.len()..], expect, read) {
+        Ok(read) => Ok(CheckedFile {
+            body,
+            doc: read.doc,
+            added: read.added,
+        }),
         Err(why) => {
             let (_, kind) = expect.kind.api();
             let what = match expect.name.as_str() {
@@ -396,6 +467,35 @@ fn checked_file(
     }
 }
 
+/// What the read-back of a rendered object found.
+#[derive(Debug)]
+struct ReadBack {
+    /// The routing model of a route or Service, when asked for.
+    doc: Option<Doc>,
+    /// Fields the API server would add to the object.
+    added: Vec<crate::stored::Added>,
+}
+
+/// The fields the API server would add to a typed object; `spec` alone for a custom
+/// resource, where the CRD's defaults apply under `spec`.
+fn added_by_server<T: Serialize>(
+    kind: crate::stored::StoredKind,
+    spec: &T,
+) -> Vec<crate::stored::Added> {
+    use crate::stored::{StoredKind, missing_defaults};
+    if kind == StoredKind::NoDefaults {
+        return Vec::new();
+    }
+    let Ok(value) = serde_json::to_value(spec) else {
+        return Vec::new();
+    };
+    let mut object = match kind {
+        StoredKind::HttpRoute => serde_json::json!({ "spec": value }),
+        _ => value,
+    };
+    missing_defaults(kind, &mut object)
+}
+
 /// Whether `text` has its own document start (`---`) before any content, as a custom
 /// template may: the header then adds none, which would leave an empty document first.
 fn starts_document(text: &str) -> bool {
@@ -407,27 +507,37 @@ fn starts_document(text: &str) -> bool {
 
 /// Parses `text` as one YAML document of the expected kind and checks that its typed form
 /// says the same as the text (no unknown or mistyped fields) and names the expected object.
-/// With `keep`, also returns the routing model of a route or Service.
-fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, String> {
+/// Finds what `read` asks for besides.
+fn typed_check(text: &str, expect: &Expect, read: ReadOptions) -> Result<ReadBack, String> {
     use crate::crd::targetgrouppolicy::TargetGroupPolicySpec;
+    use crate::stored::StoredKind;
     use gateway_api::apis::standard::{
         httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
     use k8s_openapi::api::core::v1::Service;
+    let keep = read.keep_doc;
+    let stored = |kind| {
+        if read.stored_form {
+            kind
+        } else {
+            StoredKind::NoDefaults
+        }
+    };
     let (api_version, kind) = expect.kind.api();
-    let (doc_api, doc_kind, meta, doc) = match expect.kind {
+    let (doc_api, doc_kind, meta, doc, added) = match expect.kind {
         Kind::HttpRoute => {
             let d: Object<HttpRouteSpec> = parse_typed(text)?;
             let doc = keep.then(|| Doc::from_route(&d.metadata, &d.spec));
-            (d.api_version, d.kind, d.metadata, doc)
+            let added = added_by_server(stored(StoredKind::HttpRoute), &d.spec);
+            (d.api_version, d.kind, d.metadata, doc, added)
         }
         Kind::ReferenceGrant => {
             let d: Object<ReferenceGrantSpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata, None)
+            (d.api_version, d.kind, d.metadata, None, Vec::new())
         }
         Kind::TargetGroupPolicy => {
             let d: Object<TargetGroupPolicySpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata, None)
+            (d.api_version, d.kind, d.metadata, None, Vec::new())
         }
         // k8s-openapi checks apiVersion and kind itself.
         Kind::Service => {
@@ -436,12 +546,22 @@ fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, S
                 let external = svc.spec.as_ref().and_then(|s| s.external_name.as_deref());
                 Doc::from_service(&svc.metadata, external)
             });
-            (api_version.to_string(), kind.to_string(), svc.metadata, doc)
+            let added = added_by_server(stored(StoredKind::Service), &svc);
+            (
+                api_version.to_string(),
+                kind.to_string(),
+                svc.metadata,
+                doc,
+                added,
+            )
         }
         Kind::Kustomization => {
             let k: Kustomization = parse_typed(text)?;
             return if (k.api_version.as_str(), k.kind.as_str()) == (api_version, kind) {
-                Ok(None)
+                Ok(ReadBack {
+                    doc: None,
+                    added: Vec::new(),
+                })
             } else {
                 Err(format!("expected apiVersion {api_version} and kind {kind}"))
             };
@@ -459,7 +579,7 @@ fn typed_check(text: &str, expect: &Expect, keep: bool) -> Result<Option<Doc>, S
             expect.namespace.as_deref().unwrap_or("")
         ));
     }
-    Ok(doc)
+    Ok(ReadBack { doc, added })
 }
 
 /// A Kubernetes object with a typed spec, as a manifest writes it.
@@ -804,8 +924,16 @@ fn assemble(
         if let Some(doc) = x.doc {
             docs.insert(path.clone(), doc);
         }
+        if !x.added.is_empty() {
+            out.not_stored.push(NotStored {
+                file: path.clone(),
+                template: x.template,
+                added: x.added,
+            });
+        }
         out.files.insert(path, x.body);
     }
+    out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
     for side in [Side::Lattice, Side::Kong] {
         let mut list = resources.remove(&side).unwrap_or_default();
         list.sort();
@@ -836,7 +964,13 @@ fn kustomization(templates: &Templates, resources: &[String]) -> Result<String, 
         name: String::new(),
         namespace: None,
     };
-    checked_file("kustomization.yaml.j2", &text, &expect, false).map(|(body, _)| body)
+    checked_file(
+        "kustomization.yaml.j2",
+        &text,
+        &expect,
+        ReadOptions::default(),
+    )
+    .map(|c| c.body)
 }
 
 #[cfg(test)]
@@ -866,16 +1000,18 @@ mod tests {
             name: "a".into(),
             namespace: Some("b".into()),
         };
-        assert!(typed_check(ok, &expect, false).is_ok_and(|doc| doc.is_none()));
+        assert!(
+            typed_check(ok, &expect, ReadOptions::default()).is_ok_and(|read| read.doc.is_none())
+        );
         let typo = ok.replace("externalName", "externalNmae");
-        assert!(typed_check(&typo, &expect, false).is_err());
+        assert!(typed_check(&typo, &expect, ReadOptions::default()).is_err());
         let two = format!("{ok}---\n{ok}");
         assert!(
-            typed_check(&two, &expect, false)
+            typed_check(&two, &expect, ReadOptions::default())
                 .unwrap_err()
                 .contains("one YAML document")
         );
         let renamed = ok.replace("name: a", "name: z");
-        assert!(typed_check(&renamed, &expect, false).is_err());
+        assert!(typed_check(&renamed, &expect, ReadOptions::default()).is_err());
     }
 }

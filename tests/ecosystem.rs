@@ -307,13 +307,13 @@ fn trace_human_output() {
         run.stdout,
         "\
 request   path /shop/cart/x, no Host (only routes for any host match)
-kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:20)
+kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:22)
           matched PathPrefix /shop/cart on any host (the route names no hostname): the longest matching prefix wins
           won over kong-routes/shop-web (PathPrefix /shop): a shorter prefix
 bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.internal (generated/kong/service-cart-lattice.yaml)
           Host rewritten to group-02.lattice.internal
 lattice   service lattice-groups/group-02, custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
-          rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:47), the first rule, in order, whose prefix starts the path as a string
+          rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:53), the first rule, in order, whose prefix starts the path as a string
 backend   Service team-commerce/cart-web, port 8080
 "
     );

@@ -158,7 +158,7 @@ fn github_annotations_name_file_line_and_code() {
     assert_eq!(code, 1);
     assert_eq!(
         text.lines().next().unwrap(),
-        "::error file=generated/lattice/httproute-group-01.yaml,line=37,col=20,title=latgen rule-shadowed::rule 2 (/shopping) never gets traffic: rule 1 (/shop) comes first and Lattice matches prefixes as strings%0Ahelp: order rules longest path first (latgen's templates do); check custom templates and hand edits"
+        "::error file=generated/lattice/httproute-group-01.yaml,line=41,col=20,title=latgen rule-shadowed::rule 2 (/shopping) never gets traffic: rule 1 (/shop) comes first and Lattice matches prefixes as strings%0Ahelp: order rules longest path first (latgen's templates do); check custom templates and hand edits"
     );
 }
 

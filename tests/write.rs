@@ -18,6 +18,7 @@ fn output(files: &[(&str, &str)]) -> Output {
             .iter()
             .map(|(p, t)| (PathBuf::from(p), format!("{HEADER_LINES}{t}\n")))
             .collect(),
+        ..Output::default()
     }
 }
 

@@ -72,6 +72,9 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         .prepared
         .as_ref()
         .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
+    if let Some(Ok((out, _))) = &rendered {
+        diags.extend(crate::render::not_stored_findings(out, opts.templates));
+    }
     let tree = tree?;
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a

@@ -60,6 +60,7 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
     let mode = if args.check { Mode::Check } else { Mode::Write };
     let files = Output {
         files: step.files.clone(),
+        ..Output::default()
     };
     let synced = output::sync(
         args.output,

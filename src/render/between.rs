@@ -4,8 +4,8 @@
 //! templates and the same read-back as every other object.
 
 use super::{
-    BackendCtx, Ctx, Expect, GatewayCtx, HeaderCtx, Kind, RuleCtx, Serde, Side, Templates,
-    checked_file,
+    BackendCtx, Ctx, Expect, GatewayCtx, HeaderCtx, Kind, ReadOptions, RuleCtx, Serde, Side,
+    Templates, checked_file,
 };
 use crate::config::Config;
 use crate::model::{App, MatchKind};
@@ -141,9 +141,9 @@ impl Versions for Between<'_> {
             name: new.name.clone(),
             namespace: Some(new.namespace.clone()),
         };
-        checked_file(template, &text, &expect, false)
+        checked_file(template, &text, &expect, ReadOptions::default())
             .ok()
-            .map(|(body, _)| body)
+            .map(|c| c.body)
     }
 
     fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
@@ -157,8 +157,8 @@ impl Versions for Between<'_> {
             name: String::new(),
             namespace: None,
         };
-        checked_file(template, &text, &expect, false)
+        checked_file(template, &text, &expect, ReadOptions::default())
             .ok()
-            .map(|(body, _)| body)
+            .map(|c| c.body)
     }
 }

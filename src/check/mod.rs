@@ -23,7 +23,7 @@ pub use change::change_warnings;
 
 use crate::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
-use routes::{resolution, route_quotas, shadowing};
+use routes::{resolution, route_quotas, shadowing, unnamed_header_rules};
 use staleness::staleness;
 
 pub struct CheckOptions<'a> {
@@ -287,6 +287,7 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         .map(|r| format!("{}/{}", r.namespace, r.name))
         .collect();
     diags.extend(shadows);
+    diags.extend(unnamed_header_rules(net));
     diags.extend(resolution(net, prepared, &flagged));
     if let Some(prepared) = prepared {
         diags.extend(route_quotas(net, prepared));

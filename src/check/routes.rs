@@ -160,6 +160,50 @@ pub(super) fn resolution(
     diags
 }
 
+/// Under header dispatch, each Lattice rule that matches a header value must be named by
+/// some Kong route that sends requests to its service: one whose rewritten Host is the
+/// route's custom domain and that sets the header to that value. A rule no Kong route
+/// names is never reached (an app whose Kong side is missing or sets another value).
+pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for route in &net.lattice {
+        let Some(domain) = route.hostnames.first() else {
+            continue;
+        };
+        let kong: Vec<&crate::routing::KongRoute> = net
+            .kong
+            .iter()
+            .filter(|k| k.rewrite_host.as_deref() == Some(domain.as_str()))
+            .collect();
+        for (i, rule) in route.rules.iter().enumerate() {
+            for m in &rule.matches {
+                let Some((name, Some(value))) = m.headers.first() else {
+                    continue;
+                };
+                // The app's own Kong route setting another value is a `route-mismatch`,
+                // which says why; this is for rules no route of theirs reaches at all.
+                let named = kong.iter().any(|k| {
+                    k.app.as_deref() == Some(value.as_str())
+                        || k.header_changes
+                            .sets(name)
+                            .is_some_and(|v| v.eq_ignore_ascii_case(value))
+                });
+                if !named {
+                    diags.push(
+                        Diagnostic::warning(
+                            Code::UnreachableRule,
+                            format!("rule {} ({name}: {value}) is never reached: no Kong route that sends requests to {domain} sets {name} to `{value}`", i + 1),
+                        )
+                        .at(Span::new(&route.file, m.pos.line, m.pos.column))
+                        .help("run `latgen render`; if it persists, check custom templates and hand edits"),
+                    );
+                }
+            }
+        }
+    }
+    diags
+}
+
 /// Where a Kong route sets a header to a value other than its own app's name (header
 /// dispatch names the app that way), what it sets, as a clause.
 fn other_app_header(kong: &crate::routing::KongRoute) -> Option<String> {

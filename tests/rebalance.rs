@@ -412,6 +412,20 @@ fn the_lower_bound_counts_services_over_the_target_group_quota() {
     assert_eq!(c.bound_by, "5 Services, 2 target groups a group");
 }
 
+/// Under header dispatch a host-routed app is in a group like any other, so it moves like
+/// one.
+#[test]
+fn a_host_routed_app_moves_between_groups_under_header_dispatch() {
+    let tmp = common::copy_project(&common::fixture("header"));
+    let dir = tmp.path();
+    let run = latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let run = latgen(dir, &["move", "www", "--group", "4"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    assert!(lock.contains("  www: {to: 4, step: 1}\n"), "{lock}");
+}
+
 /// Under header dispatch the example's 79 apps take 8 shared groups and no dedicated
 /// service: $189.80 a month; each mode's `cost` prints what the other would cost.
 #[test]
@@ -432,6 +446,14 @@ fn cost_under_header_dispatch_is_eight_services() {
         o.stdout.contains("$189.80/month")
             && o.stdout
                 .contains("with dispatch: path: 14 services, $332.15/month"),
+        "{}",
+        o.stdout
+    );
+    let o = latgen(tmp.path(), &["plan"]);
+    assert!(
+        o.stdout.starts_with(
+            "8 shared groups now; the apps fit in no fewer than 8 (lower bound: 79 rules, 10 a group)\n"
+        ),
         "{}",
         o.stdout
     );

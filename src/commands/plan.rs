@@ -22,8 +22,14 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let price = prepared.config.pricing.service_hour_usd * crate::rebalance::HOURS_PER_MONTH;
+    // Under header dispatch every app is in a group, host-routed ones too.
+    let grouped = if prepared.config.header_dispatch() {
+        "the apps"
+    } else {
+        "the path-routed apps"
+    };
     println!(
-        "{} now; the path-routed apps fit in no fewer than {} (lower bound: {})",
+        "{} now; {grouped} fit in no fewer than {} (lower bound: {})",
         plural(c.groups_now, "shared group"),
         c.lower_bound,
         c.bound_by

@@ -54,7 +54,8 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
         };
         return Err(refuse(format!("there is no app `{app}`"), help));
     };
-    if prepared.apps[id].host.is_some() {
+    // Under header dispatch a host-routed app is in a group like any other.
+    if !crate::plan::in_groups(&prepared.apps[id], &prepared.config) {
         return Err(refuse(
             format!(
                 "app `{app}` is on its own host: it has a dedicated Lattice service, not a group"

@@ -57,6 +57,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "reservedRules",
     "rpsPerService",
     "serviceHourUsd",
+    "serviceNamePrefix",
 ];
 
 /// A Gateway that routes attach to (a parentRef).
@@ -104,6 +105,16 @@ pub struct LatticeConfig {
     /// hosts file). Unset = not said: with `deploy:` set, `render` and `check` warn while
     /// an app has a host of its own.
     pub dedicated_hosts: Option<DedicatedHostDns>,
+    /// Names the Lattice services of the routes latgen creates from now on, through the
+    /// controller's `application-networking.k8s.aws/service-name-override` annotation:
+    /// `<prefix>-g01` for group 1, `<prefix>-<app>` for a host-routed app. Lowercase
+    /// letters, digits and single hyphens, not starting with `svc-`; unique to this
+    /// project among those sharing a service network (e.g. `shop-prod`). A name is
+    /// recorded in latgen.lock when its route is created and never changes (the controller
+    /// ignores a later change); routes created before this was set keep the controller's
+    /// name (20 characters of the route name, 18 of its namespace). Unset = the controller
+    /// names every service.
+    pub service_name_prefix: Option<String>,
 }
 
 /// A Gateway listener: the protocol and port a Lattice service's listener takes.
@@ -306,6 +317,7 @@ impl Default for LatticeConfig {
             target_group_policies: true,
             listener: None,
             dedicated_hosts: None,
+            service_name_prefix: None,
         }
     }
 }

@@ -121,6 +121,8 @@ fn lock_of(state: &LockState) -> Lock {
             .map(|(k, v)| (k.clone(), (*v, Pos::default())))
             .collect(),
         rollout: state.rollout,
+        services: state.services.clone(),
+        existed: state.existed,
     }
 }
 

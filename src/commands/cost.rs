@@ -38,6 +38,9 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
                 "monthlyOnePerAppUsd": (c.monthly_one_per_app * 100.0).round() / 100.0,
                 "savingUsd": (c.saving * 100.0).round() / 100.0,
                 "savingRatio": (c.saving_ratio * 1000.0).round() / 1000.0,
+                "serviceNames": c.names.iter().map(|(route, name, set)| serde_json::json!({
+                    "route": route, "name": name, "namedBy": set,
+                })).collect::<Vec<_>>(),
             })
         ),
     }

@@ -16,6 +16,9 @@ pub struct Cost {
     pub monthly_one_per_app: f64,
     pub saving: f64,
     pub saving_ratio: f64,
+    /// Each Lattice service: its route (a group's, or a host-routed app's), its name and
+    /// who chose the name (`latgen` or `controller`).
+    pub names: Vec<(String, String, &'static str)>,
 }
 
 pub fn cost(prepared: &Prepared) -> Cost {
@@ -26,6 +29,13 @@ pub fn cost(prepared: &Prepared) -> Cost {
     let monthly = services as f64 * price;
     let monthly_one_per_app = apps as f64 * price;
     let saving = monthly_one_per_app - monthly;
+    let names = crate::services::routes(plan, &prepared.apps, &prepared.config)
+        .into_iter()
+        .map(|r| {
+            let s = crate::services::effective(plan, &r.route, &r.namespace);
+            (r.route, s.name, s.set.as_str())
+        })
+        .collect();
     Cost {
         services,
         groups: plan.groups.len(),
@@ -39,6 +49,7 @@ pub fn cost(prepared: &Prepared) -> Cost {
         } else {
             0.0
         },
+        names,
     }
 }
 
@@ -83,6 +94,16 @@ pub fn cost_table(c: &Cost) -> String {
     ]
     .join("\n")
         + "\n"
+        + &names_table(c)
+}
+
+/// The Lattice services by name, with the route each is for.
+fn names_table(c: &Cost) -> String {
+    let mut out = String::from("\nLattice service names (route: name, named by)\n");
+    for (route, name, set) in &c.names {
+        out.push_str(&format!("  {route}: {name} ({set})\n"));
+    }
+    out
 }
 
 #[cfg(test)]

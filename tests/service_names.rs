@@ -192,3 +192,31 @@ fn a_too_long_service_name_is_refused_with_what_to_do() {
         run.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn an_also_lock_inside_the_project_may_not_link_out_of_it() {
+    let prod = example_project(PREFIX_SETTING, false);
+    render(prod.path());
+    let staging = example_project(PREFIX_SETTING, false);
+    render(staging.path());
+    // The PR's content could hold such a link; the lock it points at would collide.
+    std::os::unix::fs::symlink(
+        staging.path().join("latgen.lock"),
+        prod.path().join("also.lock"),
+    )
+    .unwrap();
+    let run = latgen(prod.path(), &["check", "--also-lock", "also.lock"]);
+    assert!(
+        run.stdout.contains("input-outside-project")
+            || run.stderr.contains("input-outside-project"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("service-name-collision"),
+        "{}",
+        run.stdout
+    );
+}

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::Prepared;
 use crate::codes::Code;
 use crate::config::{Config, PLACEHOLDER};
+use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::lock::NamedBy;
 use crate::platform;
@@ -34,7 +35,12 @@ pub fn findings(
         return diags;
     };
     diags.extend(changed_names(prepared, committed));
-    diags.extend(also_locks(prepared, &opts.also_locks, sources));
+    diags.extend(also_locks(
+        prepared,
+        &opts.also_locks,
+        &opts.paths.root,
+        sources,
+    ));
     if let Some(d) = placeholder_prefix(&prepared.config, &opts.paths.config, sources) {
         diags.push(d);
     }
@@ -90,16 +96,19 @@ pub fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagnostics 
 
 /// The findings of `--also-lock`: names this project's routes share with another
 /// project's lock, and any problem reading it.
-pub fn also_locks(prepared: &Prepared, files: &[PathBuf], sources: &mut Sources) -> Diagnostics {
+pub fn also_locks(
+    prepared: &Prepared,
+    files: &[PathBuf],
+    root: &Path,
+    sources: &mut Sources,
+) -> Diagnostics {
     let mut diags = Diagnostics::new();
+    let project = Project::new(root);
     for file in files {
-        let text = match std::fs::read_to_string(file) {
+        let text = match read_other_lock(file, &project) {
             Ok(t) => t,
-            Err(e) => {
-                diags.push(
-                    Diagnostic::error(Code::IoError, format!("cannot read {}: {e}", file.display()))
-                        .help("give --also-lock the latgen.lock of another project that shares the service network"),
-                );
+            Err(d) => {
+                diags.push(d);
                 continue;
             }
         };
@@ -116,6 +125,35 @@ pub fn also_locks(prepared: &Prepared, files: &[PathBuf], sources: &mut Sources)
         ));
     }
     diags
+}
+
+/// Another project's lock. One inside this project's folder (the PR's content) is read as
+/// every input is, so a link cannot lead out of it; one outside is where the command
+/// line points. Either way, only a regular file is read (a FIFO would block).
+fn read_other_lock(file: &Path, project: &Project) -> Result<String, Diagnostic> {
+    let cannot = |why: String| {
+        Diagnostic::error(
+            Code::IoError,
+            format!("cannot read {}: {why}", file.display()),
+        )
+        .help("give --also-lock the latgen.lock of another project that shares the service network")
+    };
+    let inside = std::path::absolute(file)
+        .ok()
+        .and_then(|p| p.parent()?.canonicalize().ok())
+        .is_some_and(|dir| dir.starts_with(project.root()));
+    let bytes = if inside {
+        project
+            .read(file)?
+            .ok_or_else(|| cannot("no such file".to_string()))?
+    } else {
+        let meta = std::fs::metadata(file).map_err(|e| cannot(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(cannot("not a regular file".to_string()));
+        }
+        std::fs::read(file).map_err(|e| cannot(e.to_string()))?
+    };
+    String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8 text".to_string()))
 }
 
 /// `lattice.serviceNamePrefix` still the placeholder `init` wrote: the routes rendered

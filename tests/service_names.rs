@@ -220,3 +220,36 @@ fn an_also_lock_inside_the_project_may_not_link_out_of_it() {
         run.stdout
     );
 }
+
+#[test]
+fn two_routes_of_one_project_with_one_name_are_a_warning_and_trace_and_cost_show_names() {
+    let tmp = example_project(PREFIX_SETTING, false);
+    // A host-routed app named like group 1's suffix: `shop-prod-g01` twice.
+    common::app(
+        tmp.path(),
+        "g01",
+        "namespace: team\nservice: { name: g01, port: 8080 }\nhost: g01.example.com\npaths: [/]\n",
+    );
+    let run = latgen(tmp.path(), &["render", "apps/", "-o", "generated/"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning[service-name-collision]")
+            && run.stderr.contains("routes `group-01` and `g01`"),
+        "{}",
+        run.stderr
+    );
+    let cost = latgen(tmp.path(), &["cost"]);
+    assert!(
+        cost.stdout.contains("  group-01: shop-prod-g01 (latgen)\n"),
+        "{}",
+        cost.stdout
+    );
+    let trace = latgen(tmp.path(), &["trace", "/shop/cart/x"]);
+    assert!(
+        trace
+            .stdout
+            .contains("lattice   service shop-prod-g02 (route lattice-groups/group-02)"),
+        "{}",
+        trace.stdout
+    );
+}

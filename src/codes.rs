@@ -98,6 +98,8 @@ codes! {
     PathConflict = "path-conflict", Error, "two apps claim the same match on the same host";
     InvalidLatticeName = "invalid-lattice-name", Error, "the controller's Lattice service name for a route is not valid";
     LatticeNameCollision = "lattice-name-collision", Error, "two routes get the same truncated Lattice service name";
+    ServiceNameChanged = "service-name-changed", Error, "a route's Lattice service name differs from the one it was created with: the controller ignores the change";
+    ServiceNameCollision = "service-name-collision", Warning, "two routes, of this project or of another lock given with --also-lock, have one Lattice service name";
     AppTooBig = "app-too-big", Error, "an app has more paths than a group holds rules";
     PinnedGroupFull = "pinned-group-full", Error, "a pinned group has no room for the app";
     PinConflict = "pin-conflict", Error, "an app is pinned to a group other than the one it is in: move it instead";
@@ -128,7 +130,7 @@ codes! {
     ProtocolMismatch = "protocol-mismatch", Error, "Kong speaks a protocol or port the Lattice listener does not take";
     CrdVersion = "crd-version", Error, "the output uses an API version the configured Gateway API CRDs do not serve";
     DnsUnacknowledged = "dns-unacknowledged", Warning, "apps have hosts of their own and latgen.yaml does not say how those resolve inside the gateway's VPC";
-    PlaceholderSetting = "placeholder-setting", Error, "a deploy setting still holds the placeholder `latgen init` wrote";
+    PlaceholderSetting = "placeholder-setting", Error, "a setting (deploy, lattice.serviceNamePrefix) still holds the placeholder `latgen init` wrote";
     StaleDeploy = "stale-deploy", Error, "deploy/ differs from what `latgen deploy` writes";
 }
 

@@ -59,6 +59,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "serviceHourUsd",
     "dispatch",
     "dispatchHeader",
+    "serviceNamePrefix",
 ];
 
 /// A Gateway that routes attach to (a parentRef).
@@ -116,6 +117,16 @@ pub struct LatticeConfig {
     /// The request header Kong sets to the app's name under `dispatch: header`, and the
     /// groups' rules match. Kong replaces any value the client sent.
     pub dispatch_header: String,
+    /// Names the Lattice services of the routes latgen creates from now on, through the
+    /// controller's `application-networking.k8s.aws/service-name-override` annotation:
+    /// `<prefix>-g01` for group 1, `<prefix>-<app>` for a host-routed app. Lowercase
+    /// letters, digits and single hyphens, not starting with `svc-`; unique to this
+    /// project among those sharing a service network (e.g. `shop-prod`). A name is
+    /// recorded in latgen.lock when its route is created and never changes (the controller
+    /// ignores a later change); routes created before this was set keep the controller's
+    /// name (20 characters of the route name, 18 of its namespace). Unset = the controller
+    /// names every service.
+    pub service_name_prefix: Option<String>,
 }
 
 /// How a shared group's rules pick the app.
@@ -353,6 +364,7 @@ impl Default for LatticeConfig {
             dedicated_hosts: None,
             dispatch: Dispatch::Path,
             dispatch_header: DEFAULT_DISPATCH_HEADER.into(),
+            service_name_prefix: None,
         }
     }
 }

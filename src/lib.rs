@@ -33,6 +33,7 @@ pub mod report;
 pub mod rollout;
 pub mod routing;
 pub mod schema;
+pub mod services;
 pub mod stepwise;
 pub mod stored;
 pub mod summary;
@@ -103,7 +104,8 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
     let prepared = if diags.has_errors() {
         None
     } else {
-        let plan = plan::plan(&apps, &loaded.lock, &paths.lock, &loaded.config, &mut diags);
+        let mut plan = plan::plan(&apps, &loaded.lock, &paths.lock, &loaded.config, &mut diags);
+        services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,
             apps,

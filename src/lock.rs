@@ -56,6 +56,37 @@ pub struct Rollout {
     pub of: u32,
 }
 
+/// Who named a route's Lattice service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NamedBy {
+    /// latgen, through the `service-name-override` annotation on the route.
+    Latgen,
+    /// The controller, from the route's name and namespace: the route was created without
+    /// the annotation, and adding it later does nothing.
+    Controller,
+}
+
+impl NamedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NamedBy::Latgen => "latgen",
+            NamedBy::Controller => "controller",
+        }
+    }
+}
+
+/// The Lattice service name of a group or dedicated route, fixed when the route is created.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceName {
+    /// The Lattice service's name.
+    pub name: String,
+    /// Who chose it: `latgen` (the route carries the override annotation) or `controller`
+    /// (derived from the route's name and namespace).
+    pub set: NamedBy,
+}
+
 /// What the lock file records: the group of each path-routed app, and the moves in flight,
 /// by app name. An entry holds `G` (a group) and `M` (a move): as read from the file
 /// ([`Lock`], the default), each with the place it was read from, for findings; as a plan
@@ -71,6 +102,12 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     /// The dispatch mode the groups were planned for: a plan for the other mode places
     /// every app anew, in groups numbered after these.
     pub dispatch: Dispatch,
+    /// Route (a group's or a host-routed app's) → its Lattice service name. `None`: the
+    /// lock has no `services:` section (written before latgen named services, or never
+    /// with a prefix set).
+    pub services: Option<BTreeMap<String, ServiceName>>,
+    /// Whether the lock was read from a file (`false`: a new project).
+    pub existed: bool,
 }
 
 /// A lock without positions, as a plan or a move writes it.
@@ -83,6 +120,8 @@ impl<G, M> Default for Lock<G, M> {
             moves: BTreeMap::new(),
             rollout: None,
             dispatch: Dispatch::Path,
+            services: None,
+            existed: false,
         }
     }
 }
@@ -95,6 +134,8 @@ impl Lock {
             moves: self.moves.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             rollout: self.rollout,
             dispatch: self.dispatch,
+            services: self.services.clone(),
+            existed: self.existed,
         }
     }
 }
@@ -121,6 +162,13 @@ struct LockFile {
     /// `path`.
     #[serde(default)]
     dispatch: Dispatch,
+    /// Route (`group-01`, or a host-routed app's name) → the name of its Lattice service,
+    /// recorded when the route is created and never changed: `set: latgen` when the route
+    /// carries the `service-name-override` annotation, `set: controller` when the
+    /// controller derived the name (routes created before `lattice.serviceNamePrefix`).
+    #[serde(default)]
+    #[schemars(with = "Option<BTreeMap<String, ServiceName>>")]
+    services: Option<BTreeMap<String, Spanned<ServiceName>>>,
 }
 
 /// A move in flight.
@@ -133,13 +181,13 @@ struct MoveFile {
     step: u32,
 }
 
+/// Field names of `latgen.lock`, for "did you mean" hints.
+const LOCK_FIELDS: &[&str] = &[
+    "version", "apps", "moves", "rollout", "dispatch", "services", "name", "set",
+];
+
 pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
-    let raw: LockFile = crate::yaml::parse_yaml(
-        file,
-        text,
-        &["version", "apps", "moves", "rollout", "dispatch"],
-        diags,
-    )?;
+    let raw: LockFile = crate::yaml::parse_yaml(file, text, LOCK_FIELDS, diags)?;
     let at = |p: Pos| Span::new(file, p.line, p.column);
     if raw.version.value != LOCK_VERSION {
         diags.push(
@@ -158,6 +206,8 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
     let mut lock = Lock {
         rollout: raw.rollout,
         dispatch: raw.dispatch,
+        services: raw.services.map(|s| checked_services(s, file, diags)),
+        existed: true,
         ..Lock::default()
     };
     for (name, group) in raw.apps {
@@ -213,6 +263,40 @@ pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
     Some(lock)
 }
 
+/// The `services:` entries that can be used: a route name and a name Lattice takes (both
+/// are written back unquoted, and the name goes into the route's annotation).
+fn checked_services(
+    raw: BTreeMap<String, Spanned<ServiceName>>,
+    file: &Path,
+    diags: &mut Diagnostics,
+) -> BTreeMap<String, ServiceName> {
+    let mut services = BTreeMap::new();
+    for (route, entry) in raw {
+        let pos = Pos::of(&entry);
+        let problem = if crate::platform::dns1123_label_problem(&route).is_some() {
+            Some(format!("`{route}` under services is not a route name"))
+        } else {
+            crate::platform::lattice_service_name_problem(&entry.value.name).map(|p| {
+                format!(
+                    "the Lattice service name of route `{route}` is `{}`, which {p}",
+                    entry.value.name
+                )
+            })
+        };
+        match problem {
+            None => {
+                services.insert(route, entry.value);
+            }
+            Some(problem) => diags.push(
+                Diagnostic::error(Code::InvalidLock, problem)
+                    .at(Span::new(file, pos.line, pos.column))
+                    .help("put back the name the route was created with (its service-name-override annotation in the committed output, or the controller's name without one)"),
+            ),
+        }
+    }
+    services
+}
+
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
 pub fn serialize(state: &LockState) -> String {
     // Lines within 80 columns, a document start and no spaces inside braces: what
@@ -247,8 +331,28 @@ pub fn serialize(state: &LockState) -> String {
             ));
         }
     }
+    if let Some(services) = &state.services {
+        out.push_str(&services_text(services));
+    }
     if let Some(r) = state.rollout {
         out.push_str(&format!("rollout: {{ step: {}, of: {} }}\n", r.step, r.of));
+    }
+    out
+}
+
+/// The `services:` section: one route a line.
+fn services_text(services: &BTreeMap<String, ServiceName>) -> String {
+    if services.is_empty() {
+        return "services: {}\n".to_string();
+    }
+    let mut out = String::from("services:\n");
+    for (route, s) in services {
+        // Route and service names are validated labels, so they need no quoting.
+        out.push_str(&format!(
+            "  {route}: {{name: {}, set: {}}}\n",
+            s.name,
+            s.set.as_str()
+        ));
     }
     out
 }
@@ -269,12 +373,49 @@ mod tests {
                 step: Step::SwitchKong,
             },
         );
+        state.services = Some(BTreeMap::from([(
+            "group-01".to_string(),
+            ServiceName {
+                name: "shop-g01".to_string(),
+                set: NamedBy::Latgen,
+            },
+        )]));
+        state.existed = true;
         let text = serialize(&state);
         let mut diags = Diagnostics::new();
         let lock = parse(Path::new("latgen.lock"), &text, &mut diags).unwrap();
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(lock.state(), state);
         assert!(text.find("cart").unwrap() < text.find("shop").unwrap());
+    }
+
+    #[test]
+    fn refuses_a_service_name_lattice_refuses_or_that_would_inject_yaml() {
+        let mut diags = Diagnostics::new();
+        let lock = parse(
+            Path::new("l"),
+            "version: 1\napps: {}\nservices:\n  a: {name: \"x: y\", set: latgen}\n  b: {name: svc-b, set: latgen}\n  c: {name: shop-c, set: controller}\n",
+            &mut diags,
+        )
+        .unwrap();
+        assert_eq!(diags.len(), 2, "{diags:?}");
+        let services = lock.services.unwrap();
+        assert_eq!(services.keys().collect::<Vec<_>>(), ["c"]);
+        assert_eq!(services["c"].set, NamedBy::Controller);
+    }
+
+    #[test]
+    fn a_lock_without_services_is_told_from_one_with_none() {
+        let mut diags = Diagnostics::new();
+        let old = parse(Path::new("l"), "version: 1\napps: {}\n", &mut diags).unwrap();
+        assert_eq!((old.services, old.existed), (None, true));
+        let new = parse(
+            Path::new("l"),
+            "version: 1\napps: {}\nservices: {}\n",
+            &mut diags,
+        );
+        assert_eq!(new.unwrap().services, Some(BTreeMap::new()));
+        assert!(diags.is_empty());
     }
 
     #[test]

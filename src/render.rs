@@ -255,6 +255,8 @@ struct Expect {
     kind: Kind,
     name: String,
     namespace: Option<String>,
+    /// The Lattice service name the route must carry in the override annotation.
+    service_name: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -579,7 +581,29 @@ fn typed_check(text: &str, expect: &Expect, read: ReadOptions) -> Result<ReadBac
             expect.namespace.as_deref().unwrap_or("")
         ));
     }
+    check_override(&meta, expect)?;
     Ok(ReadBack { doc, added })
+}
+
+/// A route latgen names the Lattice service of must carry the name in the override
+/// annotation (a custom template could leave it out).
+fn check_override(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    expect: &Expect,
+) -> Result<(), String> {
+    if let Some(want) = &expect.service_name {
+        let have = meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(crate::services::OVERRIDE_ANNOTATION));
+        if have != Some(want) {
+            return Err(format!(
+                "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
+                crate::services::OVERRIDE_ANNOTATION
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A Kubernetes object with a typed spec, as a manifest writes it.
@@ -697,8 +721,10 @@ impl<'a> Renderer<'a> {
         let config = t.config;
         for group in &t.plan.groups {
             let name = config.group_name(group.number);
+            let service_name = crate::services::override_name(t.plan, &name);
             let ctx = {
                 let name = name.clone();
+                let service_name = service_name.clone();
                 move || {
                     let header = dispatch_header(config);
                     let rules: Vec<RuleCtx> = group
@@ -716,6 +742,7 @@ impl<'a> Renderer<'a> {
                         name => &name,
                         namespace => &config.lattice.namespace,
                         number => group.number,
+                        service_name => service_name,
                         hostname => config.group_domain(group.number),
                         gateway => Ctx::from(Serde(&t.lattice_gw)),
                         rules => Ctx::from(Serde(&rules)),
@@ -731,6 +758,7 @@ impl<'a> Renderer<'a> {
                     kind: Kind::HttpRoute,
                     name: name.clone(),
                     namespace: Some(config.lattice.namespace.clone()),
+                    service_name,
                 },
             );
         }
@@ -740,6 +768,8 @@ impl<'a> Renderer<'a> {
     fn emit_dedicated_routes(&mut self, t: &'a Inputs<'a>) {
         for d in &t.plan.dedicated {
             let app = &t.apps[d.app];
+            let service_name = crate::services::override_name(t.plan, &app.name);
+            let in_ctx = service_name.clone();
             let ctx = move || {
                 let rules: Vec<RuleCtx> =
                     d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
@@ -747,6 +777,7 @@ impl<'a> Renderer<'a> {
                     name => &app.name,
                     namespace => &app.namespace,
                     app => &app.name,
+                    service_name => in_ctx,
                     hostname => app.host.as_deref().unwrap_or_default(),
                     gateway => Ctx::from(Serde(&t.lattice_gw)),
                     rules => Ctx::from(Serde(&rules)),
@@ -760,6 +791,7 @@ impl<'a> Renderer<'a> {
                     kind: Kind::HttpRoute,
                     name: app.name.clone(),
                     namespace: Some(app.namespace.clone()),
+                    service_name,
                 },
             );
         }
@@ -786,6 +818,7 @@ impl<'a> Renderer<'a> {
                 kind: Kind::ReferenceGrant,
                 name: name.clone(),
                 namespace: Some(ns.to_string()),
+                service_name: None,
             };
             self.emit_as(
                 Side::Lattice,
@@ -817,6 +850,7 @@ impl<'a> Renderer<'a> {
                 kind: Kind::TargetGroupPolicy,
                 name: app.service.clone(),
                 namespace: Some(app.namespace.clone()),
+                service_name: None,
             };
             let file = file_name(
                 Kind::TargetGroupPolicy,
@@ -865,6 +899,7 @@ impl<'a> Renderer<'a> {
                 kind: Kind::Service,
                 name,
                 namespace: Some(config.kong.namespace.clone()),
+                service_name: None,
             },
         );
     }
@@ -903,6 +938,7 @@ impl<'a> Renderer<'a> {
                 kind: Kind::HttpRoute,
                 name: app.name.clone(),
                 namespace: Some(config.kong.namespace.clone()),
+                service_name: None,
             },
         );
     }
@@ -963,6 +999,7 @@ fn kustomization(templates: &Templates, resources: &[String]) -> Result<String, 
         kind: Kind::Kustomization,
         name: String::new(),
         namespace: None,
+        service_name: None,
     };
     checked_file(
         "kustomization.yaml.j2",
@@ -999,6 +1036,7 @@ mod tests {
             kind: Kind::Service,
             name: "a".into(),
             namespace: Some("b".into()),
+            service_name: None,
         };
         assert!(
             typed_check(ok, &expect, ReadOptions::default()).is_ok_and(|read| read.doc.is_none())

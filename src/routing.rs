@@ -217,6 +217,8 @@ pub struct LatticeRoute {
     pub name: String,
     pub name_pos: Pos,
     pub labels: BTreeMap<String, String>,
+    /// The Lattice service's name: the override annotation's, else the controller's.
+    pub service_name: String,
     pub hostnames: Vec<String>,
     pub rules: Vec<LatticeRule>,
 }
@@ -375,6 +377,8 @@ struct Meta {
     namespace: Option<String>,
     #[serde(default, deserialize_with = "null_as_default")]
     labels: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    annotations: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize, Clone, Debug)]
@@ -516,6 +520,15 @@ pub enum Source<'a> {
     Read(&'a Doc),
 }
 
+/// The Lattice service name of a route: its override annotation's, else the controller's.
+fn service_name_of(metadata: &Meta, name: &str, namespace: &str) -> String {
+    metadata
+        .annotations
+        .get(crate::services::OVERRIDE_ANNOTATION)
+        .cloned()
+        .unwrap_or_else(|| crate::platform::lattice_service_name(name, namespace))
+}
+
 /// A manifest as the routing model reads it. Made by parsing the text, or from the typed
 /// object the render's read-back already parsed (then without positions: see
 /// [`Doc::from_route`]).
@@ -532,6 +545,7 @@ fn meta_of(meta: &ObjectMeta) -> Meta {
         name: meta.name.clone().map(unplaced),
         namespace: meta.namespace.clone(),
         labels: meta.labels.clone().unwrap_or_default(),
+        annotations: meta.annotations.clone().unwrap_or_default(),
     }
 }
 
@@ -808,12 +822,14 @@ impl Network {
                     .entry(first.clone())
                     .or_insert(self.lattice.len());
             }
+            let service_name = service_name_of(metadata, &name, &namespace);
             self.lattice.push(LatticeRoute {
                 file: file.to_path_buf(),
                 namespace,
                 name,
                 name_pos,
                 labels: metadata.labels.clone(),
+                service_name,
                 hostnames: spec.hostnames.clone(),
                 rules,
             });

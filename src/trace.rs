@@ -426,7 +426,8 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
     say(
         o,
         format!(
-            "lattice   service {}/{}, custom domain {domain} ({})",
+            "lattice   service {} (route {}/{}), custom domain {domain} ({})",
+            route.service_name,
             route.namespace,
             route.name,
             route.file.display()
@@ -525,6 +526,7 @@ pub fn to_json(t: &Trace<'_>) -> Value {
     let lattice = t.lattice.map(|route| {
         let mut v = json!({
             "route": format!("{}/{}", route.namespace, route.name),
+            "service": route.service_name,
             "customDomain": route.hostnames.first(),
             "file": route.file,
             "rules": route.rules.len(),

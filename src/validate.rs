@@ -18,6 +18,7 @@ use crate::platform;
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
+    check_service_name_prefix(loaded, config_file, diags);
     let mut apps: Vec<App> = loaded
         .decls
         .iter()
@@ -408,6 +409,26 @@ fn check_dispatch_header(config: &Config, bad: &mut impl FnMut(String, &str)) {
     );
 }
 
+/// `lattice.serviceNamePrefix`: a prefix that makes names Lattice refuses. (The placeholder
+/// `init` writes is `check`'s finding: render names nothing with it.)
+fn check_service_name_prefix(loaded: &Loaded, file: &Path, diags: &mut Diagnostics) {
+    let Some(prefix) = &loaded.config.lattice.service_name_prefix else {
+        return;
+    };
+    let places = crate::places::Places::read(file, loaded.sources.text(file));
+    let at = &places.of(&["lattice", "serviceNamePrefix"]);
+    if let Some(problem) = crate::services::prefix_problem(prefix) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidConfig,
+                format!("lattice.serviceNamePrefix `{prefix}` makes Lattice service names such as `{prefix}-g01`, which {problem}"),
+            )
+            .at(at.clone())
+            .help("use lowercase letters, digits and single hyphens, not starting with `svc-`, at most 36 characters (shorter leaves room for app names)"),
+        );
+    }
+}
+
 /// A Lattice listener has 100 rule priorities, whatever the account's quota says.
 fn check_priority_limit(config: &Config, at: &Span, diags: &mut Diagnostics) {
     let q = &config.quotas;
@@ -570,7 +591,11 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
 
 /// The controller derives the Lattice service name from the route's name and namespace,
 /// truncated; two dedicated routes whose names collide would share one Lattice service.
+/// With `lattice.serviceNamePrefix` set, names are the plan's business (crate::services).
 fn check_service_name_collisions(apps: &[App], config: &Config, diags: &mut Diagnostics) {
+    if config.lattice.service_name_prefix.is_some() {
+        return;
+    }
     let mut seen: BTreeMap<String, &App> = BTreeMap::new();
     for app in apps.iter().filter(|a| a.host.is_some()) {
         let svc = platform::lattice_service_name(&app.name, &app.namespace);

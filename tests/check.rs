@@ -52,6 +52,10 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
     if dir.join("templates").is_dir() {
         args.extend(["--templates", "templates"]);
     }
+    // Another project's lock, sharing the service network.
+    if dir.join("also.lock").is_file() {
+        args.extend(["--also-lock", "also.lock"]);
+    }
     let scratch;
     let work: PathBuf = if dir.join("base").is_dir() {
         scratch = tempfile::tempdir().unwrap();

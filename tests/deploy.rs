@@ -290,6 +290,8 @@ fn an_init_project_renders_checks_and_its_kit_fits_argocd() {
             "workload",
             "--kong-cluster",
             "gateway",
+            "--service-name-prefix",
+            "web-routing",
         ],
     ));
     ok(&latgen(dir, &["render"]));
@@ -344,6 +346,7 @@ fn an_init_project_without_flags_fits_argocd_and_check_names_the_placeholders() 
     assert_eq!(
         settings,
         [
+            "lattice.serviceNamePrefix",
             "deploy.repoURL",
             "deploy.latticeCluster",
             "deploy.kongCluster"
@@ -365,6 +368,8 @@ fn a_new_namespace_needs_the_kit_rewritten() {
             "w",
             "--kong-cluster",
             "g",
+            "--service-name-prefix",
+            "ab",
         ],
     ));
     std::fs::write(

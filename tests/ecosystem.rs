@@ -67,17 +67,18 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
     );
 
     ok(&latgen(dir, &["render"]));
-    // Only the deploy settings init could not know are left (tests/deploy.rs has the rest).
+    // Only the settings init could not know are left (tests/deploy.rs has the rest): the
+    // three deploy settings and the service name prefix.
     let check = latgen(dir, &["check"]);
     assert_eq!(check.code, Some(1), "{}", check.stdout);
     assert!(
-        check.stdout.ends_with("\n3 errors, 0 warnings\n"),
+        check.stdout.ends_with("\n4 errors, 0 warnings\n"),
         "{}",
         check.stdout
     );
     assert_eq!(
         check.stdout.matches("error[placeholder-setting]").count(),
-        3
+        4
     );
     assert!(dir.join("latgen.lock").is_file());
     assert!(dir.join("generated/kong/httproute-example.yaml").is_file());
@@ -99,6 +100,8 @@ fn init_writes_the_deploy_settings_given_as_flags() {
             "workload",
             "--kong-cluster",
             "gateway",
+            "--service-name-prefix",
+            "routing",
         ],
     );
     ok(&run);
@@ -113,10 +116,20 @@ fn init_writes_the_deploy_settings_given_as_flags() {
     assert_eq!(deploy.project, "routing");
     assert_eq!(deploy.lattice_cluster, "workload");
     assert_eq!(deploy.kong_cluster, "gateway");
+    assert_eq!(
+        prepared.config.lattice.service_name_prefix.as_deref(),
+        Some("routing")
+    );
     ok(&latgen(dir, &["render"]));
     let check = latgen(dir, &["check"]);
     ok(&check);
     assert_eq!(check.stdout, "no findings\n");
+    let route = std::fs::read_to_string(dir.join("generated/lattice/httproute-group-01.yaml"));
+    assert_eq!(
+        latgen::services::annotation_in(&route.unwrap()).as_deref(),
+        Some("routing-g01"),
+        "the example app's group is named from the prefix"
+    );
 }
 
 #[test]
@@ -138,11 +151,13 @@ fn init_writes_every_default_into_latgen_yaml() {
     let run = latgen::prepare(&latgen::load::ProjectPaths::at_root(tmp.path()));
     let prepared = run.prepared.expect("the scaffold loads");
     assert!(run.diags.is_empty(), "{:?}", run.diags);
-    // Every default, and the deploy kit's section with its placeholders.
-    let want = latgen::config::Config {
+    // Every default, the deploy kit's section with its placeholders, and the
+    // placeholder of the service name prefix.
+    let mut want = latgen::config::Config {
         deploy: Some(latgen::config::DeployConfig::default()),
         ..Default::default()
     };
+    want.lattice.service_name_prefix = Some(latgen::config::PLACEHOLDER.to_string());
     assert_eq!(prepared.config, want);
     // Written out, not left to the defaults: every setting of the schema is in the file.
     let text = std::fs::read_to_string(tmp.path().join("latgen.yaml")).unwrap();
@@ -312,7 +327,7 @@ kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:22)
           won over kong-routes/shop-web (PathPrefix /shop): a shorter prefix
 bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.internal (generated/kong/service-cart-lattice.yaml)
           Host rewritten to group-02.lattice.internal
-lattice   service lattice-groups/group-02, custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
+lattice   service group-02-lattice-groups (route lattice-groups/group-02), custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
           rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:53), the first rule, in order, whose prefix starts the path as a string
 backend   Service team-commerce/cart-web, port 8080
 "

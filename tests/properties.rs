@@ -124,6 +124,8 @@ fn lock_of(state: &LockState) -> Lock {
             .collect(),
         rollout: state.rollout,
         dispatch: state.dispatch,
+        services: state.services.clone(),
+        existed: state.existed,
     }
 }
 

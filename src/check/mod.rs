@@ -15,6 +15,7 @@ use crate::load::ProjectPaths;
 use crate::output::{self, manifests};
 use crate::render::{Output, Templates};
 mod change;
+mod names;
 mod rollout;
 mod routes;
 mod staleness;
@@ -36,6 +37,8 @@ pub struct CheckOptions<'a> {
     pub step: Option<Step>,
     /// The base revision as the user gave it, for advice.
     pub base_rev: Option<String>,
+    /// Other projects' lock files whose Lattice service names this project's must not take.
+    pub also_locks: Vec<PathBuf>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -102,28 +105,20 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
     let (found, diff) = change_found?;
     diags.extend(found);
     diags.extend(committed_found);
-    let config = run.prepared.as_ref().map(|p| &p.config);
-    diags.extend(crate::deploy::findings(
-        &opts.paths,
-        &opts.out_dir,
-        config,
+    let trees = names::Committed {
+        head: &committed,
+        base: base.as_deref(),
+        out_dir: &opts.out_dir,
+    };
+    let prepared = run.prepared.as_ref();
+    diags.extend(project_findings(
+        opts,
+        prepared,
         rendered.as_ref(),
+        &trees,
+        &tree,
         &mut sources,
     ));
-    let rendered_files = match &rendered {
-        Some(Ok((out, _))) => Some(&out.files),
-        _ => None,
-    };
-    diags.extend(staleness::foreign_files(
-        &tree,
-        rendered_files,
-        &opts.out_dir,
-    ));
-    diags.extend(
-        output::interrupted_render(&opts.out_dir)
-            .into_iter()
-            .collect(),
-    );
     let kept = drop_superseded(diags);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
     let price = run
@@ -149,6 +144,43 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         diff,
         summary,
     })
+}
+
+/// What the project shows besides its routes: service names against what exists, the deploy
+/// kit, files in the output folder latgen did not write, and an interrupted render.
+fn project_findings(
+    opts: &CheckOptions,
+    prepared: Option<&Prepared>,
+    rendered: Option<&Result<(Output, crate::render::Docs), Diagnostics>>,
+    trees: &names::Committed,
+    tree: &BTreeMap<PathBuf, String>,
+    sources: &mut Sources,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    diags.extend(names::findings(prepared, trees, opts, sources));
+    let config = prepared.map(|p| &p.config);
+    diags.extend(crate::deploy::findings(
+        &opts.paths,
+        &opts.out_dir,
+        config,
+        rendered,
+        sources,
+    ));
+    let rendered_files = match rendered {
+        Some(Ok((out, _))) => Some(&out.files),
+        _ => None,
+    };
+    diags.extend(staleness::foreign_files(
+        tree,
+        rendered_files,
+        &opts.out_dir,
+    ));
+    diags.extend(
+        output::interrupted_render(&opts.out_dir)
+            .into_iter()
+            .collect(),
+    );
+    diags
 }
 
 /// Where the committed tree stands in its rollout, when it is the step `render --base` writes.

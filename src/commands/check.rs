@@ -60,6 +60,10 @@ pub struct CheckArgs {
     /// break routing by going live first. `auto`: the merge base with the default branch.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    /// The latgen.lock of another project whose routes share the service network: warn
+    /// when one of its Lattice service names is also one of this project's. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub also_lock: Vec<PathBuf>,
     #[command(flatten)]
     pub color: super::args::ColorArg,
 }
@@ -104,6 +108,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         base,
         step,
         base_rev: args.base.clone(),
+        also_locks: args.also_lock.clone(),
     };
     match crate::check::check(&opts) {
         Ok(report) => finish(args, report, ui),

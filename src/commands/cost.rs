@@ -42,6 +42,9 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
                     "dispatch": c.other.0.as_str(), "services": c.other.1,
                     "monthlyUsd": (c.other.2 * 100.0).round() / 100.0,
                 },
+                "serviceNames": c.names.iter().map(|(route, name, set)| serde_json::json!({
+                    "route": route, "name": name, "namedBy": set,
+                })).collect::<Vec<_>>(),
             })
         ),
     }

@@ -27,6 +27,10 @@ pub struct InitArgs {
     /// The gateway cluster's name in Argo CD (deploy.kongCluster) [default: a placeholder].
     #[arg(long, value_name = "NAME")]
     pub kong_cluster: Option<String>,
+    /// The prefix of this project's Lattice service names (lattice.serviceNamePrefix,
+    /// e.g. shop-prod) [default: a placeholder that `latgen render` and `check` report].
+    #[arg(long, value_name = "PREFIX")]
+    pub service_name_prefix: Option<String>,
     #[command(flatten)]
     pub color: super::args::ColorArg,
 }
@@ -52,6 +56,14 @@ fn settings(args: &InitArgs) -> String {
             let value = crate::render::yaml_scalar(value.clone());
             text = text.replacen(&line, &format!("\n  {key}: {value}\n"), 1);
         }
+    }
+    if let Some(prefix) = &args.service_name_prefix {
+        let value = crate::render::yaml_scalar(prefix.clone());
+        text = text.replacen(
+            &format!("\n  serviceNamePrefix: {}\n", crate::config::PLACEHOLDER),
+            &format!("\n  serviceNamePrefix: {value}\n"),
+            1,
+        );
     }
     text
 }

@@ -23,6 +23,9 @@ pub struct Cost {
     /// What the other dispatch mode would give, planned afresh: the mode, its Lattice
     /// services and their monthly cost.
     pub other: (Dispatch, usize, f64),
+    /// Each Lattice service: its route (a group's, or a host-routed app's), its name and
+    /// who chose the name (`latgen` or `controller`).
+    pub names: Vec<(String, String, &'static str)>,
 }
 
 /// The Lattice services a fresh plan of `prepared`'s apps takes under `dispatch`.
@@ -50,6 +53,13 @@ pub fn cost(prepared: &Prepared) -> Cost {
     let saving = monthly_one_per_app - monthly;
     let other_mode = prepared.config.lattice.dispatch.other();
     let other_services = services_under(prepared, other_mode);
+    let names = crate::services::routes(plan, &prepared.apps, &prepared.config)
+        .into_iter()
+        .map(|r| {
+            let s = crate::services::effective(plan, &r.route, &r.namespace);
+            (r.route, s.name, s.set.as_str())
+        })
+        .collect();
     Cost {
         other: (other_mode, other_services, other_services as f64 * price),
         services,
@@ -64,6 +74,7 @@ pub fn cost(prepared: &Prepared) -> Cost {
         } else {
             0.0
         },
+        names,
     }
 }
 
@@ -114,6 +125,16 @@ pub fn cost_table(c: &Cost) -> String {
     ]
     .join("\n")
         + "\n"
+        + &names_table(c)
+}
+
+/// The Lattice services by name, with the route each is for.
+fn names_table(c: &Cost) -> String {
+    let mut out = String::from("\nLattice service names (route: name, named by)\n");
+    for (route, name, set) in &c.names {
+        out.push_str(&format!("  {route}: {name} ({set})\n"));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -125,10 +125,13 @@ impl Versions for Between<'_> {
                 },
             })
             .collect();
+        // The route keeps the service name it is created with, whatever step it is at.
+        let service_name = crate::services::annotation_in(target);
         let ctx = minijinja::context! {
             name => &new.name,
             namespace => &new.namespace,
             number => number,
+            service_name => &service_name,
             hostname => self.config.group_domain(number),
             gateway => Ctx::from(Serde(&GatewayCtx::from(&self.config.lattice.gateway))),
             rules => Ctx::from(Serde(&ctx_rules)),
@@ -140,6 +143,7 @@ impl Versions for Between<'_> {
             kind: Kind::HttpRoute,
             name: new.name.clone(),
             namespace: Some(new.namespace.clone()),
+            service_name,
         };
         checked_file(template, &text, &expect, ReadOptions::default())
             .ok()
@@ -156,6 +160,7 @@ impl Versions for Between<'_> {
             kind: Kind::Kustomization,
             name: String::new(),
             namespace: None,
+            service_name: None,
         };
         checked_file(template, &text, &expect, ReadOptions::default())
             .ok()

@@ -1,0 +1,175 @@
+//! Lattice service names against what exists: a route's service keeps the name it was
+//! created with, so a lock that records another name for a committed route is wrong
+//! (`service-name-changed`); and another project's lock given with `--also-lock` must not
+//! hold a name of this one (`service-name-collision`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::Prepared;
+use crate::codes::Code;
+use crate::config::{Config, PLACEHOLDER};
+use crate::confine::Project;
+use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
+use crate::lock::NamedBy;
+use crate::platform;
+use crate::services::{annotation_in, effective, routes};
+
+/// The committed trees a route may already exist in: the head's, and the base's.
+pub struct Committed<'a> {
+    pub head: &'a BTreeMap<PathBuf, String>,
+    pub base: Option<&'a BTreeMap<PathBuf, String>>,
+    pub out_dir: &'a Path,
+}
+
+/// Every finding about service names: changed names, collisions with the locks given with
+/// `--also-lock`, and the placeholder prefix.
+pub fn findings(
+    prepared: Option<&Prepared>,
+    committed: &Committed,
+    opts: &super::CheckOptions,
+    sources: &mut Sources,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let Some(prepared) = prepared else {
+        return diags;
+    };
+    diags.extend(changed_names(prepared, committed));
+    diags.extend(also_locks(
+        prepared,
+        &opts.also_locks,
+        &opts.paths.root,
+        sources,
+    ));
+    if let Some(d) = placeholder_prefix(&prepared.config, &opts.paths.config, sources) {
+        diags.push(d);
+    }
+    diags
+}
+
+/// Each route whose committed manifest shows a Lattice service name (its annotation, or
+/// the controller's name without one) other than the one the lock records.
+pub fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let plan = &prepared.plan;
+    if plan.lock.services.is_none() {
+        return diags;
+    }
+    for r in routes(plan, &prepared.apps, &prepared.config) {
+        let rel = Path::new("lattice").join(format!("httproute-{}.yaml", r.route));
+        let recorded = effective(plan, &r.route, &r.namespace);
+        // The base is what is live (or about to be); the head, what this change commits.
+        let found = committed
+            .base
+            .and_then(|b| b.get(&rel))
+            .or_else(|| committed.head.get(&rel));
+        let Some(text) = found else {
+            continue;
+        };
+        let (created, by) = match annotation_in(text) {
+            Some(name) => (name, NamedBy::Latgen),
+            None => (
+                platform::lattice_service_name(&r.route, &r.namespace),
+                NamedBy::Controller,
+            ),
+        };
+        if created != recorded.name {
+            diags.push(
+                Diagnostic::error(
+                    Code::ServiceNameChanged,
+                    format!(
+                        "route `{}` exists with the Lattice service name `{created}`, but latgen.lock records `{}`: the controller names a service only when it creates it and ignores the change",
+                        r.route, recorded.name
+                    ),
+                )
+                .at(Span::file(committed.out_dir.join(&rel)))
+                .help(format!(
+                    "put back `{}: {{name: {created}, set: {}}}` under services in latgen.lock, then run `latgen render` (to rename the service, delete the route and let latgen create it anew)",
+                    r.route,
+                    by.as_str()
+                )),
+            );
+        }
+    }
+    diags
+}
+
+/// The findings of `--also-lock`: names this project's routes share with another
+/// project's lock, and any problem reading it.
+pub fn also_locks(
+    prepared: &Prepared,
+    files: &[PathBuf],
+    root: &Path,
+    sources: &mut Sources,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let project = Project::new(root);
+    for file in files {
+        let text = match read_other_lock(file, &project) {
+            Ok(t) => t,
+            Err(d) => {
+                diags.push(d);
+                continue;
+            }
+        };
+        let Some(lock) = crate::lock::parse(file, &text, &mut diags) else {
+            continue;
+        };
+        sources.insert(file.clone(), text);
+        diags.extend(crate::services::collisions_with(
+            &prepared.plan,
+            &prepared.apps,
+            &prepared.config,
+            &lock,
+            file,
+        ));
+    }
+    diags
+}
+
+/// Another project's lock. One inside this project's folder (the PR's content) is read as
+/// every input is, so a link cannot lead out of it; one outside is where the command
+/// line points. Either way, only a regular file is read (a FIFO would block).
+fn read_other_lock(file: &Path, project: &Project) -> Result<String, Diagnostic> {
+    let cannot = |why: String| {
+        Diagnostic::error(
+            Code::IoError,
+            format!("cannot read {}: {why}", file.display()),
+        )
+        .help("give --also-lock the latgen.lock of another project that shares the service network")
+    };
+    let inside = std::path::absolute(file)
+        .ok()
+        .and_then(|p| p.parent()?.canonicalize().ok())
+        .is_some_and(|dir| dir.starts_with(project.root()));
+    let bytes = if inside {
+        project
+            .read(file)?
+            .ok_or_else(|| cannot("no such file".to_string()))?
+    } else {
+        let meta = std::fs::metadata(file).map_err(|e| cannot(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(cannot("not a regular file".to_string()));
+        }
+        std::fs::read(file).map_err(|e| cannot(e.to_string()))?
+    };
+    String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8 text".to_string()))
+}
+
+/// `lattice.serviceNamePrefix` still the placeholder `init` wrote: the routes rendered
+/// meanwhile carry no name, and would keep the controller's once created.
+pub fn placeholder_prefix(config: &Config, file: &Path, sources: &Sources) -> Option<Diagnostic> {
+    let prefix = config.lattice.service_name_prefix.as_deref()?;
+    if !prefix.contains(PLACEHOLDER) {
+        return None;
+    }
+    let places = crate::places::Places::read(file, sources.text(file));
+    Some(
+        Diagnostic::error(
+            Code::PlaceholderSetting,
+            format!("lattice.serviceNamePrefix is still the placeholder `{prefix}`: latgen names no Lattice service until it is set, and a route created meanwhile keeps the controller's name for good"),
+        )
+        .at(places.of(&["lattice", "serviceNamePrefix"]))
+        .help("set it in latgen.yaml to a name for this project unique in its service network (e.g. `shop-prod`), then run `latgen render`"),
+    )
+}

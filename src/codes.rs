@@ -113,6 +113,7 @@ codes! {
     NestedPrefix = "nested-prefix", Error, "two apps' prefixes nest in one Lattice route: Lattice misroutes the outer app's traffic";
     RuleShadowed = "rule-shadowed", Error, "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)";
     UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it, or no Kong route sets the header it matches";
+    KongPluginConflict = "kong-plugin-conflict", Warning, "a KongPlugin on a Kong route latgen writes may silently replace its Host rewrite or dispatch header";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
     ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD does not apply it";

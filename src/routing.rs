@@ -148,6 +148,10 @@ pub struct KongRoute {
     pub rewrite_host: Option<String>,
     /// The route's RequestHeaderModifier.
     pub header_changes: HeaderChanges,
+    /// The KongPlugins the route names (`konghq.com/plugins`), if any.
+    pub plugins: Option<String>,
+    /// Where the route's name is written.
+    pub name_pos: Pos,
     pub backend: Option<BackendRef>,
 }
 
@@ -793,6 +797,8 @@ impl Network {
                     namespace: namespace.clone(),
                     name: name.clone(),
                     app: metadata.labels.get("app.kubernetes.io/name").cloned(),
+                    plugins: metadata.annotations.get("konghq.com/plugins").cloned(),
+                    name_pos,
                     hostnames: spec.hostnames.clone(),
                     matches,
                     rewrite_host: rule

@@ -24,7 +24,7 @@ pub use change::change_warnings;
 
 use crate::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
-use routes::{resolution, route_quotas, shadowing, unnamed_header_rules};
+use routes::{kong_plugins, resolution, route_quotas, shadowing, unnamed_header_rules};
 use staleness::staleness;
 
 pub struct CheckOptions<'a> {
@@ -320,6 +320,7 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         .collect();
     diags.extend(shadows);
     diags.extend(unnamed_header_rules(net));
+    diags.extend(kong_plugins(net));
     diags.extend(resolution(net, prepared, &flagged));
     if let Some(prepared) = prepared {
         diags.extend(route_quotas(net, prepared));

@@ -166,15 +166,20 @@ pub(super) fn resolution(
 /// names is never reached (an app whose Kong side is missing or sets another value).
 pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
     let mut diags = Diagnostics::new();
+    // Kong routes by the host they rewrite to, looked up once per Lattice route: a scan of
+    // every Kong route per Lattice route grew with the square of the apps.
+    let mut by_host: std::collections::HashMap<&str, Vec<&crate::routing::KongRoute>> =
+        std::collections::HashMap::new();
+    for k in &net.kong {
+        if let Some(host) = k.rewrite_host.as_deref() {
+            by_host.entry(host).or_default().push(k);
+        }
+    }
     for route in &net.lattice {
         let Some(domain) = route.hostnames.first() else {
             continue;
         };
-        let kong: Vec<&crate::routing::KongRoute> = net
-            .kong
-            .iter()
-            .filter(|k| k.rewrite_host.as_deref() == Some(domain.as_str()))
-            .collect();
+        let kong = by_host.get(domain.as_str()).map_or(&[][..], Vec::as_slice);
         for (i, rule) in route.rules.iter().enumerate() {
             for m in &rule.matches {
                 let Some((name, Some(value))) = m.headers.first() else {

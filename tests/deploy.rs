@@ -39,35 +39,8 @@ fn crd_schema(file: &str) -> Value {
         .expect("the CRD serves v1alpha1")
         .clone();
     let mut schema = version["schema"]["openAPIV3Schema"].clone();
-    strict(&mut schema, true);
+    common::strict_schema(&mut schema);
     schema
-}
-
-/// Refuses unknown fields, as `kubectl apply --validate=strict` does: every object schema
-/// with properties (and no preserve-unknown-fields) gets `additionalProperties: false`;
-/// metadata is left to the API server.
-fn strict(schema: &mut Value, top: bool) {
-    if let Some(obj) = schema.as_object_mut() {
-        let open = obj.contains_key("x-kubernetes-preserve-unknown-fields");
-        if obj.contains_key("properties") && !obj.contains_key("additionalProperties") && !open {
-            obj.insert("additionalProperties".into(), Value::Bool(false));
-        }
-        for (key, child) in obj.iter_mut() {
-            if top && key == "properties" {
-                for (name, p) in child.as_object_mut().into_iter().flatten() {
-                    if name != "metadata" {
-                        strict(p, false);
-                    }
-                }
-                continue;
-            }
-            strict(child, false);
-        }
-    } else if let Some(arr) = schema.as_array_mut() {
-        for child in arr {
-            strict(child, false);
-        }
-    }
 }
 
 /// The kit's documents by file name, parsed.

@@ -20,35 +20,8 @@ fn crd_schema() -> Value {
         .find(|v| v["name"] == "v1")
         .expect("the CRD serves v1");
     let mut schema = v1["schema"]["openAPIV3Schema"].clone();
-    strict(&mut schema, true);
+    common::strict_schema(&mut schema);
     schema
-}
-
-/// Refuses unknown fields, as `kubectl apply --validate=strict` does: every object schema
-/// with properties gets `additionalProperties: false` (metadata is validated elsewhere).
-fn strict(schema: &mut Value, top: bool) {
-    if let Some(obj) = schema.as_object_mut() {
-        if obj.contains_key("properties") && !obj.contains_key("additionalProperties") {
-            obj.insert("additionalProperties".into(), Value::Bool(false));
-        }
-        for (key, child) in obj.iter_mut() {
-            if top && key == "properties" {
-                if let Some(props) = child.as_object_mut() {
-                    for (name, p) in props.iter_mut() {
-                        if name != "metadata" {
-                            strict(p, false);
-                        }
-                    }
-                }
-                continue;
-            }
-            strict(child, false);
-        }
-    } else if let Some(arr) = schema.as_array_mut() {
-        for child in arr {
-            strict(child, false);
-        }
-    }
 }
 
 /// The CEL rules on path matches (`x-kubernetes-validations` of HTTPPathMatch), the

@@ -192,3 +192,38 @@ pub fn assert_snapshot(path: &Path, actual: &str) {
         path.display()
     );
 }
+
+/// A CRD's schema made strict for the object at its top (see `strict`).
+pub fn strict_schema(schema: &mut serde_json::Value) {
+    strict(schema, true);
+}
+
+/// Refuses unknown fields, as `kubectl apply --validate=strict` does: every object schema
+/// with properties (and no preserve-unknown-fields) gets `additionalProperties: false`;
+/// metadata is left to the API server.
+fn strict(schema: &mut serde_json::Value, top: bool) {
+    if let Some(obj) = schema.as_object_mut() {
+        let open = obj.contains_key("x-kubernetes-preserve-unknown-fields");
+        if obj.contains_key("properties") && !obj.contains_key("additionalProperties") && !open {
+            obj.insert(
+                "additionalProperties".into(),
+                serde_json::Value::Bool(false),
+            );
+        }
+        for (key, child) in obj.iter_mut() {
+            if top && key == "properties" {
+                for (name, p) in child.as_object_mut().into_iter().flatten() {
+                    if name != "metadata" {
+                        strict(p, false);
+                    }
+                }
+                continue;
+            }
+            strict(child, false);
+        }
+    } else if let Some(arr) = schema.as_array_mut() {
+        for child in arr {
+            strict(child, false);
+        }
+    }
+}

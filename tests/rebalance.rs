@@ -430,14 +430,7 @@ fn a_host_routed_app_moves_between_groups_under_header_dispatch() {
 /// service: $189.80 a month; each mode's `cost` prints what the other would cost.
 #[test]
 fn cost_under_header_dispatch_is_eight_services() {
-    let tmp = common::copy_project(&common::root());
-    let yaml = tmp.path().join("latgen.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap();
-    std::fs::write(
-        &yaml,
-        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
-    )
-    .unwrap();
+    let tmp = common::header_copy_of_example();
     let c = latgen::rebalance::cost(&common::built(tmp.path()).prepared);
     assert_eq!((c.services, c.groups, c.dedicated, c.apps), (8, 8, 0, 79));
     assert_eq!(latgen::rebalance::dollars(c.monthly), "$189.80");

@@ -64,7 +64,7 @@ fn example_routes_every_declared_path_correctly() {
 /// value, or a header Lattice reserves.
 #[test]
 fn example_under_header_dispatch_routes_every_probe_forged_headers_included() {
-    let tmp = header_copy_of_example();
+    let tmp = common::header_copy_of_example();
     let built = common::built(tmp.path());
     let plan = &built.prepared.plan;
     assert_eq!((plan.groups.len(), plan.dedicated.len()), (8, 0));
@@ -186,21 +186,8 @@ fn typed_read_back_models_a_manifest_as_parsing_it_does() {
 /// The same under header dispatch: header matches and header modifiers read alike.
 #[test]
 fn typed_read_back_models_header_dispatch_as_parsing_it_does() {
-    let tmp = header_copy_of_example();
+    let tmp = common::header_copy_of_example();
     read_back_models_as_parsing(tmp.path());
-}
-
-/// A copy of the example with `dispatch: header`.
-fn header_copy_of_example() -> tempfile::TempDir {
-    let tmp = common::copy_project(&common::root());
-    let yaml = tmp.path().join("latgen.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap();
-    std::fs::write(
-        &yaml,
-        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
-    )
-    .unwrap();
-    tmp
 }
 
 fn read_back_models_as_parsing(root: &Path) {

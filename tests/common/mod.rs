@@ -227,3 +227,16 @@ fn strict(schema: &mut serde_json::Value, top: bool) {
         }
     }
 }
+
+/// A copy of the example with `dispatch: header`.
+pub fn header_copy_of_example() -> tempfile::TempDir {
+    let tmp = copy_project(&root());
+    let yaml = tmp.path().join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+    )
+    .unwrap();
+    tmp
+}

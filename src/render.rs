@@ -4,12 +4,11 @@
 //! was meant: one document, the expected kind, name and namespace, and no field the type
 //! does not know. Templates cannot inject objects or keys through a value.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use minijinja::value::Serde;
 use minijinja::{AutoEscape, Environment, UndefinedBehavior, Value as Ctx};
-use serde::{Deserialize, Serialize};
 
 use crate::codes::Code;
 use crate::config::{Config, GatewayRef};
@@ -75,14 +74,23 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 
 mod between;
 mod not_stored;
+mod objects;
+mod readback;
 pub use between::Between;
 pub use not_stored::not_stored_findings;
+use objects::{
+    BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute, KustomizationCtx,
+    Object, ReferenceGrant, RuleCtx, TargetGroupPolicy,
+};
+use readback::{CheckedFile, ReadOptions, checked_file, with_header};
 
 /// A compiled template set, built once per run.
 pub struct Templates {
     env: Environment<'static>,
     /// The folder given with `--templates`, and the names of the templates found there.
     custom: Option<(PathBuf, Vec<&'static str>)>,
+    /// Whether the built-in templates' output is read back too (`--verify`).
+    verify: bool,
 }
 
 impl Templates {
@@ -126,7 +134,15 @@ impl Templates {
         Ok(Templates {
             env,
             custom: dir.map(|(d, _)| (d.to_path_buf(), custom)),
+            verify: false,
         })
+    }
+
+    /// With `on`, the built-in templates' output is parsed back too and must equal the
+    /// typed model of each object (`--verify`); custom templates' always is.
+    pub fn verifying(mut self, on: bool) -> Templates {
+        self.verify = on;
+        self
     }
 
     /// Whether template `name` comes from the `--templates` folder: only those can leave
@@ -186,14 +202,6 @@ pub fn yaml_scalar(value: String) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct GatewayCtx<'a> {
-    name: &'a str,
-    namespace: Option<&'a str>,
-    #[serde(rename = "sectionName")]
-    section_name: Option<&'a str>,
-}
-
 impl<'a> From<&'a GatewayRef> for GatewayCtx<'a> {
     fn from(g: &'a GatewayRef) -> Self {
         GatewayCtx {
@@ -204,35 +212,25 @@ impl<'a> From<&'a GatewayRef> for GatewayCtx<'a> {
     }
 }
 
-#[derive(Serialize)]
-struct BackendCtx<'a> {
-    name: &'a str,
-    namespace: &'a str,
-    port: u16,
-}
-
-#[derive(Serialize)]
-struct HeaderCtx<'a> {
-    name: &'a str,
-    value: &'a str,
-}
-
-#[derive(Serialize)]
-struct RuleCtx<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    path: &'a str,
-    app: &'a str,
-    /// The header the rule also matches (header dispatch): the app's name.
-    header: Option<HeaderCtx<'a>>,
-    backend: BackendCtx<'a>,
-}
-
 fn rule_ctx<'a>(apps: &'a [App], rule: &'a Rule) -> RuleCtx<'a> {
-    let app = &apps[rule.app];
+    ctx_of_rule(apps, rule.app, rule.kind, Cow::Borrowed(&rule.path))
+}
+
+/// The context of a rule made for one object only (the Kong side's are).
+fn owned_rule_ctx(apps: &[App], rule: Rule) -> RuleCtx<'_> {
+    ctx_of_rule(apps, rule.app, rule.kind, Cow::Owned(rule.path))
+}
+
+fn ctx_of_rule<'a>(
+    apps: &'a [App],
+    app: AppId,
+    kind: crate::model::MatchKind,
+    path: Cow<'a, str>,
+) -> RuleCtx<'a> {
+    let app = &apps[app];
     RuleCtx {
-        kind: rule.kind.gateway_api_type(),
-        path: &rule.path,
+        kind: kind.gateway_api_type(),
+        path,
         app: &app.name,
         header: None,
         backend: BackendCtx {
@@ -283,36 +281,26 @@ impl Kind {
     }
 }
 
-/// kustomize's file format, reduced to what latgen writes.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Kustomization {
-    #[serde(rename = "apiVersion")]
-    api_version: String,
-    kind: String,
-    resources: Vec<String>,
-}
-
 /// File name of an object: `<kind>-<name>.yaml`, lowercase, predictable from the plan.
 fn file_name(kind: Kind, name: &str) -> String {
     format!("{}-{name}.yaml", kind.api().1.to_ascii_lowercase())
 }
 
-/// How to make an object's template context; made on the thread that renders it.
-type MakeCtx<'a> = Box<dyn FnOnce() -> Ctx + Send + 'a>;
+/// How to make an object's context; made on the thread that renders it.
+type MakeObject<'a> = Box<dyn FnOnce() -> Object<'a> + Send + 'a>;
 
 /// One object to render: the template, its context and what it must turn out to be.
 struct Job<'a> {
     side: Side,
     file: String,
     template: &'static str,
-    ctx: MakeCtx<'a>,
+    object: MakeObject<'a>,
     expect: Expect,
 }
 
-/// Collects the objects of a tree and renders and checks them in parallel, a batch at a
-/// time (making the contexts, rendering and the typed read-back are the work, and
-/// independent per object; batches keep the jobs waiting in memory few).
+/// Collects the objects of a tree and renders them in parallel, a batch at a time (making
+/// the contexts and rendering, and the typed read-back where there is one, are the work,
+/// and independent per object; batches keep the jobs waiting in memory few).
 struct Renderer<'a> {
     templates: &'a Templates,
     jobs: Vec<Job<'a>>,
@@ -330,14 +318,15 @@ struct Rendered {
     file: String,
     template: &'static str,
     body: String,
-    /// The routing model of the object, from its read-back, when asked for.
+    /// The routing model of the object, when asked for.
     doc: Option<Doc>,
     /// Fields the API server would add to it.
     added: Vec<crate::stored::Added>,
 }
 
 /// The routing model of each rendered route and Service, by path relative to the output
-/// folder, made from the typed read-back so that a check need not parse them again.
+/// folder: from the typed model of a built-in template's object, from the typed read-back
+/// of a custom one's; a check need not parse them again.
 pub type Docs = BTreeMap<PathBuf, Doc>;
 
 impl<'a> Renderer<'a> {
@@ -345,11 +334,11 @@ impl<'a> Renderer<'a> {
         &mut self,
         side: Side,
         template: &'static str,
-        ctx: impl FnOnce() -> Ctx + Send + 'a,
+        object: impl FnOnce() -> Object<'a> + Send + 'a,
         expect: Expect,
     ) {
         let file = file_name(expect.kind, &expect.name);
-        self.emit_as(side, file, template, ctx, expect);
+        self.emit_as(side, file, template, object, expect);
     }
 
     fn emit_as(
@@ -357,14 +346,14 @@ impl<'a> Renderer<'a> {
         side: Side,
         file: String,
         template: &'static str,
-        ctx: impl FnOnce() -> Ctx + Send + 'a,
+        object: impl FnOnce() -> Object<'a> + Send + 'a,
         expect: Expect,
     ) {
         self.jobs.push(Job {
             side,
             file,
             template,
-            ctx: Box::new(ctx),
+            object: Box::new(object),
             expect,
         });
         if self.jobs.len() >= BATCH {
@@ -379,23 +368,9 @@ impl<'a> Renderer<'a> {
         let results: Vec<Result<Rendered, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .map(|job| {
-                let text = templates
-                    .render(job.template, (job.ctx)())
-                    .map_err(|e| template_error(job.template, None, &e))?;
-                let read = ReadOptions {
-                    keep_doc: keep,
-                    stored_form: templates.is_custom(job.template),
-                };
-                let checked = checked_file(job.template, &text, &job.expect, read)?;
+                let done = render_job(templates, job, keep);
                 crate::progress::advance(1);
-                Ok(Rendered {
-                    side: job.side,
-                    file: job.file,
-                    template: job.template,
-                    body: checked.body,
-                    doc: checked.doc,
-                    added: checked.added,
-                })
+                done
             })
             .collect();
         for r in results {
@@ -412,241 +387,44 @@ impl<'a> Renderer<'a> {
     }
 }
 
-/// A rendered object as it is written, and what its read-back found.
-struct CheckedFile {
-    body: String,
-    /// The routing model of a route or Service, when asked for.
-    doc: Option<Doc>,
-    /// Fields the API server would add to the object.
-    added: Vec<crate::stored::Added>,
-}
-
-/// What the read-back of a rendered object finds besides checking it.
-#[derive(Clone, Copy, Default)]
-struct ReadOptions {
-    /// The routing model of a route or Service.
-    keep_doc: bool,
-    /// The fields the API server would add to it.
-    stored_form: bool,
-}
-
-/// The file a rendered object is written as (the header, then the text), checked: what is
-/// read back is exactly what is written after the header lines; with `read`, also what
-/// else the read-back should find.
-fn checked_file(
-    template: &str,
-    text: &str,
-    expect: &Expect,
-    read: ReadOptions,
-) -> Result<CheckedFile, Diagnostic> {
-    let head = if starts_document(text) {
-        HEADER_COMMENT
+/// Renders one object. A custom template's output is read back into its typed object,
+/// always; a built-in template's only with `--verify` (then it must equal the typed
+/// model), since tests/proof.rs and the `pipeline` fuzz target prove that it does for any
+/// valid input. The routing model, when asked for, comes from the typed model of a
+/// built-in template's object and from the read-back of a custom one's.
+fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendered, Diagnostic> {
+    let object = (job.object)();
+    let text = templates
+        .render(job.template, object.context())
+        .map_err(|e| template_error(job.template, None, &e))?;
+    let custom = templates.is_custom(job.template);
+    let model = (!custom && (keep_doc || templates.verify)).then(|| object.model());
+    let checked = if custom || templates.verify {
+        let read = ReadOptions {
+            keep_doc: keep_doc && custom,
+            stored_form: custom,
+            model: model.as_ref(),
+        };
+        checked_file(job.template, &text, &job.expect, read)?
     } else {
-        HEADER_LINES
-    };
-    let mut body = String::with_capacity(head.len() + text.len());
-    body.push_str(head);
-    body.push_str(text.trim_end());
-    body.push('\n');
-    match typed_check(&body[head.len()..], expect, read) {
-        Ok(read) => Ok(CheckedFile {
-            body,
-            doc: read.doc,
-            added: read.added,
-        }),
-        Err(why) => {
-            let (_, kind) = expect.kind.api();
-            let what = match expect.name.as_str() {
-                "" => kind.to_string(),
-                name => format!("{kind} `{name}`"),
-            };
-            Err(Diagnostic::error(
-                Code::RenderedInvalid,
-                format!("template {template} rendered an invalid {what}: {why}"),
-            )
-            .help("fix the template; every rendered object must parse back as the object latgen meant"))
-        }
-    }
-}
-
-/// What the read-back of a rendered object found.
-#[derive(Debug)]
-struct ReadBack {
-    /// The routing model of a route or Service, when asked for.
-    doc: Option<Doc>,
-    /// Fields the API server would add to the object.
-    added: Vec<crate::stored::Added>,
-}
-
-/// The fields the API server would add to a typed object; `spec` alone for a custom
-/// resource, where the CRD's defaults apply under `spec`.
-fn added_by_server<T: Serialize>(
-    kind: crate::stored::StoredKind,
-    spec: &T,
-) -> Vec<crate::stored::Added> {
-    use crate::stored::{StoredKind, missing_defaults};
-    if kind == StoredKind::NoDefaults {
-        return Vec::new();
-    }
-    let Ok(value) = serde_json::to_value(spec) else {
-        return Vec::new();
-    };
-    let mut object = match kind {
-        StoredKind::HttpRoute => serde_json::json!({ "spec": value }),
-        _ => value,
-    };
-    missing_defaults(kind, &mut object)
-}
-
-/// Whether `text` has its own document start (`---`) before any content, as a custom
-/// template may: the header then adds none, which would leave an empty document first.
-fn starts_document(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(|l| l == "---" || l.starts_with("--- "))
-}
-
-/// Parses `text` as one YAML document of the expected kind and checks that its typed form
-/// says the same as the text (no unknown or mistyped fields) and names the expected object.
-/// Finds what `read` asks for besides.
-fn typed_check(text: &str, expect: &Expect, read: ReadOptions) -> Result<ReadBack, String> {
-    use crate::crd::targetgrouppolicy::TargetGroupPolicySpec;
-    use crate::stored::StoredKind;
-    use gateway_api::apis::standard::{
-        httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
-    };
-    use k8s_openapi::api::core::v1::Service;
-    let keep = read.keep_doc;
-    let stored = |kind| {
-        if read.stored_form {
-            kind
-        } else {
-            StoredKind::NoDefaults
+        CheckedFile {
+            body: with_header(&text).0,
+            doc: None,
+            added: Vec::new(),
         }
     };
-    let (api_version, kind) = expect.kind.api();
-    let (doc_api, doc_kind, meta, doc, added) = match expect.kind {
-        Kind::HttpRoute => {
-            let d: Object<HttpRouteSpec> = parse_typed(text)?;
-            let doc = keep.then(|| Doc::from_route(&d.metadata, &d.spec));
-            let added = added_by_server(stored(StoredKind::HttpRoute), &d.spec);
-            (d.api_version, d.kind, d.metadata, doc, added)
-        }
-        Kind::ReferenceGrant => {
-            let d: Object<ReferenceGrantSpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata, None, Vec::new())
-        }
-        Kind::TargetGroupPolicy => {
-            let d: Object<TargetGroupPolicySpec> = parse_typed(text)?;
-            (d.api_version, d.kind, d.metadata, None, Vec::new())
-        }
-        // k8s-openapi checks apiVersion and kind itself.
-        Kind::Service => {
-            let svc: Service = parse_typed(text)?;
-            let doc = keep.then(|| {
-                let external = svc.spec.as_ref().and_then(|s| s.external_name.as_deref());
-                Doc::from_service(&svc.metadata, external)
-            });
-            let added = added_by_server(stored(StoredKind::Service), &svc);
-            (
-                api_version.to_string(),
-                kind.to_string(),
-                svc.metadata,
-                doc,
-                added,
-            )
-        }
-        Kind::Kustomization => {
-            let k: Kustomization = parse_typed(text)?;
-            return if (k.api_version.as_str(), k.kind.as_str()) == (api_version, kind) {
-                Ok(ReadBack {
-                    doc: None,
-                    added: Vec::new(),
-                })
-            } else {
-                Err(format!("expected apiVersion {api_version} and kind {kind}"))
-            };
-        }
+    let doc = match &model {
+        Some(model) if keep_doc => model.doc(),
+        _ => checked.doc,
     };
-    if (doc_api.as_str(), doc_kind.as_str()) != (api_version, kind) {
-        return Err(format!("expected apiVersion {api_version} and kind {kind}"));
-    }
-    if meta.name.as_deref() != Some(expect.name.as_str()) {
-        return Err(format!("metadata.name is not `{}`", expect.name));
-    }
-    if meta.namespace != expect.namespace {
-        return Err(format!(
-            "metadata.namespace is not `{}`",
-            expect.namespace.as_deref().unwrap_or("")
-        ));
-    }
-    check_override(&meta, expect)?;
-    Ok(ReadBack { doc, added })
-}
-
-/// A route latgen names the Lattice service of must carry the name in the override
-/// annotation (a custom template could leave it out).
-fn check_override(
-    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    expect: &Expect,
-) -> Result<(), String> {
-    if let Some(want) = &expect.service_name {
-        let have = meta
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(crate::services::OVERRIDE_ANNOTATION));
-        if have != Some(want) {
-            return Err(format!(
-                "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
-                crate::services::OVERRIDE_ANNOTATION
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// A Kubernetes object with a typed spec, as a manifest writes it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Object<S> {
-    #[serde(rename = "apiVersion")]
-    api_version: String,
-    kind: String,
-    metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    // Read only to be checked: it must parse as the typed spec.
-    #[allow(dead_code)]
-    spec: S,
-}
-
-/// Parses one YAML document into `T` in a single pass; a field `T` does not define (at any
-/// depth) is an error rather than silently dropped. A second document is an error too.
-fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    let mut ignored = Vec::new();
-    // Error snippets are not needed to judge a document; skipping them is measurably
-    // faster on the tens of thousands of documents of a large tree. (Comments are not
-    // even scanned: serde-saphyr is built without its `comments` feature.)
-    let mut options = serde_saphyr::Options::default();
-    options.with_snippet = false;
-    let value = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
-        serde_ignored::deserialize(de, |path| ignored.push(path.to_string()))
+    Ok(Rendered {
+        side: job.side,
+        file: job.file,
+        template: job.template,
+        body: checked.body,
+        doc,
+        added: checked.added,
     })
-    .map_err(|e| {
-        let msg = e.without_snippet().to_string();
-        if msg.contains("from_str_multiple") || msg.contains("multiple documents") {
-            "expected one YAML document, found more".to_string()
-        } else {
-            msg
-        }
-    })?;
-    if ignored.is_empty() {
-        Ok(value)
-    } else {
-        Err(format!(
-            "it has fields its type does not define: {}",
-            ignored.join(", ")
-        ))
-    }
 }
 
 /// Renders the whole tree, or returns every problem found.
@@ -722,12 +500,12 @@ impl<'a> Renderer<'a> {
         for group in &t.plan.groups {
             let name = config.group_name(group.number);
             let service_name = crate::services::override_name(t.plan, &name);
-            let ctx = {
+            let object = {
                 let name = name.clone();
                 let service_name = service_name.clone();
                 move || {
                     let header = dispatch_header(config);
-                    let rules: Vec<RuleCtx> = group
+                    let rules = group
                         .rules
                         .iter()
                         .map(|rule| RuleCtx {
@@ -738,22 +516,22 @@ impl<'a> Renderer<'a> {
                             ..rule_ctx(t.apps, rule)
                         })
                         .collect();
-                    minijinja::context! {
-                        name => &name,
-                        namespace => &config.lattice.namespace,
-                        number => group.number,
-                        service_name => service_name,
-                        hostname => config.group_domain(group.number),
-                        gateway => Ctx::from(Serde(&t.lattice_gw)),
-                        rules => Ctx::from(Serde(&rules)),
-                        dispatch_header => header,
-                    }
+                    Object::GroupRoute(GroupRoute {
+                        name,
+                        namespace: &config.lattice.namespace,
+                        number: group.number,
+                        service_name,
+                        hostname: config.group_domain(group.number),
+                        gateway: &t.lattice_gw,
+                        rules,
+                        dispatch_header: header,
+                    })
                 }
             };
             self.emit(
                 Side::Lattice,
                 "lattice/group-route.yaml.j2",
-                ctx,
+                object,
                 Expect {
                     kind: Kind::HttpRoute,
                     name: name.clone(),
@@ -770,23 +548,22 @@ impl<'a> Renderer<'a> {
             let app = &t.apps[d.app];
             let service_name = crate::services::override_name(t.plan, &app.name);
             let in_ctx = service_name.clone();
-            let ctx = move || {
-                let rules: Vec<RuleCtx> =
-                    d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
-                minijinja::context! {
-                    name => &app.name,
-                    namespace => &app.namespace,
-                    app => &app.name,
-                    service_name => in_ctx,
-                    hostname => app.host.as_deref().unwrap_or_default(),
-                    gateway => Ctx::from(Serde(&t.lattice_gw)),
-                    rules => Ctx::from(Serde(&rules)),
-                }
+            let object = move || {
+                let rules = d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
+                Object::HostRoute(HostRoute {
+                    name: &app.name,
+                    namespace: &app.namespace,
+                    app: &app.name,
+                    service_name: in_ctx,
+                    hostname: app.host.as_deref().unwrap_or_default(),
+                    gateway: &t.lattice_gw,
+                    rules,
+                })
             };
             self.emit(
                 Side::Lattice,
                 "lattice/host-route.yaml.j2",
-                ctx,
+                object,
                 Expect {
                     kind: Kind::HttpRoute,
                     name: app.name.clone(),
@@ -809,9 +586,15 @@ impl<'a> Renderer<'a> {
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
         for ns in namespaces {
-            let ctx = {
+            let object = {
                 let name = name.clone();
-                move || minijinja::context! { name => &name, namespace => ns, from_namespace => &config.lattice.namespace }
+                move || {
+                    Object::ReferenceGrant(ReferenceGrant {
+                        name,
+                        namespace: ns,
+                        from_namespace: &config.lattice.namespace,
+                    })
+                }
             };
             // One grant per namespace, all with one name: the file name carries the namespace.
             let expect = Expect {
@@ -824,7 +607,7 @@ impl<'a> Renderer<'a> {
                 Side::Lattice,
                 file_name(Kind::ReferenceGrant, ns),
                 "lattice/reference-grant.yaml.j2",
-                ctx,
+                object,
                 expect,
             );
         }
@@ -839,12 +622,16 @@ impl<'a> Renderer<'a> {
                 continue;
             }
             let hc = app.health_check.as_ref().expect("filtered");
-            let ctx = move || {
-                minijinja::context! {
-                    name => &app.service, namespace => &app.namespace, app => &app.name,
-                    service => &app.service, port => app.port,
-                    interval => hc.interval_seconds, path => hc.path.as_deref(),
-                }
+            let object = move || {
+                Object::TargetGroupPolicy(TargetGroupPolicy {
+                    name: &app.service,
+                    namespace: &app.namespace,
+                    app: &app.name,
+                    service: &app.service,
+                    port: app.port,
+                    interval: hc.interval_seconds,
+                    path: hc.path.as_deref(),
+                })
             };
             let expect = Expect {
                 kind: Kind::TargetGroupPolicy,
@@ -860,7 +647,7 @@ impl<'a> Renderer<'a> {
                 Side::Lattice,
                 file,
                 "lattice/target-group-policy.yaml.j2",
-                ctx,
+                object,
                 expect,
             );
         }
@@ -885,16 +672,20 @@ impl<'a> Renderer<'a> {
         let config = t.config;
         let (port, protocol) = (config.kong.upstream_port(), config.kong.protocol.as_str());
         let name = bridge.clone();
-        let ctx = move || {
-            minijinja::context! {
-                name => &bridge, namespace => &config.kong.namespace, app => &app.name,
-                target => &target, port => port, protocol => protocol,
-            }
+        let object = move || {
+            Object::Bridge(Bridge {
+                name: bridge,
+                namespace: &config.kong.namespace,
+                app: &app.name,
+                target,
+                port,
+                protocol,
+            })
         };
         self.emit(
             Side::Kong,
             "kong/bridge-service.yaml.j2",
-            ctx,
+            object,
             Expect {
                 kind: Kind::Service,
                 name,
@@ -916,24 +707,33 @@ impl<'a> Renderer<'a> {
     ) {
         let config = t.config;
         let port = config.kong.upstream_port();
-        let ctx = move || {
-            let hostnames: Vec<&str> = match &app.host {
+        let object = move || {
+            let hostnames = match &app.host {
                 Some(h) => vec![h.as_str()],
                 None => config.kong.hostnames.iter().map(String::as_str).collect(),
             };
             let rules = crate::plan::app_rules(t.apps, id);
-            let matches: Vec<RuleCtx> = rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
-            minijinja::context! {
-                name => &app.name, namespace => &config.kong.namespace, app => &app.name,
-                gateway => Ctx::from(Serde(&t.kong_gw)), hostnames => Ctx::from(Serde(&hostnames)), matches => Ctx::from(Serde(&matches)),
-                target => &target, bridge => &bridge, port => port,
-                dispatch_header => dispatch_header(config),
-            }
+            let matches = rules
+                .into_iter()
+                .map(|rule| owned_rule_ctx(t.apps, rule))
+                .collect();
+            Object::KongRoute(KongRoute {
+                name: &app.name,
+                namespace: &config.kong.namespace,
+                app: &app.name,
+                gateway: &t.kong_gw,
+                hostnames,
+                matches,
+                target,
+                bridge,
+                port,
+                dispatch_header: dispatch_header(config),
+            })
         };
         self.emit(
             Side::Kong,
             "kong/route.yaml.j2",
-            ctx,
+            object,
             Expect {
                 kind: Kind::HttpRoute,
                 name: app.name.clone(),
@@ -991,23 +791,19 @@ fn assemble(
 
 /// The kustomization file of one side, listing its files.
 fn kustomization(templates: &Templates, resources: &[String]) -> Result<String, Diagnostic> {
-    let ctx = minijinja::context! { resources => Ctx::from(Serde(resources)) };
-    let text = templates
-        .render("kustomization.yaml.j2", ctx)
-        .map_err(|e| template_error("kustomization.yaml.j2", None, &e))?;
-    let expect = Expect {
-        kind: Kind::Kustomization,
-        name: String::new(),
-        namespace: None,
-        service_name: None,
+    let job = Job {
+        side: Side::Lattice,
+        file: String::new(),
+        template: "kustomization.yaml.j2",
+        object: Box::new(|| Object::Kustomization(KustomizationCtx { resources })),
+        expect: Expect {
+            kind: Kind::Kustomization,
+            name: String::new(),
+            namespace: None,
+            service_name: None,
+        },
     };
-    checked_file(
-        "kustomization.yaml.j2",
-        &text,
-        &expect,
-        ReadOptions::default(),
-    )
-    .map(|c| c.body)
+    render_job(templates, job, false).map(|r| r.body)
 }
 
 #[cfg(test)]
@@ -1027,29 +823,5 @@ mod tests {
         let evil = "a: b".to_string();
         let back: String = serde_saphyr::from_str(&yaml_scalar(evil.clone())).unwrap();
         assert_eq!(back, evil);
-    }
-
-    #[test]
-    fn typed_check_refuses_unknown_fields_and_second_documents() {
-        let ok = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: b\nspec:\n  type: ExternalName\n  externalName: x.y\n";
-        let expect = Expect {
-            kind: Kind::Service,
-            name: "a".into(),
-            namespace: Some("b".into()),
-            service_name: None,
-        };
-        assert!(
-            typed_check(ok, &expect, ReadOptions::default()).is_ok_and(|read| read.doc.is_none())
-        );
-        let typo = ok.replace("externalName", "externalNmae");
-        assert!(typed_check(&typo, &expect, ReadOptions::default()).is_err());
-        let two = format!("{ok}---\n{ok}");
-        assert!(
-            typed_check(&two, &expect, ReadOptions::default())
-                .unwrap_err()
-                .contains("one YAML document")
-        );
-        let renamed = ok.replace("name: a", "name: z");
-        assert!(typed_check(&renamed, &expect, ReadOptions::default()).is_err());
     }
 }

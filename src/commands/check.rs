@@ -45,6 +45,10 @@ pub struct CheckArgs {
     /// Folder of templates `render` is run with.
     #[arg(long)]
     pub templates: Option<PathBuf>,
+    /// Parse what the built-in templates render back into typed objects too, and stop
+    /// when one is not exactly what latgen meant (custom templates' output always is).
+    #[arg(long)]
+    pub verify: bool,
     /// Output format: human (the source line of each finding), json (one object per
     /// finding and line), github (workflow annotations), sarif (2.1.0, for code scanning),
     /// markdown (a PR comment; with --base, also what the change does and costs).
@@ -81,7 +85,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         return finish(args, only(d), ui);
     }
     let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
-        Ok(t) => t,
+        Ok(t) => t.verifying(args.verify),
         Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
         Err(d) => return finish(args, only(d), ui),
     };

@@ -31,7 +31,7 @@ pub struct DeployArgs {
 
 pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
-    let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
+    let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
         return Outcome::Error;
     };
     ui.report(&built.diags, &built.sources);

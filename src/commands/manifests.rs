@@ -25,7 +25,7 @@ pub struct ManifestsArgs {
 /// no longer sees.
 pub fn run(args: &ManifestsArgs, ui: Ui) -> Outcome {
     let paths = args.input.paths();
-    let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
+    let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
         return Outcome::Error;
     };
     ui.report(&built.diags, &built.sources);

@@ -69,10 +69,16 @@ impl Ui {
     }
 
     /// Load → validate → plan → render in memory, reporting problems; None when it fails.
-    pub fn build(self, paths: &ProjectPaths, templates: Option<&Path>) -> Option<crate::Built> {
+    /// With `verify`, the built-in templates' output is read back too (`--verify`).
+    pub fn build(
+        self,
+        paths: &ProjectPaths,
+        templates: Option<&Path>,
+        verify: bool,
+    ) -> Option<crate::Built> {
         let project = Project::new(&paths.root);
         let templates = match Templates::load(templates.map(|d| (d, &project))) {
-            Ok(t) => t,
+            Ok(t) => t.verifying(verify),
             Err(d) => {
                 self.fail(d, &Sources::default());
                 return None;

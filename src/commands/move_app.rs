@@ -76,7 +76,7 @@ pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
 /// with `--base`, what that revision holds: a step that was never rendered or shipped
 /// would be skipped, and the next one could break routing. Some(outcome) refuses.
 fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Option<Outcome> {
-    let built = match ui.build(paths, None) {
+    let built = match ui.build(paths, None, false) {
         Some(b) => b,
         None => return Some(Outcome::Error),
     };

@@ -19,6 +19,10 @@ pub struct RenderArgs {
     /// Folder of templates to use instead of the built-in ones (same file names).
     #[arg(long)]
     pub templates: Option<PathBuf>,
+    /// Parse what the built-in templates render back into typed objects too, and stop
+    /// when one is not exactly what latgen meant (custom templates' output always is).
+    #[arg(long)]
+    pub verify: bool,
     /// Write nothing; exit 1 with a unified diff when the output or the lock is stale.
     #[arg(long)]
     pub check: bool,
@@ -48,11 +52,12 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
             paths,
             output: &out,
             templates: args.templates.as_deref(),
+            verify: args.verify,
             check: args.check,
         };
         return super::render_base::run(&base_args, rev, ui);
     }
-    let Some(built) = ui.build(&paths, args.templates.as_deref()) else {
+    let Some(built) = ui.build(&paths, args.templates.as_deref(), args.verify) else {
         return Outcome::Error;
     };
     // One run at a time per output folder, from reading it to swapping the new tree in.

@@ -17,6 +17,7 @@ pub struct Args<'a> {
     pub paths: crate::load::ProjectPaths,
     pub output: &'a std::path::Path,
     pub templates: Option<&'a std::path::Path>,
+    pub verify: bool,
     /// Write nothing; exit 1 with a diff when the output is not the next step.
     pub check: bool,
 }
@@ -25,7 +26,7 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
     let paths = &args.paths;
     let project = crate::confine::Project::new(&paths.root);
     let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
-        Ok(t) => t,
+        Ok(t) => t.verifying(args.verify),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let (base, shipped) = match super::check::base_tree(Some(rev), args.output) {

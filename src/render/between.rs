@@ -1,11 +1,11 @@
 //! Objects between a base and a target, for `render --base`: a shared group route holding
 //! the rules of both versions (the old rules stay until Kong has moved off them), and a
 //! side's kustomization for whatever files a step holds. Both go through the same
-//! templates and the same read-back as every other object.
+//! templates, and the same read-back when there is one, as every other object.
 
 use super::{
-    BackendCtx, Ctx, Expect, GatewayCtx, HeaderCtx, Kind, ReadOptions, RuleCtx, Serde, Side,
-    Templates, checked_file,
+    BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, KustomizationCtx, Object,
+    RuleCtx, Side, Templates, render_job,
 };
 use crate::config::Config;
 use crate::model::{App, MatchKind};
@@ -112,7 +112,7 @@ impl Versions for Between<'_> {
             .iter()
             .map(|r| RuleCtx {
                 kind: r.kind.gateway_api_type(),
-                path: &r.path,
+                path: std::borrow::Cow::Borrowed(&r.path),
                 app: &r.app,
                 header: r
                     .header
@@ -127,43 +127,47 @@ impl Versions for Between<'_> {
             .collect();
         // The route keeps the service name it is created with, whatever step it is at.
         let service_name = crate::services::annotation_in(target);
-        let ctx = minijinja::context! {
-            name => &new.name,
-            namespace => &new.namespace,
-            number => number,
-            service_name => &service_name,
-            hostname => self.config.group_domain(number),
-            gateway => Ctx::from(Serde(&GatewayCtx::from(&self.config.lattice.gateway))),
-            rules => Ctx::from(Serde(&ctx_rules)),
-            dispatch_header => dispatch_header,
-        };
-        let template = "lattice/group-route.yaml.j2";
-        let text = self.templates.render(template, ctx).ok()?;
-        let expect = Expect {
-            kind: Kind::HttpRoute,
+        let gateway = GatewayCtx::from(&self.config.lattice.gateway);
+        let object = GroupRoute {
             name: new.name.clone(),
-            namespace: Some(new.namespace.clone()),
-            service_name,
+            namespace: &new.namespace,
+            number,
+            service_name: service_name.clone(),
+            hostname: self.config.group_domain(number),
+            gateway: &gateway,
+            rules: ctx_rules,
+            dispatch_header,
         };
-        checked_file(template, &text, &expect, ReadOptions::default())
-            .ok()
-            .map(|c| c.body)
+        let job = Job {
+            side: Side::Lattice,
+            file: String::new(),
+            template: "lattice/group-route.yaml.j2",
+            object: Box::new(|| Object::GroupRoute(object)),
+            expect: Expect {
+                kind: Kind::HttpRoute,
+                name: new.name.clone(),
+                namespace: Some(new.namespace.clone()),
+                service_name,
+            },
+        };
+        render_job(self.templates, job, false).ok().map(|r| r.body)
     }
 
     fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
         let mut list: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         list.sort();
-        let ctx = minijinja::context! { resources => Ctx::from(Serde(&list)) };
-        let template = "kustomization.yaml.j2";
-        let text = self.templates.render(template, ctx).ok()?;
-        let expect = Expect {
-            kind: Kind::Kustomization,
-            name: String::new(),
-            namespace: None,
-            service_name: None,
+        let job = Job {
+            side: Side::Lattice,
+            file: String::new(),
+            template: "kustomization.yaml.j2",
+            object: Box::new(|| Object::Kustomization(KustomizationCtx { resources: &list })),
+            expect: Expect {
+                kind: Kind::Kustomization,
+                name: String::new(),
+                namespace: None,
+                service_name: None,
+            },
         };
-        checked_file(template, &text, &expect, ReadOptions::default())
-            .ok()
-            .map(|c| c.body)
+        render_job(self.templates, job, false).ok().map(|r| r.body)
     }
 }

@@ -1,0 +1,482 @@
+//! What each template is given, and the typed object a built-in template must turn it into.
+//!
+//! Every object latgen writes is first one of these contexts. The template gets it as its
+//! variables; [`Object::model`] builds, from the same context, the typed Kubernetes object
+//! that the built-in template's output must parse back into. tests/proof.rs and the
+//! `pipeline` fuzz target hold the built-in templates to that for any declaration set, so a
+//! run need not parse their output again (`--verify` does, for belt and braces); the
+//! routing model a check needs is made from the model instead of from the text.
+
+use gateway_api::apis::standard::httproutes::{
+    HttpRouteParentRefs, HttpRouteRules, HttpRouteRulesBackendRefs, HttpRouteRulesFilters,
+    HttpRouteRulesFiltersRequestHeaderModifier, HttpRouteRulesFiltersRequestHeaderModifierSet,
+    HttpRouteRulesFiltersType, HttpRouteRulesFiltersUrlRewrite, HttpRouteRulesMatches,
+    HttpRouteRulesMatchesHeaders, HttpRouteRulesMatchesHeadersType, HttpRouteRulesMatchesPath,
+    HttpRouteRulesMatchesPathType, HttpRouteSpec,
+};
+use gateway_api::apis::standard::referencegrants::{
+    ReferenceGrantFrom, ReferenceGrantSpec, ReferenceGrantTo,
+};
+use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use minijinja::Value as Ctx;
+use minijinja::value::Serde;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use crate::crd::targetgrouppolicy::{
+    TargetGroupPolicyHealthCheck, TargetGroupPolicySpec, TargetGroupPolicyTargetRef,
+};
+use crate::routing::Doc;
+
+const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "latgen");
+const APP_NAME: &str = "app.kubernetes.io/name";
+const GROUP_LABEL: &str = "latgen.dev/group";
+const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
+
+#[derive(Serialize)]
+pub(super) struct GatewayCtx<'a> {
+    pub name: &'a str,
+    pub namespace: Option<&'a str>,
+    #[serde(rename = "sectionName")]
+    pub section_name: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub(super) struct BackendCtx<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub port: u16,
+}
+
+#[derive(Serialize)]
+pub(super) struct HeaderCtx<'a> {
+    pub name: &'a str,
+    pub value: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct RuleCtx<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub path: std::borrow::Cow<'a, str>,
+    pub app: &'a str,
+    /// The header the rule also matches (header dispatch): the app's name.
+    pub header: Option<HeaderCtx<'a>>,
+    pub backend: BackendCtx<'a>,
+}
+
+/// `lattice/group-route.yaml.j2`: a shared group's HTTPRoute.
+#[derive(Serialize)]
+pub(super) struct GroupRoute<'a> {
+    pub name: String,
+    pub namespace: &'a str,
+    pub number: u32,
+    pub service_name: Option<String>,
+    pub hostname: String,
+    pub gateway: &'a GatewayCtx<'a>,
+    pub rules: Vec<RuleCtx<'a>>,
+    pub dispatch_header: Option<&'a str>,
+}
+
+/// `lattice/host-route.yaml.j2`: a host-routed app's own HTTPRoute.
+#[derive(Serialize)]
+pub(super) struct HostRoute<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub app: &'a str,
+    pub service_name: Option<String>,
+    pub hostname: &'a str,
+    pub gateway: &'a GatewayCtx<'a>,
+    pub rules: Vec<RuleCtx<'a>>,
+}
+
+/// `lattice/reference-grant.yaml.j2`.
+#[derive(Serialize)]
+pub(super) struct ReferenceGrant<'a> {
+    pub name: String,
+    pub namespace: &'a str,
+    pub from_namespace: &'a str,
+}
+
+/// `lattice/target-group-policy.yaml.j2`.
+#[derive(Serialize)]
+pub(super) struct TargetGroupPolicy<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub app: &'a str,
+    pub service: &'a str,
+    pub port: u16,
+    pub interval: Option<u32>,
+    pub path: Option<&'a str>,
+}
+
+/// `kong/bridge-service.yaml.j2`: the ExternalName Service Kong routes an app to.
+#[derive(Serialize)]
+pub(super) struct Bridge<'a> {
+    pub name: String,
+    pub namespace: &'a str,
+    pub app: &'a str,
+    pub target: String,
+    pub port: u16,
+    pub protocol: &'static str,
+}
+
+/// `kong/route.yaml.j2`: an app's HTTPRoute on the Kong side.
+#[derive(Serialize)]
+pub(super) struct KongRoute<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub app: &'a str,
+    pub gateway: &'a GatewayCtx<'a>,
+    pub hostnames: Vec<&'a str>,
+    pub matches: Vec<RuleCtx<'a>>,
+    pub target: String,
+    pub bridge: String,
+    pub port: u16,
+    pub dispatch_header: Option<&'a str>,
+}
+
+/// `kustomization.yaml.j2`: a side's list of files.
+#[derive(Serialize)]
+pub(super) struct KustomizationCtx<'a> {
+    pub resources: &'a [String],
+}
+
+/// The context of one object, as its template gets it.
+pub(super) enum Object<'a> {
+    GroupRoute(GroupRoute<'a>),
+    HostRoute(HostRoute<'a>),
+    ReferenceGrant(ReferenceGrant<'a>),
+    TargetGroupPolicy(TargetGroupPolicy<'a>),
+    Bridge(Bridge<'a>),
+    KongRoute(KongRoute<'a>),
+    Kustomization(KustomizationCtx<'a>),
+}
+
+/// kustomize's file format, reduced to what latgen writes.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Kustomization {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub resources: Vec<String>,
+}
+
+/// A Kubernetes object with a typed spec, as a manifest writes it.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Typed<S> {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub metadata: ObjectMeta,
+    pub spec: S,
+}
+
+/// The typed object a built-in template's output must parse back into.
+pub(super) enum Model {
+    Route(Box<Typed<HttpRouteSpec>>),
+    Service(Box<Service>),
+    ReferenceGrant(Box<Typed<ReferenceGrantSpec>>),
+    TargetGroupPolicy(Box<Typed<TargetGroupPolicySpec>>),
+    Kustomization(Kustomization),
+}
+
+impl Model {
+    /// The routing model of a route or Service, as a check reads it.
+    pub fn doc(&self) -> Option<Doc> {
+        match self {
+            Model::Route(r) => Some(Doc::from_route(&r.metadata, &r.spec)),
+            Model::Service(s) => {
+                let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
+                Some(Doc::from_service(&s.metadata, external))
+            }
+            _ => None,
+        }
+    }
+
+    /// The model as JSON, to compare with what a template's output parses into.
+    pub fn json(&self) -> serde_json::Value {
+        let value = match self {
+            Model::Route(r) => serde_json::to_value(r),
+            Model::Service(s) => serde_json::to_value(s),
+            Model::ReferenceGrant(g) => serde_json::to_value(g),
+            Model::TargetGroupPolicy(p) => serde_json::to_value(p),
+            Model::Kustomization(k) => serde_json::to_value(k),
+        };
+        value.expect("typed objects serialize")
+    }
+}
+
+impl Object<'_> {
+    /// The template's variables.
+    pub fn context(&self) -> Ctx {
+        match self {
+            Object::GroupRoute(c) => Ctx::from(Serde(c)),
+            Object::HostRoute(c) => Ctx::from(Serde(c)),
+            Object::ReferenceGrant(c) => Ctx::from(Serde(c)),
+            Object::TargetGroupPolicy(c) => Ctx::from(Serde(c)),
+            Object::Bridge(c) => Ctx::from(Serde(c)),
+            Object::KongRoute(c) => Ctx::from(Serde(c)),
+            Object::Kustomization(c) => Ctx::from(Serde(c)),
+        }
+    }
+
+    /// The typed object the built-in template makes of this context.
+    pub fn model(&self) -> Model {
+        match self {
+            Object::GroupRoute(c) => route(group_route_meta(c), group_route_spec(c)),
+            Object::HostRoute(c) => route(host_route_meta(c), host_route_spec(c)),
+            Object::KongRoute(c) => route(
+                meta(c.name, c.namespace, labels(Some(c.app))),
+                kong_route_spec(c),
+            ),
+            Object::Bridge(c) => Model::Service(Box::new(bridge(c))),
+            Object::ReferenceGrant(c) => Model::ReferenceGrant(Box::new(reference_grant(c))),
+            Object::TargetGroupPolicy(c) => {
+                Model::TargetGroupPolicy(Box::new(target_group_policy(c)))
+            }
+            Object::Kustomization(c) => Model::Kustomization(Kustomization {
+                api_version: "kustomize.config.k8s.io/v1beta1".into(),
+                kind: "Kustomization".into(),
+                resources: c.resources.to_vec(),
+            }),
+        }
+    }
+}
+
+fn route(metadata: ObjectMeta, spec: HttpRouteSpec) -> Model {
+    Model::Route(Box::new(Typed {
+        api_version: format!("{GATEWAY_API_GROUP}/v1"),
+        kind: "HTTPRoute".into(),
+        metadata,
+        spec,
+    }))
+}
+
+fn labels(app: Option<&str>) -> BTreeMap<String, String> {
+    let mut labels = BTreeMap::from([(MANAGED_BY.0.to_string(), MANAGED_BY.1.to_string())]);
+    if let Some(app) = app {
+        labels.insert(APP_NAME.into(), app.into());
+    }
+    labels
+}
+
+fn meta(name: &str, namespace: &str, labels: BTreeMap<String, String>) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some(namespace.into()),
+        labels: Some(labels),
+        ..ObjectMeta::default()
+    }
+}
+
+/// The Lattice service name latgen sets, in the controller's override annotation.
+fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectMeta {
+    meta.annotations = service_name
+        .map(|s| BTreeMap::from([(crate::services::OVERRIDE_ANNOTATION.to_string(), s.clone())]));
+    meta
+}
+
+fn group_route_meta(c: &GroupRoute) -> ObjectMeta {
+    let mut labels = labels(None);
+    labels.insert(GROUP_LABEL.into(), c.number.to_string());
+    with_override(meta(&c.name, c.namespace, labels), c.service_name.as_ref())
+}
+
+fn host_route_meta(c: &HostRoute) -> ObjectMeta {
+    let meta = meta(c.name, c.namespace, labels(Some(c.app)));
+    with_override(meta, c.service_name.as_ref())
+}
+
+fn parent_refs(g: &GatewayCtx) -> Option<Vec<HttpRouteParentRefs>> {
+    Some(vec![HttpRouteParentRefs {
+        name: g.name.into(),
+        group: Some(GATEWAY_API_GROUP.into()),
+        kind: Some("Gateway".into()),
+        namespace: g.namespace.filter(|n| !n.is_empty()).map(Into::into),
+        section_name: g.section_name.filter(|s| !s.is_empty()).map(Into::into),
+        ..HttpRouteParentRefs::default()
+    }])
+}
+
+/// A rule's path match, and its header match where the template writes one.
+fn path_match(rule: &RuleCtx, with_header: bool) -> HttpRouteRulesMatches {
+    let kind = match rule.kind {
+        "Exact" => HttpRouteRulesMatchesPathType::Exact,
+        _ => HttpRouteRulesMatchesPathType::PathPrefix,
+    };
+    HttpRouteRulesMatches {
+        path: Some(HttpRouteRulesMatchesPath {
+            r#type: Some(kind),
+            value: Some(rule.path.to_string()),
+        }),
+        headers: rule.header.as_ref().filter(|_| with_header).map(|h| {
+            vec![HttpRouteRulesMatchesHeaders {
+                r#type: Some(HttpRouteRulesMatchesHeadersType::Exact),
+                name: h.name.into(),
+                value: h.value.into(),
+            }]
+        }),
+        ..HttpRouteRulesMatches::default()
+    }
+}
+
+/// A backend as the templates write it: the fields the API server defaults included.
+fn backend(name: &str, namespace: Option<&str>, port: u16) -> HttpRouteRulesBackendRefs {
+    HttpRouteRulesBackendRefs {
+        group: Some(String::new()),
+        kind: Some("Service".into()),
+        name: name.into(),
+        namespace: namespace.map(Into::into),
+        port: Some(i32::from(port)),
+        weight: Some(1),
+        ..HttpRouteRulesBackendRefs::default()
+    }
+}
+
+fn group_route_spec(c: &GroupRoute) -> HttpRouteSpec {
+    let rules = c.rules.iter().map(|r| HttpRouteRules {
+        matches: Some(vec![path_match(r, true)]),
+        backend_refs: Some(vec![backend(
+            r.backend.name,
+            Some(r.backend.namespace),
+            r.backend.port,
+        )]),
+        ..HttpRouteRules::default()
+    });
+    HttpRouteSpec {
+        parent_refs: parent_refs(c.gateway),
+        hostnames: Some(vec![c.hostname.clone()]),
+        rules: Some(rules.collect()),
+    }
+}
+
+fn host_route_spec(c: &HostRoute) -> HttpRouteSpec {
+    let rules = c.rules.iter().map(|r| HttpRouteRules {
+        matches: Some(vec![path_match(r, false)]),
+        backend_refs: Some(vec![backend(r.backend.name, None, r.backend.port)]),
+        ..HttpRouteRules::default()
+    });
+    HttpRouteSpec {
+        parent_refs: parent_refs(c.gateway),
+        hostnames: Some(vec![c.hostname.into()]),
+        rules: Some(rules.collect()),
+    }
+}
+
+fn kong_route_spec(c: &KongRoute) -> HttpRouteSpec {
+    let mut filters = vec![HttpRouteRulesFilters {
+        r#type: HttpRouteRulesFiltersType::UrlRewrite,
+        url_rewrite: Some(HttpRouteRulesFiltersUrlRewrite {
+            hostname: Some(c.target.clone()),
+            path: None,
+        }),
+        ..HttpRouteRulesFilters::default()
+    }];
+    if let Some(header) = c.dispatch_header.filter(|h| !h.is_empty()) {
+        filters.push(HttpRouteRulesFilters {
+            r#type: HttpRouteRulesFiltersType::RequestHeaderModifier,
+            request_header_modifier: Some(HttpRouteRulesFiltersRequestHeaderModifier {
+                set: Some(vec![HttpRouteRulesFiltersRequestHeaderModifierSet {
+                    name: header.into(),
+                    value: c.app.into(),
+                }]),
+                ..HttpRouteRulesFiltersRequestHeaderModifier::default()
+            }),
+            ..HttpRouteRulesFilters::default()
+        });
+    }
+    let matches = c.matches.iter().map(|r| path_match(r, false));
+    HttpRouteSpec {
+        parent_refs: parent_refs(c.gateway),
+        hostnames: (!c.hostnames.is_empty())
+            .then(|| c.hostnames.iter().map(|h| h.to_string()).collect()),
+        rules: Some(vec![HttpRouteRules {
+            matches: Some(matches.collect()),
+            filters: Some(filters),
+            backend_refs: Some(vec![backend(&c.bridge, None, c.port)]),
+            ..HttpRouteRules::default()
+        }]),
+    }
+}
+
+fn bridge(c: &Bridge) -> Service {
+    let mut metadata = meta(&c.name, c.namespace, labels(Some(c.app)));
+    if c.protocol == "https" {
+        metadata.annotations = Some(BTreeMap::from([(
+            "konghq.com/protocol".to_string(),
+            "https".to_string(),
+        )]));
+    }
+    Service {
+        metadata,
+        spec: Some(ServiceSpec {
+            type_: Some("ExternalName".into()),
+            external_name: Some(c.target.clone()),
+            session_affinity: Some("None".into()),
+            ports: Some(vec![ServicePort {
+                name: Some(c.protocol.into()),
+                port: i32::from(c.port),
+                protocol: Some("TCP".into()),
+                target_port: Some(IntOrString::Int(i32::from(c.port))),
+                ..ServicePort::default()
+            }]),
+            ..ServiceSpec::default()
+        }),
+        status: None,
+    }
+}
+
+fn reference_grant(c: &ReferenceGrant) -> Typed<ReferenceGrantSpec> {
+    Typed {
+        api_version: format!("{GATEWAY_API_GROUP}/v1"),
+        kind: "ReferenceGrant".into(),
+        metadata: meta(&c.name, c.namespace, labels(None)),
+        spec: ReferenceGrantSpec {
+            from: vec![ReferenceGrantFrom {
+                group: GATEWAY_API_GROUP.into(),
+                kind: "HTTPRoute".into(),
+                namespace: c.from_namespace.into(),
+            }],
+            to: vec![ReferenceGrantTo {
+                group: String::new(),
+                kind: "Service".into(),
+                name: None,
+            }],
+        },
+    }
+}
+
+fn target_group_policy(c: &TargetGroupPolicy) -> Typed<TargetGroupPolicySpec> {
+    Typed {
+        api_version: "application-networking.k8s.aws/v1alpha1".into(),
+        kind: "TargetGroupPolicy".into(),
+        metadata: meta(c.name, c.namespace, labels(Some(c.app))),
+        spec: TargetGroupPolicySpec {
+            target_ref: TargetGroupPolicyTargetRef {
+                group: String::new(),
+                kind: "Service".into(),
+                name: c.service.into(),
+                namespace: None,
+            },
+            health_check: Some(TargetGroupPolicyHealthCheck {
+                enabled: Some(true),
+                interval_seconds: c.interval.filter(|i| *i != 0).map(i64::from),
+                path: c.path.filter(|p| !p.is_empty()).map(Into::into),
+                healthy_threshold_count: None,
+                port: None,
+                protocol: None,
+                protocol_version: None,
+                status_match: None,
+                timeout_seconds: None,
+                unhealthy_threshold_count: None,
+            }),
+            protocol: None,
+            protocol_version: None,
+        },
+    }
+}

@@ -1,0 +1,335 @@
+//! The typed read-back: a rendered document parsed back into its typed object, which must
+//! say exactly what was meant — one document, the expected kind, name and namespace, no
+//! field the type does not know and, for a built-in template, the typed model itself. Run
+//! for every custom template (`--templates`), and for the built-in ones with `--verify`;
+//! tests/proof.rs proves the built-in ones without it.
+
+use serde::Serialize;
+
+use super::objects::{Kustomization, Model, Typed};
+use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
+use crate::codes::Code;
+use crate::diag::Diagnostic;
+use crate::routing::Doc;
+
+/// A rendered object as it is written, and what its read-back found.
+pub(super) struct CheckedFile {
+    pub body: String,
+    /// The routing model of a route or Service, when asked for.
+    pub doc: Option<Doc>,
+    /// Fields the API server would add to the object.
+    pub added: Vec<crate::stored::Added>,
+}
+
+/// What the read-back of a rendered object finds besides checking it.
+#[derive(Clone, Copy, Default)]
+pub(super) struct ReadOptions<'m> {
+    /// The routing model of a route or Service.
+    pub keep_doc: bool,
+    /// The fields the API server would add to it.
+    pub stored_form: bool,
+    /// The typed model the document must equal (a built-in template's).
+    pub model: Option<&'m Model>,
+}
+
+/// The file a rendered object is written as (the header, then the text), checked: what is
+/// read back is exactly what is written after the header lines; with `read`, also what
+/// else the read-back should find.
+pub(super) fn checked_file(
+    template: &str,
+    text: &str,
+    expect: &Expect,
+    read: ReadOptions,
+) -> Result<CheckedFile, Diagnostic> {
+    let (body, head) = with_header(text);
+    match typed_check(&body[head..], expect, read) {
+        Ok(read) => Ok(CheckedFile {
+            body,
+            doc: read.doc,
+            added: read.added,
+        }),
+        Err(why) => {
+            let (_, kind) = expect.kind.api();
+            let what = match expect.name.as_str() {
+                "" => kind.to_string(),
+                name => format!("{kind} `{name}`"),
+            };
+            Err(Diagnostic::error(
+                Code::RenderedInvalid,
+                format!("template {template} rendered an invalid {what}: {why}"),
+            )
+            .help("fix the template; every rendered object must parse back as the object latgen meant"))
+        }
+    }
+}
+
+/// What the read-back of a rendered object found.
+#[derive(Debug)]
+pub(super) struct ReadBack {
+    /// The routing model of a route or Service, when asked for.
+    pub doc: Option<Doc>,
+    /// Fields the API server would add to the object.
+    pub added: Vec<crate::stored::Added>,
+}
+
+/// The fields the API server would add to a typed object; `spec` alone for a custom
+/// resource, where the CRD's defaults apply under `spec`.
+fn added_by_server<T: Serialize>(
+    kind: crate::stored::StoredKind,
+    spec: &T,
+) -> Vec<crate::stored::Added> {
+    use crate::stored::{StoredKind, missing_defaults};
+    if kind == StoredKind::NoDefaults {
+        return Vec::new();
+    }
+    let Ok(value) = serde_json::to_value(spec) else {
+        return Vec::new();
+    };
+    let mut object = match kind {
+        StoredKind::HttpRoute => serde_json::json!({ "spec": value }),
+        _ => value,
+    };
+    missing_defaults(kind, &mut object)
+}
+
+/// The file a rendered text is written as: the header, then the text; and where the text
+/// starts in it.
+pub(super) fn with_header(text: &str) -> (String, usize) {
+    let head = if starts_document(text) {
+        HEADER_COMMENT
+    } else {
+        HEADER_LINES
+    };
+    let mut body = String::with_capacity(head.len() + text.len());
+    body.push_str(head);
+    body.push_str(text.trim_end());
+    body.push('\n');
+    (body, head.len())
+}
+
+/// Whether `text` has its own document start (`---`) before any content, as a custom
+/// template may: the header then adds none, which would leave an empty document first.
+fn starts_document(text: &str) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l == "---" || l.starts_with("--- "))
+}
+
+/// Parses `text` as one YAML document of the expected kind and checks that its typed form
+/// says the same as the text (no unknown or mistyped fields) and names the expected object.
+/// Finds what `read` asks for besides.
+pub(super) fn typed_check(
+    text: &str,
+    expect: &Expect,
+    read: ReadOptions,
+) -> Result<ReadBack, String> {
+    use crate::crd::targetgrouppolicy::TargetGroupPolicySpec;
+    use crate::stored::StoredKind;
+    use gateway_api::apis::standard::{
+        httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
+    };
+    use k8s_openapi::api::core::v1::Service;
+    let keep = read.keep_doc;
+    let stored = |kind| {
+        if read.stored_form {
+            kind
+        } else {
+            StoredKind::NoDefaults
+        }
+    };
+    let (api_version, kind) = expect.kind.api();
+    let (doc_api, doc_kind, meta, doc, added) = match expect.kind {
+        Kind::HttpRoute => {
+            let d: Typed<HttpRouteSpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            let doc = keep.then(|| Doc::from_route(&d.metadata, &d.spec));
+            let added = added_by_server(stored(StoredKind::HttpRoute), &d.spec);
+            (d.api_version, d.kind, d.metadata, doc, added)
+        }
+        Kind::ReferenceGrant => {
+            let d: Typed<ReferenceGrantSpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            (d.api_version, d.kind, d.metadata, None, Vec::new())
+        }
+        Kind::TargetGroupPolicy => {
+            let d: Typed<TargetGroupPolicySpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            (d.api_version, d.kind, d.metadata, None, Vec::new())
+        }
+        // k8s-openapi checks apiVersion and kind itself.
+        Kind::Service => {
+            let svc: Service = parse_typed(text)?;
+            same_as_model(&svc, read.model)?;
+            let doc = keep.then(|| {
+                let external = svc.spec.as_ref().and_then(|s| s.external_name.as_deref());
+                Doc::from_service(&svc.metadata, external)
+            });
+            let added = added_by_server(stored(StoredKind::Service), &svc);
+            (
+                api_version.to_string(),
+                kind.to_string(),
+                svc.metadata,
+                doc,
+                added,
+            )
+        }
+        Kind::Kustomization => {
+            let k: Kustomization = parse_typed(text)?;
+            same_as_model(&k, read.model)?;
+            return if (k.api_version.as_str(), k.kind.as_str()) == (api_version, kind) {
+                Ok(ReadBack {
+                    doc: None,
+                    added: Vec::new(),
+                })
+            } else {
+                Err(format!("expected apiVersion {api_version} and kind {kind}"))
+            };
+        }
+    };
+    if (doc_api.as_str(), doc_kind.as_str()) != (api_version, kind) {
+        return Err(format!("expected apiVersion {api_version} and kind {kind}"));
+    }
+    if meta.name.as_deref() != Some(expect.name.as_str()) {
+        return Err(format!("metadata.name is not `{}`", expect.name));
+    }
+    if meta.namespace != expect.namespace {
+        return Err(format!(
+            "metadata.namespace is not `{}`",
+            expect.namespace.as_deref().unwrap_or("")
+        ));
+    }
+    check_override(&meta, expect)?;
+    Ok(ReadBack { doc, added })
+}
+
+/// A route latgen names the Lattice service of must carry the name in the override
+/// annotation (a custom template could leave it out).
+fn check_override(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    expect: &Expect,
+) -> Result<(), String> {
+    if let Some(want) = &expect.service_name {
+        let have = meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(crate::services::OVERRIDE_ANNOTATION));
+        if have != Some(want) {
+            return Err(format!(
+                "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
+                crate::services::OVERRIDE_ANNOTATION
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses one YAML document into `T` in a single pass; a field `T` does not define (at any
+/// depth) is an error rather than silently dropped. A second document is an error too.
+pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut ignored = Vec::new();
+    // Error snippets are not needed to judge a document; skipping them is measurably
+    // faster on the tens of thousands of documents of a large tree. (Comments are not
+    // even scanned: serde-saphyr is built without its `comments` feature.)
+    let mut options = serde_saphyr::Options::default();
+    options.with_snippet = false;
+    let value = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
+        serde_ignored::deserialize(de, |path| ignored.push(path.to_string()))
+    })
+    .map_err(|e| {
+        let msg = e.without_snippet().to_string();
+        if msg.contains("from_str_multiple") || msg.contains("multiple documents") {
+            "expected one YAML document, found more".to_string()
+        } else {
+            msg
+        }
+    })?;
+    if ignored.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!(
+            "it has fields its type does not define: {}",
+            ignored.join(", ")
+        ))
+    }
+}
+
+/// A parsed document against the typed model it must equal, when there is one: the first
+/// field where they differ, by its path in the document.
+fn same_as_model<T: Serialize>(parsed: &T, model: Option<&Model>) -> Result<(), String> {
+    let Some(model) = model else {
+        return Ok(());
+    };
+    let have = serde_json::to_value(parsed).map_err(|e| e.to_string())?;
+    match first_difference(&have, &model.json(), String::new()) {
+        None => Ok(()),
+        Some((path, have, want)) => Err(format!(
+            "it reads back with `{path}` {have}, where latgen's model of it has {want}"
+        )),
+    }
+}
+
+/// The first place, in document order, where two JSON values differ: its path, and what
+/// each has there (`absent` for a missing field or item).
+fn first_difference(
+    have: &serde_json::Value,
+    want: &serde_json::Value,
+    path: String,
+) -> Option<(String, String, String)> {
+    use serde_json::Value;
+    let shown = |v: Option<&Value>| v.map_or_else(|| "absent".to_string(), Value::to_string);
+    match (have, want) {
+        (Value::Object(h), Value::Object(w)) => {
+            let keys: std::collections::BTreeSet<&String> = h.keys().chain(w.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let at = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match (h.get(k), w.get(k)) {
+                    (Some(a), Some(b)) => first_difference(a, b, at),
+                    (a, b) => Some((at, shown(a), shown(b))),
+                }
+            })
+        }
+        (Value::Array(h), Value::Array(w)) => (0..h.len().max(w.len())).find_map(|i| {
+            let at = format!("{path}[{i}]");
+            match (h.get(i), w.get(i)) {
+                (Some(a), Some(b)) => first_difference(a, b, at),
+                (a, b) => Some((at, shown(a), shown(b))),
+            }
+        }),
+        _ if have == want => None,
+        _ => Some((path, have.to_string(), want.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_check_refuses_unknown_fields_and_second_documents() {
+        let ok = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: b\nspec:\n  type: ExternalName\n  externalName: x.y\n";
+        let expect = Expect {
+            kind: Kind::Service,
+            name: "a".into(),
+            namespace: Some("b".into()),
+            service_name: None,
+        };
+        assert!(
+            typed_check(ok, &expect, ReadOptions::default()).is_ok_and(|read| read.doc.is_none())
+        );
+        let typo = ok.replace("externalName", "externalNmae");
+        assert!(typed_check(&typo, &expect, ReadOptions::default()).is_err());
+        let two = format!("{ok}---\n{ok}");
+        assert!(
+            typed_check(&two, &expect, ReadOptions::default())
+                .unwrap_err()
+                .contains("one YAML document")
+        );
+        let renamed = ok.replace("name: a", "name: z");
+        assert!(typed_check(&renamed, &expect, ReadOptions::default()).is_err());
+    }
+}

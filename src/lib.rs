@@ -126,6 +126,9 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
 pub struct Built {
     pub prepared: Prepared,
     pub output: render::Output,
+    /// The routing model of the output, when asked for ([`build_final`] asks: a rollout
+    /// judges states of it).
+    pub docs: render::Docs,
     /// Warnings found on the way (errors end the run instead).
     pub diags: Diagnostics,
     pub sources: Sources,
@@ -160,14 +163,21 @@ fn build_with(
             sources: run.sources,
         });
     };
-    match render::render(&prepared.plan, &prepared.apps, &prepared.config, templates) {
-        Ok(output) => {
+    let (plan, apps, config) = (&prepared.plan, &prepared.apps, &prepared.config);
+    let rendered = if finish_moves {
+        render::render_with_docs(plan, apps, config, templates)
+    } else {
+        render::render(plan, apps, config, templates).map(|o| (o, render::Docs::new()))
+    };
+    match rendered {
+        Ok((output, docs)) => {
             let mut diags = run.diags;
             diags.extend(render::not_stored_findings(&output, templates));
             diags.sort();
             Ok(Built {
                 prepared,
                 output,
+                docs,
                 diags,
                 sources: run.sources,
             })

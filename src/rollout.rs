@@ -20,6 +20,7 @@ pub type Tree = BTreeMap<PathBuf, String>;
 
 /// A tree of manifests read once into documents, by path under the output folder. An
 /// unreadable file adds nothing: its routes are simply absent from a state built with it.
+#[derive(Clone)]
 pub struct Docs(Vec<(PathBuf, Doc)>);
 
 impl Docs {
@@ -34,11 +35,136 @@ impl Docs {
         )
     }
 
+    /// Like [`Docs::read`], taking each file whose text is the same in `known` from
+    /// `known_docs` (its documents) rather than parsing it again: two versions of a large
+    /// tree differ in a few files. The documents taken have no line numbers when
+    /// `known_docs` has none.
+    pub fn read_like(files: &Tree, known: &Tree, known_docs: &Docs) -> Docs {
+        use rayon::prelude::*;
+        let mut docs = known_docs.0.iter().peekable();
+        let mut texts = known.iter().peekable();
+        let mut taken: Vec<(PathBuf, Option<Doc>, &str)> = Vec::with_capacity(files.len());
+        for (rel, text) in files.iter().filter(|(rel, _)| !is_kustomization(rel)) {
+            while texts.next_if(|(p, _)| *p < rel).is_some() {}
+            while docs.next_if(|(p, _)| p < rel).is_some() {}
+            let same = texts.peek().is_some_and(|(p, t)| *p == rel && *t == text);
+            let doc = docs
+                .peek()
+                .filter(|(p, _)| same && p == rel)
+                .map(|(_, d)| d.clone());
+            taken.push((rel.clone(), doc, text));
+        }
+        Docs(
+            taken
+                .into_par_iter()
+                .filter_map(|(rel, doc, text)| {
+                    let doc = match doc {
+                        Some(d) => d,
+                        None => Doc::parse(&rel, text).ok()?,
+                    };
+                    Some((rel, doc))
+                })
+                .collect(),
+        )
+    }
+
+    /// Documents made elsewhere (the render's, from its typed model), by path in order.
+    pub fn from_docs(docs: impl IntoIterator<Item = (PathBuf, Doc)>) -> Docs {
+        Docs(docs.into_iter().collect())
+    }
+
+    /// The document of one file.
+    fn get(&self, rel: &Path) -> Option<&Doc> {
+        let i = self
+            .0
+            .binary_search_by(|(p, _)| p.as_path().cmp(rel))
+            .ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The documents of the files in `keep` only.
+    pub fn only(&self, keep: &BTreeSet<PathBuf>) -> Docs {
+        Docs(
+            self.0
+                .iter()
+                .filter(|(rel, _)| keep.contains(rel))
+                .cloned()
+                .collect(),
+        )
+    }
+
     fn half(&self, side: Side) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {
         self.0
             .iter()
             .filter(move |(rel, _)| side_of(rel) == side)
             .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
+    }
+}
+
+/// The files whose text differs between two trees (kustomizations aside). Both are
+/// sorted alike, so they are walked side by side.
+pub fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
+    use std::cmp::Ordering;
+    let mut changed = BTreeSet::new();
+    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let order = match (x.peek(), y.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((p, _)), Some((q, _))) => p.cmp(q),
+        };
+        let rel = match order {
+            Ordering::Less => x.next().map(|(p, _)| p),
+            Ordering::Greater => y.next().map(|(q, _)| q),
+            Ordering::Equal => {
+                let (Some((p, s)), Some((_, t))) = (x.next(), y.next()) else {
+                    break;
+                };
+                (s != t).then_some(p)
+            }
+        };
+        if let Some(rel) = rel.filter(|r| !is_kustomization(r)) {
+            changed.insert(rel.clone());
+        }
+    }
+    changed
+}
+
+/// What of a change the networks of its trees show it can affect: the requests it can
+/// reroute (of those any of the networks probes), and every file their way depends on in
+/// any of the networks, the changed files included. A state that mixes the trees' versions
+/// of the changed files routes every other request as all of them do, and routes these
+/// requests as a network of these files alone does: judging a state needs no more.
+pub struct Scope {
+    pub probes: Vec<(String, String)>,
+    pub files: BTreeSet<PathBuf>,
+}
+
+impl Scope {
+    pub fn of(nets: &[&Network], changed: &BTreeSet<PathBuf>) -> Scope {
+        let mut keys = crate::routing::Reroutable::default();
+        for net in nets {
+            keys.extend(net.reroutable(changed));
+        }
+        let probes: BTreeSet<(String, String)> = nets
+            .iter()
+            .flat_map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
+            .collect();
+        let mut files = changed.clone();
+        for (h, p) in &probes {
+            for net in nets {
+                files.extend(
+                    net.files_on_the_way(h, p)
+                        .into_iter()
+                        .map(Path::to_path_buf),
+                );
+            }
+        }
+        Scope {
+            probes: probes.into_iter().collect(),
+            files,
+        }
     }
 }
 
@@ -71,16 +197,24 @@ pub fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
 /// A request (host, path), and where it goes before and after the change.
 pub type Expected = ((String, String), Outcome, Outcome);
 
-/// Judges states of a change from `base` to `target`.
+/// Judges states of a change from `base` to `target`: only what the change can affect
+/// (see [`Scope`]), so that judging a state of a large tree costs what its change does.
 pub struct Judge {
+    /// The base's and the target's documents of the files in scope.
     pub base: Docs,
     pub target: Docs,
-    /// Where every request that either tree routes goes before and after.
+    /// Where every request the change can reroute goes before and after.
     pub expected: Vec<Expected>,
     /// The most rules a Lattice route may hold.
     rule_limit: usize,
-    /// The rules of each Lattice route of the base, by file.
+    /// The rules of each Lattice route of the base in scope, by file.
     base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
+    /// The files in scope, and the base's and the target's texts of them.
+    files: BTreeSet<PathBuf>,
+    trees: (Tree, Tree),
+    /// A Lattice route the change leaves as it is holds more rules than the limit: no
+    /// state of the change is safe.
+    over_limit: bool,
 }
 
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
@@ -109,12 +243,30 @@ fn rule_keys(route: &crate::routing::LatticeRoute) -> BTreeSet<RuleKey> {
 
 impl Judge {
     pub fn new(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
-        let (base, target) = (Docs::read(base), Docs::read(target));
-        let (b, r) = (state(&base, &base), state(&target, &target));
-        // A state's Kong files are each the base's or the target's, so these are all the
-        // requests any state routes.
-        let probes: BTreeSet<(String, String)> = b.probes().into_iter().chain(r.probes()).collect();
-        let expected = probes
+        let target_docs = Docs::read(target);
+        let base_docs = Docs::read_like(base, target, &target_docs);
+        let live = state(&target_docs, &target_docs);
+        Judge::with_docs(
+            base,
+            (target, &live),
+            (&base_docs, &target_docs),
+            rule_limit,
+        )
+    }
+
+    /// A judge of the change from `base` to `target`, whose documents are `docs` (base,
+    /// target) and whose routing state `live` is.
+    pub fn with_docs(
+        base: &Tree,
+        (target, live): (&Tree, &Network),
+        docs: (&Docs, &Docs),
+        rule_limit: usize,
+    ) -> Judge {
+        let changed = changed_files(base, target);
+        let (b, r) = (state(docs.0, docs.0), live);
+        let scope = Scope::of(&[&b, r], &changed);
+        let expected = scope
+            .probes
             .into_iter()
             .map(|(h, p)| {
                 let (before, after) = (b.route(&h, &p), r.route(&h, &p));
@@ -124,15 +276,57 @@ impl Judge {
         let base_rules = b
             .lattice
             .iter()
+            .filter(|r| scope.files.contains(&r.file))
             .map(|r| (r.file.clone(), rule_keys(r)))
             .collect();
+        let over_limit = r
+            .lattice
+            .iter()
+            .any(|l| !changed.contains(&l.file) && l.rules.len() > rule_limit);
+        let within = |tree: &Tree| -> Tree {
+            tree.iter()
+                .filter(|(rel, _)| scope.files.contains(*rel))
+                .map(|(rel, text)| (rel.clone(), text.clone()))
+                .collect()
+        };
         Judge {
-            base,
-            target,
+            base: docs.0.only(&scope.files),
+            target: docs.1.only(&scope.files),
+            trees: (within(base), within(target)),
             expected,
             rule_limit,
             base_rules,
+            files: scope.files,
+            over_limit,
         }
+    }
+
+    /// The documents of a state's files in scope: the base's or the target's where the
+    /// state has their text, parsed where it has a text of its own (an in-between route).
+    pub fn docs(&self, state: &Tree) -> Docs {
+        use rayon::prelude::*;
+        let known = |rel: &PathBuf, text: &String| {
+            [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
+                .into_iter()
+                .find(|(tree, _)| tree.get(rel) == Some(text))
+                .and_then(|(_, docs)| docs.get(rel))
+        };
+        let files: Vec<(&PathBuf, &String)> = state
+            .iter()
+            .filter(|(rel, _)| self.files.contains(*rel))
+            .collect();
+        Docs(
+            files
+                .into_par_iter()
+                .filter_map(|(rel, text)| {
+                    let doc = match known(rel, text) {
+                        Some(doc) => doc.clone(),
+                        None => Doc::parse(rel, text).ok()?,
+                    };
+                    Some((rel.clone(), doc))
+                })
+                .collect(),
+        )
     }
 
     /// The states Argo CD can be in while `state` syncs over the base: each side live
@@ -162,6 +356,9 @@ impl Judge {
     /// also while the controller swaps its rules: it creates the new rules before it
     /// deletes the old ones, and drops those over the quota without an error.
     pub fn safe(&self, state: &Docs) -> bool {
+        if self.over_limit {
+            return false;
+        }
         let live = self::state(state, state);
         let in_quota = live.lattice.iter().all(|r| {
             let now = rule_keys(r);
@@ -305,7 +502,7 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
         for (rel, text) in phase.iter().flatten() {
             apply(&mut whole, rel, text.clone());
         }
-        if whole != state && judge.safe(&Docs::read(&whole)) {
+        if whole != state && judge.safe(&judge.docs(&whole)) {
             state = whole;
             continue;
         }
@@ -320,7 +517,7 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
             for (rel, text) in unit {
                 apply(&mut state, &rel, text);
             }
-            if !judge.safe(&Docs::read(&state)) {
+            if !judge.safe(&judge.docs(&state)) {
                 for (rel, text) in before {
                     apply(&mut state, &rel, text);
                 }
@@ -368,14 +565,18 @@ pub fn over_limit_unions(
 /// equal, None when some step can make no progress.
 pub fn steps(
     base: &Tree,
-    target: &Tree,
+    (target, target_docs): (&Tree, &Docs),
     rule_limit: usize,
     versions: &dyn Versions,
 ) -> Option<Vec<Tree>> {
     let mut out = Vec::new();
     let mut at = base.clone();
+    // Each step's base is the target but for a few files: most of its documents are the
+    // target's.
+    let live = state(target_docs, target_docs);
     while at != *target {
-        let judge = Judge::new(&at, target, rule_limit);
+        let at_docs = Docs::read_like(&at, target, target_docs);
+        let judge = Judge::with_docs(&at, (target, &live), (&at_docs, target_docs), rule_limit);
         let next = next_step(&judge, &at, target, versions);
         if next == at || out.len() > 16 {
             return None;

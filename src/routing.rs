@@ -8,7 +8,7 @@
 //! Manifests are read into a light model that keeps the line of every path, so findings can
 //! point into the committed files (hand edits included); fields it does not need are ignored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gateway_api::apis::standard::httproutes::HttpRouteSpec;
@@ -247,6 +247,47 @@ pub struct Network {
     /// trailing `/`) → Kong routes that declare it, so that finding the routes a request
     /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
     by_match: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
+}
+
+/// The index keys a request's path could be claimed under: the path itself, without its
+/// trailing `/`, and each of its segment-wise ancestors (`/` included).
+fn request_keys(path: &str) -> Vec<&str> {
+    let mut keys = vec![path];
+    let mut rest = path.trim_end_matches('/');
+    if rest.is_empty() {
+        rest = "/";
+    }
+    keys.push(rest);
+    while let Some(i) = rest.rfind('/') {
+        rest = if i == 0 { "/" } else { &rest[..i] };
+        keys.push(rest);
+        if i == 0 {
+            break;
+        }
+    }
+    keys
+}
+
+/// Match keys of Kong routes by hostname ("" for any host); see [`Network::reroutable`].
+#[derive(Debug, Default)]
+pub struct Reroutable(BTreeMap<String, BTreeSet<String>>);
+
+impl Reroutable {
+    /// Adds the keys of `other`.
+    pub fn extend(&mut self, other: Reroutable) {
+        for (host, keys) in other.0 {
+            self.0.entry(host).or_default().extend(keys);
+        }
+    }
+
+    /// Whether a route with one of these keys could claim the request.
+    pub fn could_claim(&self, host: &str, path: &str) -> bool {
+        let keys = request_keys(path);
+        [host, ""]
+            .iter()
+            .filter_map(|h| self.0.get(*h))
+            .any(|set| keys.iter().any(|k| set.contains(*k)))
+    }
 }
 
 /// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
@@ -537,7 +578,7 @@ fn service_name_of(metadata: &Meta, name: &str, namespace: &str) -> String {
 /// object the render's read-back already parsed (then without positions: see
 /// [`Doc::from_route`]).
 #[derive(Clone, Debug)]
-pub struct Doc(AnyDoc);
+pub struct Doc(std::sync::Arc<AnyDoc>);
 
 fn unplaced<T>(value: T) -> Spanned<T> {
     use serde_saphyr::Location;
@@ -597,7 +638,17 @@ fn header_mod_of(
 impl Doc {
     /// Parses a manifest's text, keeping the positions of names, rules and paths.
     pub fn parse(file: &Path, text: &str) -> Result<Doc, String> {
-        parse_doc(file, text).map(Doc)
+        parse_doc(file, text).map(|d| Doc(std::sync::Arc::new(d)))
+    }
+
+    /// The model of an object of a kind the routing model ignores (a ReferenceGrant, a
+    /// TargetGroupPolicy): equal to what parsing its text gives, as far as routing goes.
+    pub fn other(kind: &str) -> Doc {
+        Doc(std::sync::Arc::new(AnyDoc {
+            kind: Some(kind.to_string()),
+            metadata: Meta::default(),
+            spec: None,
+        }))
     }
 
     /// The model of a typed HTTPRoute, equal to what parsing its text gives except that
@@ -654,7 +705,7 @@ impl Doc {
                     .collect(),
             })
         });
-        Doc(AnyDoc {
+        Doc(std::sync::Arc::new(AnyDoc {
             kind: Some("HTTPRoute".into()),
             metadata: meta_of(meta),
             spec: Some(AnySpec {
@@ -662,19 +713,19 @@ impl Doc {
                 rules: rules.collect(),
                 external_name: None,
             }),
-        })
+        }))
     }
 
     /// The model of a typed Service (see [`Doc::from_route`]).
     pub fn from_service(meta: &ObjectMeta, external_name: Option<&str>) -> Doc {
-        Doc(AnyDoc {
+        Doc(std::sync::Arc::new(AnyDoc {
             kind: Some("Service".into()),
             metadata: meta_of(meta),
             spec: Some(AnySpec {
                 external_name: external_name.map(str::to_string),
                 ..AnySpec::default()
             }),
-        })
+        }))
     }
 }
 
@@ -745,7 +796,7 @@ impl Network {
             .par_iter()
             .map(|(p, source, _)| match source {
                 Source::Text(t) => parse_doc(p.as_ref(), t).map(Cow::Owned),
-                Source::Read(doc) => Ok(Cow::Borrowed(&doc.0)),
+                Source::Read(doc) => Ok(Cow::Borrowed(&*doc.0)),
             })
             .collect();
         let mut net = Network::default();
@@ -942,19 +993,7 @@ impl Network {
     /// `path`: an Exact match on it, or a prefix that is `path` or one of its segment-wise
     /// ancestors (`/` included).
     fn kong_routes_for(&self, host: &str, path: &str) -> Vec<usize> {
-        let mut keys = vec![path];
-        let mut rest = path.trim_end_matches('/');
-        if rest.is_empty() {
-            rest = "/";
-        }
-        keys.push(rest);
-        while let Some(i) = rest.rfind('/') {
-            rest = if i == 0 { "/" } else { &rest[..i] };
-            keys.push(rest);
-            if i == 0 {
-                break;
-            }
-        }
+        let keys = request_keys(path);
         let mut routes: Vec<usize> = [host, ""]
             .iter()
             .filter_map(|h| self.by_match.get(*h))
@@ -965,6 +1004,73 @@ impl Network {
         routes.sort_unstable();
         routes.dedup();
         routes
+    }
+
+    /// The files a request's way through this network depends on: every Kong route that
+    /// claims it, their bridges, and the Lattice route serving each host they send it to.
+    pub fn files_on_the_way(&self, host: &str, path: &str) -> Vec<&Path> {
+        let mut out = Vec::new();
+        for route in self
+            .kong_routes_for(host, path)
+            .into_iter()
+            .map(|i| &self.kong[i])
+        {
+            if route.claim(host, path).is_none() {
+                continue;
+            }
+            out.push(route.file.as_path());
+            if let Some(b) = &route.backend
+                && let Some(bridge) = self.bridges.get(&(b.namespace.clone(), b.name.clone()))
+            {
+                out.push(bridge.file.as_path());
+            }
+            let lattice_host = route.rewrite_host.as_deref().unwrap_or(host);
+            if let Some(service) = self.lattice_service(lattice_host) {
+                out.push(service.file.as_path());
+            }
+        }
+        out
+    }
+
+    /// The match keys, by hostname ("" for any host), of the Kong routes whose requests a
+    /// change to the `changed` files can reroute: the routes in those files, those whose
+    /// bridge is in them, and those that send requests to a Lattice service one of them
+    /// serves. A request no such key could claim goes the same way whatever those files say.
+    pub fn reroutable(&self, changed: &BTreeSet<PathBuf>) -> Reroutable {
+        let hosts: BTreeSet<&str> = self
+            .lattice
+            .iter()
+            .filter(|l| changed.contains(&l.file))
+            .flat_map(|l| l.hostnames.iter().map(String::as_str))
+            .collect();
+        let touched = |r: &KongRoute| {
+            let bridge = r
+                .backend
+                .as_ref()
+                .and_then(|b| self.bridges.get(&(b.namespace.clone(), b.name.clone())));
+            let sends_to = match (&r.rewrite_host, r.hostnames.is_empty()) {
+                (Some(h), _) => hosts.contains(h.as_str()),
+                // The request's own host: any, for a route that takes any host.
+                (None, true) => !hosts.is_empty(),
+                (None, false) => r.hostnames.iter().any(|h| hosts.contains(h.as_str())),
+            };
+            changed.contains(&r.file)
+                || bridge.is_some_and(|b| changed.contains(&b.file))
+                || sends_to
+        };
+        let mut keys = Reroutable::default();
+        for r in self.kong.iter().filter(|r| touched(r)) {
+            let on: Vec<&str> = if r.hostnames.is_empty() {
+                vec![""]
+            } else {
+                r.hostnames.iter().map(String::as_str).collect()
+            };
+            for host in on {
+                let by_host = keys.0.entry(host.to_string()).or_default();
+                by_host.extend(r.matches.iter().map(|m| match_key(m).to_string()));
+            }
+        }
+        keys
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence
@@ -986,12 +1092,17 @@ impl Network {
     /// route declares, one segment deeper, and string extensions that expose string-prefix
     /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts.
     pub fn probes(&self) -> Vec<(String, String)> {
-        let mut out = std::collections::BTreeSet::new();
+        self.probes_where(|_, _| true).into_iter().collect()
+    }
+
+    /// The [`Network::probes`] that `keep` accepts (host, path).
+    pub fn probes_where(&self, keep: impl Fn(&str, &str) -> bool) -> BTreeSet<(String, String)> {
+        let mut out = BTreeSet::new();
         for r in &self.kong {
-            let hosts: Vec<String> = if r.hostnames.is_empty() {
-                vec![ANY_HOST.to_string()]
+            let hosts: Vec<&str> = if r.hostnames.is_empty() {
+                vec![ANY_HOST]
             } else {
-                r.hostnames.clone()
+                r.hostnames.iter().map(String::as_str).collect()
             };
             for m in &r.matches {
                 let v = m.path.trim_end_matches('/');
@@ -1001,12 +1112,12 @@ impl Network {
                     format!("{v}x"),
                     format!("{v}-x"),
                 ] {
-                    for h in &hosts {
-                        out.insert((h.clone(), p.clone()));
+                    for h in hosts.iter().filter(|h| keep(h, &p)) {
+                        out.insert((h.to_string(), p.clone()));
                     }
                 }
             }
         }
-        out.into_iter().collect()
+        out
     }
 }

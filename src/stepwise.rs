@@ -64,7 +64,8 @@ pub fn next_step(
         config,
         apps: &built.prepared.apps,
     };
-    let Some(steps) = rollout::steps(base, &target, limit, &versions) else {
+    let docs = rollout::Docs::from_docs(built.docs.iter().map(|(p, d)| (p.clone(), d.clone())));
+    let Some(steps) = rollout::steps(base, (&target, &docs), limit, &versions) else {
         let full = rollout::over_limit_unions(base, &target, limit, &versions);
         return Err(NoStep::Stuck {
             built: Box::new(built),

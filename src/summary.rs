@@ -115,18 +115,29 @@ pub fn summarize(
     progress: Option<Progress>,
 ) -> PrSummary {
     let (b, h) = (Docs::read(base), Docs::read(head));
-    let (before, after) = (state(&b, &b), state(&h, &h));
-    let (was, is) = (apps(&before), apps(&after));
+    let states = (&state(&b, &b), &state(&h, &h));
+    summarize_states(base, head, states, service_hour_usd, progress)
+}
+
+/// [`summarize`] with the trees already read into routing states (base, head).
+pub fn summarize_states(
+    base: &Tree,
+    head: &Tree,
+    (before, after): (&Network, &Network),
+    service_hour_usd: f64,
+    progress: Option<Progress>,
+) -> PrSummary {
+    let (was, is) = (apps(before), apps(after));
     let moved = is
         .iter()
         .filter_map(|(app, to)| {
             let from = was.get(app)?;
-            let (from, to) = (service_name(&before, from), service_name(&after, to));
+            let (from, to) = (service_name(before, from), service_name(after, to));
             (from != to).then(|| (app.clone(), from, to))
         })
         .collect();
     let price = service_hour_usd * HOURS_PER_MONTH;
-    let (old, new) = (backends(&before), backends(&after));
+    let (old, new) = (backends(before), backends(after));
     PrSummary {
         added: is
             .keys()

@@ -39,6 +39,9 @@ pub struct CheckOptions<'a> {
     pub base_rev: Option<String>,
     /// Other projects' lock files whose Lattice service names this project's must not take.
     pub also_locks: Vec<PathBuf>,
+    /// The project already built as the check would build it (by the rollout step), so
+    /// that it is not built twice.
+    pub built: Option<crate::Built>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -62,22 +65,12 @@ pub struct CheckReport {
 
 /// Runs every check. Problems with the inputs are findings; only an unreadable output
 /// folder ends the run early.
-pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
-    // Planning leaves a core idle at times (it is one thread): the committed tree is read
-    // meanwhile.
-    let (run, tree) = rayon::join(
-        || crate::prepare(&opts.paths),
-        || output::read_tree(&opts.out_dir),
-    );
+pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
+    let built = opts.built.take();
+    let opts = &*opts;
+    let (run, tree, rendered) = build_and_read(opts, built);
     let mut diags = run.diags;
     let mut sources = run.sources;
-    let rendered = run
-        .prepared
-        .as_ref()
-        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
-    if let Some(Ok((out, _))) = &rendered {
-        diags.extend(crate::render::not_stored_findings(out, opts.templates));
-    }
     let tree = tree?;
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a
@@ -90,12 +83,17 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         Some(Ok((out, docs))) => to_model(&committed, Some((out, docs)), &opts.out_dir),
         _ => to_model(&committed, None, &opts.out_dir),
     };
+    let states = match (base.as_deref(), &rendered) {
+        (Some(base), Some(Ok((out, docs)))) => Some(change_states(base, &committed, out, docs)),
+        _ => None,
+    };
     // What the committed manifests show on their own, and what the change to them shows,
     // are independent: found side by side.
     let (committed_found, change_found) = rayon::join(
         || committed_findings(&to_model, run.prepared.as_ref()),
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
+                let rendered = (rendered, states.as_ref());
                 change_findings(opts, prepared, rendered, &committed, base.as_deref(), &tree)
             }
             (_, Some(Err(d))) => Ok((d.clone(), String::new())),
@@ -129,9 +127,16 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
             |p| p.config.pricing.clone(),
         )
         .service_hour_usd;
-    let summary = base
-        .as_deref()
-        .map(|b| crate::summary::summarize(b, &committed, price, progress(opts, &committed)));
+    let summary = base.as_deref().map(|b| {
+        let progress = progress(opts, &committed);
+        match &states {
+            Some(states) => {
+                let states = (&states.base, &states.head);
+                crate::summary::summarize_states(b, &committed, states, price, progress)
+            }
+            None => crate::summary::summarize(b, &committed, price, progress),
+        }
+    });
     drop(to_model);
     let committed = match committed {
         Cow::Owned(c) => Some(c),
@@ -144,6 +149,46 @@ pub fn check(opts: &CheckOptions) -> Result<CheckReport, Diagnostic> {
         diff,
         summary,
     })
+}
+
+/// The project built (unless `built` is it already) and rendered with its routing model,
+/// and the committed tree read.
+#[allow(clippy::type_complexity)]
+fn build_and_read(
+    opts: &CheckOptions,
+    built: Option<crate::Built>,
+) -> (
+    crate::Run,
+    Result<BTreeMap<PathBuf, String>, Diagnostic>,
+    Option<Result<(Output, crate::render::Docs), Diagnostics>>,
+) {
+    if let Some(b) = built {
+        let run = crate::Run {
+            prepared: Some(b.prepared),
+            diags: b.diags,
+            sources: b.sources,
+        };
+        return (
+            run,
+            output::read_tree(&opts.out_dir),
+            Some(Ok((b.output, b.docs))),
+        );
+    }
+    // Planning leaves a core idle at times (it is one thread): the committed tree is read
+    // meanwhile.
+    let (mut run, tree) = rayon::join(
+        || crate::prepare(&opts.paths),
+        || output::read_tree(&opts.out_dir),
+    );
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
+    if let Some(Ok((out, _))) = &rendered {
+        run.diags
+            .extend(crate::render::not_stored_findings(out, opts.templates));
+    }
+    (run, tree, rendered)
 }
 
 /// What the project shows besides its routes: service names against what exists, the deploy
@@ -181,6 +226,17 @@ fn project_findings(
             .collect(),
     );
     diags
+}
+
+/// The routing states of a change against a base, read mostly from the render's documents.
+fn change_states(
+    base: &BTreeMap<PathBuf, String>,
+    committed: &BTreeMap<PathBuf, String>,
+    rendered: &Output,
+    docs: &crate::render::Docs,
+) -> rollout::ChangeStates {
+    let docs = crate::rollout::Docs::from_docs(docs.iter().map(|(p, d)| (p.clone(), d.clone())));
+    rollout::ChangeStates::read(base, committed, (&rendered.files, &docs))
 }
 
 /// Where the committed tree stands in its rollout, when it is the step `render --base` writes.
@@ -243,7 +299,7 @@ fn quote_committed(
 fn change_findings(
     opts: &CheckOptions,
     prepared: &Prepared,
-    rendered: &Output,
+    (rendered, states): (&Output, Option<&rollout::ChangeStates>),
     committed: &BTreeMap<PathBuf, String>,
     base: Option<&BTreeMap<PathBuf, String>>,
     tree: &BTreeMap<PathBuf, String>,
@@ -261,8 +317,8 @@ fn change_findings(
     };
     let quota = prepared.config.quotas.rules_per_service as usize;
     diags.extend(change_warnings(before, after, quota, &opts.out_dir));
-    if let Some(base) = base {
-        diags.extend(rollout_safety(opts, base, committed, rendered));
+    if let (Some(base), Some(states)) = (base, states) {
+        diags.extend(rollout_safety(opts, base, committed, rendered, states));
     }
     let (stale, diff) = staleness(opts, prepared, rendered, committed, base, tree)?;
     diags.extend(stale);

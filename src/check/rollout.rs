@@ -8,11 +8,42 @@ use super::staleness::same_side;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::render::{Output, Side};
-use crate::rollout::{Docs, acceptable, state};
+use crate::rollout::{Docs, Scope, acceptable, changed_files, state};
 use crate::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
 type Expected<'a> = (&'a (String, String), Outcome, Outcome);
+
+/// The routing states of a change judged against a base, each read once for the rollout
+/// findings and the PR summary. The trees are the render's but for a few files: they are
+/// made of the render's documents, the files that differ parsed.
+pub(super) struct ChangeStates {
+    pub base: Network,
+    pub head: Network,
+    pub rendered: Network,
+}
+
+impl ChangeStates {
+    pub fn read(
+        base: &BTreeMap<PathBuf, String>,
+        committed: &BTreeMap<PathBuf, String>,
+        (rendered, docs): (&BTreeMap<PathBuf, String>, &Docs),
+    ) -> ChangeStates {
+        let live = |tree| {
+            let read = Docs::read_like(tree, rendered, docs);
+            state(&read, &read)
+        };
+        let (base, (head, rendered)) = rayon::join(
+            || live(base),
+            || rayon::join(|| live(committed), || state(docs, docs)),
+        );
+        ChangeStates {
+            base,
+            head,
+            rendered,
+        }
+    }
+}
 
 /// The committed head, and both halves of it applied on their own over the base, must
 /// route every probed request as the base or as the rendered target does — never to a
@@ -22,17 +53,30 @@ pub(super) fn rollout_safety(
     base: &BTreeMap<PathBuf, String>,
     committed: &BTreeMap<PathBuf, String>,
     rendered: &Output,
+    nets: &ChangeStates,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    // Each tree is read once; a state of the change takes one side from one tree and the
-    // other side from another.
+    // Only the requests the change can reroute are followed, and only the files on their
+    // way are parsed (for the line numbers findings point at).
+    let (b, r) = (&nets.base, &nets.rendered);
+    let within = {
+        let mut changed = changed_files(base, committed);
+        changed.extend(changed_files(committed, &rendered.files));
+        changed.extend(changed_files(base, &rendered.files));
+        Scope::of(&[b, &nets.head, r], &changed)
+    };
+    let only = |tree: &BTreeMap<PathBuf, String>| -> BTreeMap<PathBuf, String> {
+        tree.iter()
+            .filter(|(rel, _)| within.files.contains(*rel))
+            .map(|(rel, text)| (rel.clone(), text.clone()))
+            .collect()
+    };
     let (base_docs, head_docs, rendered_docs) = (
-        Docs::read(base),
-        Docs::read(committed),
-        Docs::read(&rendered.files),
+        Docs::read(&only(base)),
+        Docs::read(&only(committed)),
+        Docs::read(&only(&rendered.files)),
     );
-    let b = state(&base_docs, &base_docs);
-    let r = state(&rendered_docs, &rendered_docs);
+    let base_net = state(&base_docs, &base_docs);
     // When one side is unchanged, "that side first" is the head itself: judge it once.
     let mut states = vec![
         (
@@ -47,13 +91,9 @@ pub(super) fn rollout_safety(
     if !same_side(committed, base, Side::Kong) && !same_side(committed, base, Side::Lattice) {
         states.push(("the change is live", state(&head_docs, &head_docs)));
     }
-    let mut probes: BTreeSet<(String, String)> = b.probes().into_iter().collect();
-    probes.extend(r.probes());
-    for (_, net) in &states {
-        probes.extend(net.probes());
-    }
     // Where each request goes before and after, followed once for all states.
-    let expected: Vec<Expected<'_>> = probes
+    let expected: Vec<Expected<'_>> = within
+        .probes
         .iter()
         .map(|probe @ (h, p)| (probe, b.route(h, p), r.route(h, p)))
         .collect();
@@ -76,7 +116,7 @@ pub(super) fn rollout_safety(
             }
             let kong = net
                 .kong_route(host, path)
-                .or_else(|| b.kong_route(host, path));
+                .or_else(|| base_net.kong_route(host, path));
             if !seen.insert((*when, kong.map(|k| k.name.clone()))) {
                 continue;
             }

@@ -105,7 +105,11 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         )
     });
     let base = base.map(|(_, tree)| tree);
-    let opts = crate::check::CheckOptions {
+    let (step, built) = match step {
+        Some((step, built)) => (Some(step), built),
+        None => (None, None),
+    };
+    let mut opts = crate::check::CheckOptions {
         paths,
         out_dir: out,
         templates: &templates,
@@ -113,8 +117,9 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         step,
         base_rev: args.base.clone(),
         also_locks: args.also_lock.clone(),
+        built,
     };
-    match crate::check::check(&opts) {
+    match crate::check::check(&mut opts) {
         Ok(report) => finish(args, report, ui),
         Err(d) => ui.fail(d, &Sources::default()),
     }
@@ -175,17 +180,24 @@ pub fn base_tree(
     }
 }
 
-/// The step `render --base REV` writes from `base`, when the inputs can be built.
+/// The step `render --base REV` writes from `base`, when the inputs can be built; and the
+/// project built on the way when it is what the check builds too (no move in flight).
 fn rollout_step(
     paths: &crate::load::ProjectPaths,
     templates: &Templates,
     base: &crate::rollout::Tree,
     shipped: Option<crate::lock::Rollout>,
     rev: &str,
-) -> Option<crate::check::Step> {
+) -> Option<(crate::check::Step, Option<crate::Built>)> {
     let step = crate::stepwise::next_step(paths, templates, base, shipped).ok()?;
     let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
-    Some(crate::check::Step {
+    let built = step
+        .built
+        .prepared
+        .finished_moves
+        .is_empty()
+        .then_some(step.built);
+    let step = crate::check::Step {
         progress: crate::summary::Progress {
             step: step.progress.step as usize,
             of: step.progress.of as usize,
@@ -193,7 +205,8 @@ fn rollout_step(
         },
         files: step.files,
         lock_text: step.lock_text,
-    })
+    };
+    Some((step, built))
 }
 
 fn format(format: Format, report: &CheckReport, color: bool) -> String {

@@ -186,15 +186,18 @@ pub(super) enum Model {
 }
 
 impl Model {
-    /// The routing model of a route or Service, as a check reads it.
+    /// The routing model of the object, as a check reads it (the kustomization is not
+    /// read into it).
     pub fn doc(&self) -> Option<Doc> {
         match self {
+            Model::ReferenceGrant(_) => Some(Doc::other("ReferenceGrant")),
+            Model::TargetGroupPolicy(_) => Some(Doc::other("TargetGroupPolicy")),
             Model::Route(r) => Some(Doc::from_route(&r.metadata, &r.spec)),
             Model::Service(s) => {
                 let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
                 Some(Doc::from_service(&s.metadata, external))
             }
-            _ => None,
+            Model::Kustomization(_) => None,
         }
     }
 

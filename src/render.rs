@@ -486,8 +486,17 @@ fn render_tree(
     if config.lattice.target_group_policies {
         r.emit_target_group_policies(&inputs);
     }
+    // All routes, then all bridges: the files come out nearly in name order, which makes
+    // the tree cheap to sort.
     for (id, app) in AppId::enumerate(apps) {
-        r.emit_kong_side(&inputs, id, app);
+        if let Some(target) = kong_target(&inputs, id, app) {
+            r.emit_kong_route(&inputs, id, app, app.bridge_name(), target);
+        }
+    }
+    for (id, app) in AppId::enumerate(apps) {
+        if let Some(target) = kong_target(&inputs, id, app) {
+            r.emit_bridge(&inputs, app, app.bridge_name(), target);
+        }
     }
     let (rendered, diags) = r.run();
     assemble(rendered, diags, templates)
@@ -653,20 +662,6 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The Kong side of app `id`: its bridge Service and its route, both to the Lattice
-    /// service that serves it. An app with no group yet has none.
-    fn emit_kong_side(&mut self, t: &'a Inputs<'a>, id: AppId, app: &'a App) {
-        // A host-routed app is in a group only under header dispatch.
-        let target = match (t.plan.serving_group(id), &app.host) {
-            (Some(n), _) => t.config.group_domain(n),
-            (None, Some(host)) => host.clone(),
-            (None, None) => return,
-        };
-        let bridge = app.bridge_name();
-        self.emit_bridge(t, app, bridge.clone(), target.clone());
-        self.emit_kong_route(t, id, app, bridge, target);
-    }
-
     /// The Kong side: an ExternalName Service that stands for the app's Lattice service.
     fn emit_bridge(&mut self, t: &'a Inputs<'a>, app: &'a App, bridge: String, target: String) {
         let config = t.config;
@@ -744,6 +739,17 @@ impl<'a> Renderer<'a> {
     }
 }
 
+/// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host
+/// for a host-routed app (in a group only under header dispatch). An app with no group yet
+/// has none, and no Kong side.
+fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
+    match (t.plan.serving_group(id), &app.host) {
+        (Some(n), _) => Some(t.config.group_domain(n)),
+        (None, Some(host)) => Some(host.clone()),
+        (None, None) => None,
+    }
+}
+
 /// The tree of the rendered objects, with a kustomization per side listing them; or every
 /// problem found.
 fn assemble(
@@ -752,13 +758,13 @@ fn assemble(
     templates: &Templates,
 ) -> Result<(Output, Docs), Diagnostics> {
     let mut out = Output::default();
-    let mut docs = Docs::new();
+    let (mut files, mut docs) = (Vec::new(), Vec::new());
     let mut resources: BTreeMap<Side, Vec<String>> = BTreeMap::new();
     for x in rendered {
         resources.entry(x.side).or_default().push(x.file.clone());
         let path = PathBuf::from(x.side.dir()).join(&x.file);
         if let Some(doc) = x.doc {
-            docs.insert(path.clone(), doc);
+            docs.push((path.clone(), doc));
         }
         if !x.added.is_empty() {
             out.not_stored.push(NotStored {
@@ -767,8 +773,12 @@ fn assemble(
                 added: x.added,
             });
         }
-        out.files.insert(path, x.body);
+        files.push((path, x.body));
     }
+    // Built from a list in one go, not file by file: comparing paths is most of the cost
+    // of a tree, and a list in nearly sorted order sorts in few comparisons.
+    out.files = files.into_iter().collect();
+    let docs: Docs = docs.into_iter().collect();
     out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
     for side in [Side::Lattice, Side::Kong] {
         let mut list = resources.remove(&side).unwrap_or_default();

@@ -38,8 +38,15 @@ pub fn change_warnings(
     out_dir: &Path,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
+    // Both trees are sorted alike: walked side by side, not looked up file by file.
+    let mut before = old.iter().peekable();
     for (rel, text) in new {
-        let Some(before_text) = old.get(rel).filter(|t| *t != text) else {
+        while before.next_if(|(p, _)| *p < rel).is_some() {}
+        let Some(before_text) = before
+            .peek()
+            .filter(|(p, t)| *p == rel && *t != text)
+            .map(|(_, t)| *t)
+        else {
             continue;
         };
         if side_of(rel) != Side::Lattice {

@@ -174,20 +174,21 @@ fn build_and_read(
             Some(Ok((b.output, b.docs))),
         );
     }
-    // Planning leaves a core idle at times (it is one thread): the committed tree is read
-    // meanwhile.
-    let (mut run, tree) = rayon::join(
-        || crate::prepare(&opts.paths),
+    // Planning and parts of rendering are one thread: the committed tree is read meanwhile.
+    let ((run, rendered), tree) = rayon::join(
+        || {
+            let mut run = crate::prepare(&opts.paths);
+            let rendered = run.prepared.as_ref().map(|p| {
+                crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates)
+            });
+            if let Some(Ok((out, _))) = &rendered {
+                run.diags
+                    .extend(crate::render::not_stored_findings(out, opts.templates));
+            }
+            (run, rendered)
+        },
         || output::read_tree(&opts.out_dir),
     );
-    let rendered = run
-        .prepared
-        .as_ref()
-        .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
-    if let Some(Ok((out, _))) = &rendered {
-        run.diags
-            .extend(crate::render::not_stored_findings(out, opts.templates));
-    }
     (run, tree, rendered)
 }
 

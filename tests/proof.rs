@@ -281,10 +281,16 @@ fn label(letter_first: bool) -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// Valid host names that YAML reads as numbers if plain.
+const NUMBER_HOSTS: &[&str] = &["0.5e-1", "1.5e3", "123.1e3", "08.5e1"];
+
 fn hostname() -> BoxedStrategy<String> {
-    prop::collection::vec(label(false), 1..3)
-        .prop_map(|labels| format!("{}.example", labels.join(".")))
-        .boxed()
+    prop_oneof![
+        8 => prop::collection::vec(label(false), 1..3)
+            .prop_map(|labels| format!("{}.example", labels.join("."))),
+        1 => select(NUMBER_HOSTS).prop_map(str::to_string),
+    ]
+    .boxed()
 }
 
 fn path() -> BoxedStrategy<String> {

@@ -182,6 +182,7 @@ fn template_error(name: &str, dir: Option<&Path>, e: &minijinja::Error) -> Diagn
 
 /// Formats a string as a YAML scalar that reads back as exactly that string: plain when it
 /// is unambiguous, otherwise a JSON string (valid YAML), so no value can add lines or keys.
+/// The characters JSON leaves as they are but YAML does not are escaped too.
 pub fn yaml_scalar(value: String) -> String {
     let plain_safe = !value.is_empty()
         && value
@@ -196,10 +197,33 @@ pub fn yaml_scalar(value: String) -> String {
             "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
         );
     if plain_safe {
-        value
-    } else {
-        serde_json::to_string(&value).expect("strings always serialize")
+        return value;
     }
+    let json = serde_json::to_string(&value).expect("strings always serialize");
+    if !json.contains(json_raw_but_not_yaml) {
+        return json;
+    }
+    // A raw character is never part of one of JSON's escapes, so each can be replaced alone.
+    json.chars()
+        .map(|c| {
+            if json_raw_but_not_yaml(c) {
+                format!("\\u{:04x}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Characters that JSON writes as they are but that YAML does not read back as themselves:
+/// not printable (DEL, the C1 controls, U+FFFE, U+FFFF, and to Kubernetes' parser, go-yaml,
+/// the byte order mark: refused), or a line break to go-yaml (NEL, U+2028, U+2029: folded
+/// to a space in a quoted scalar).
+fn json_raw_but_not_yaml(c: char) -> bool {
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+    )
 }
 
 impl<'a> From<&'a GatewayRef> for GatewayCtx<'a> {
@@ -833,5 +857,23 @@ mod tests {
         let evil = "a: b".to_string();
         let back: String = serde_saphyr::from_str(&yaml_scalar(evil.clone())).unwrap();
         assert_eq!(back, evil);
+    }
+
+    /// Found by tests/proof.rs: a gateway namespace with U+009F rendered a route that does
+    /// not parse, since JSON leaves the character as it is and YAML cannot print it.
+    #[test]
+    fn scalars_escape_what_yaml_cannot_print_or_reads_as_a_line_break() {
+        for c in [
+            '\u{7f}', '\u{85}', '\u{9f}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffe}',
+            '\u{ffff}',
+        ] {
+            let value = format!("a{c}b");
+            let scalar = yaml_scalar(value.clone());
+            assert!(!scalar.contains(c), "{c:?} is left raw in {scalar}");
+            let back: String = serde_saphyr::from_str(&scalar).unwrap();
+            assert_eq!(back, value);
+        }
+        // Characters YAML prints are left as they are.
+        assert_eq!(yaml_scalar("é\u{1f600}".into()), "\"é\u{1f600}\"");
     }
 }

@@ -233,6 +233,9 @@ pub(super) fn parse_typed<T: serde::de::DeserializeOwned>(text: &str) -> Result<
     // even scanned: serde-saphyr is built without its `comments` feature.)
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
+    // A string written plain that reads as a number or a boolean (`1.5e3`, `yes`) is not
+    // a string to Kubernetes' parser, whatever the target type says here: refused.
+    options.no_schema = true;
     let value = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
         serde_ignored::deserialize(de, |path| ignored.push(path.to_string()))
     })
@@ -331,5 +334,28 @@ mod tests {
         );
         let renamed = ok.replace("name: a", "name: z");
         assert!(typed_check(&renamed, &expect, ReadOptions::default()).is_err());
+    }
+
+    /// A template that leaves out the `yaml` filter writes `1.5e3` (a valid host) plain:
+    /// Kubernetes reads a number there, so the read-back must not take it as a string.
+    #[test]
+    fn typed_check_refuses_plain_strings_yaml_reads_as_numbers_or_booleans() {
+        let expect = Expect {
+            kind: Kind::Service,
+            name: "a".into(),
+            namespace: Some("b".into()),
+            service_name: None,
+        };
+        for value in ["1.5e3", "yes", "08"] {
+            let doc = |v: &str| {
+                format!(
+                    "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: b\nspec:\n  type: ExternalName\n  externalName: {v}\n"
+                )
+            };
+            let plain = typed_check(&doc(value), &expect, ReadOptions::default());
+            assert!(plain.is_err(), "plain `{value}` read as a string");
+            let quoted = doc(&format!("\"{value}\""));
+            assert!(typed_check(&quoted, &expect, ReadOptions::default()).is_ok());
+        }
     }
 }

@@ -83,9 +83,12 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     let read: Result<Vec<(PathBuf, String)>, Diagnostic> = files
         .into_par_iter()
         .map(|p| {
-            let text = fs::read(&p).map_err(|e| io_error(&p, "read", &e))?;
+            let bytes = fs::read(&p).map_err(|e| io_error(&p, "read", &e))?;
             let rel = p.strip_prefix(dir).unwrap_or(&p).to_path_buf();
-            Ok((rel, String::from_utf8_lossy(&text).into_owned()))
+            // Valid UTF-8, as latgen writes it, is kept as read rather than copied.
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            Ok((rel, text))
         })
         .collect();
     Ok(read?.into_iter().collect())

@@ -304,6 +304,11 @@ impl Judge {
     /// The documents of a state's files in scope: the base's or the target's where the
     /// state has their text, parsed where it has a text of its own (an in-between route).
     pub fn docs(&self, state: &Tree) -> Docs {
+        self.docs_with(|rel| state.get(rel))
+    }
+
+    /// [`Judge::docs`] of the state whose text of each file `text_of` gives.
+    fn docs_with<'t>(&self, text_of: impl Fn(&Path) -> Option<&'t String>) -> Docs {
         use rayon::prelude::*;
         let known = |rel: &PathBuf, text: &String| {
             [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
@@ -311,9 +316,10 @@ impl Judge {
                 .find(|(tree, _)| tree.get(rel) == Some(text))
                 .and_then(|(_, docs)| docs.get(rel))
         };
-        let files: Vec<(&PathBuf, &String)> = state
+        let files: Vec<(&PathBuf, &String)> = self
+            .files
             .iter()
-            .filter(|(rel, _)| self.files.contains(*rel))
+            .filter_map(|rel| Some((rel, text_of(rel)?)))
             .collect();
         Docs(
             files
@@ -493,16 +499,24 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
     if judge.safe(&judge.target) {
         return target.clone();
     }
-    let mut state: Tree = base.clone();
+    // The state is the base with a few files edited: kept as those edits, so that trying
+    // an edit copies no tree.
+    let mut state = Overlay {
+        base,
+        edits: BTreeMap::new(),
+    };
     for phase in candidate_edits(base, target, versions) {
         // A whole phase that is safe at once is taken at once: one judgement instead of
         // one per unit (a change of every app, such as a switch of dispatch mode, has
         // hundreds of units).
-        let mut whole = state.clone();
-        for (rel, text) in phase.iter().flatten() {
-            apply(&mut whole, rel, text.clone());
-        }
-        if whole != state && judge.safe(&judge.docs(&whole)) {
+        let changes = phase
+            .iter()
+            .flatten()
+            .any(|(rel, text)| state.get(rel) != text.as_ref());
+        let mut whole = state.edits.clone();
+        whole.extend(phase.iter().flatten().cloned());
+        let whole = Overlay { base, edits: whole };
+        if changes && judge.safe(&judge.docs_with(|rel| whole.get(rel))) {
             state = whole;
             continue;
         }
@@ -514,20 +528,35 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
             if before == unit {
                 continue;
             }
-            for (rel, text) in unit {
-                apply(&mut state, &rel, text);
-            }
-            if !judge.safe(&judge.docs(&state)) {
-                for (rel, text) in before {
-                    apply(&mut state, &rel, text);
-                }
+            state.edits.extend(unit);
+            if !judge.safe(&judge.docs_with(|rel| state.get(rel))) {
+                state.edits.extend(before);
             }
         }
     }
-    if state == *base {
-        return state;
+    let mut tree = base.clone();
+    for (rel, text) in state.edits {
+        apply(&mut tree, &rel, text);
     }
-    with_kustomizations(state, versions)
+    if tree == *base {
+        return tree;
+    }
+    with_kustomizations(tree, versions)
+}
+
+/// A tree as a base and edits to some of its files (None: the file is gone).
+struct Overlay<'a> {
+    base: &'a Tree,
+    edits: BTreeMap<PathBuf, Option<String>>,
+}
+
+impl Overlay<'_> {
+    fn get(&self, rel: &Path) -> Option<&String> {
+        match self.edits.get(rel) {
+            Some(edit) => edit.as_ref(),
+            None => self.base.get(rel),
+        }
+    }
 }
 
 fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
@@ -569,20 +598,22 @@ pub fn steps(
     rule_limit: usize,
     versions: &dyn Versions,
 ) -> Option<Vec<Tree>> {
-    let mut out = Vec::new();
-    let mut at = base.clone();
+    let mut out: Vec<Tree> = Vec::new();
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
     let live = state(target_docs, target_docs);
-    while at != *target {
-        let at_docs = Docs::read_like(&at, target, target_docs);
-        let judge = Judge::with_docs(&at, (target, &live), (&at_docs, target_docs), rule_limit);
-        let next = next_step(&judge, &at, target, versions);
-        if next == at || out.len() > 16 {
+    loop {
+        let at = out.last().unwrap_or(base);
+        if at == target {
+            break;
+        }
+        let at_docs = Docs::read_like(at, target, target_docs);
+        let judge = Judge::with_docs(at, (target, &live), (&at_docs, target_docs), rule_limit);
+        let next = next_step(&judge, at, target, versions);
+        if next == *at || out.len() > 16 {
             return None;
         }
-        out.push(next.clone());
-        at = next;
+        out.push(next);
     }
     Some(out)
 }

@@ -56,7 +56,7 @@ pub fn next_step(
     shipped: Option<Rollout>,
 ) -> Result<NextStep, NoStep> {
     let built = crate::build_final(paths, templates).map_err(|f| NoStep::Inputs(Box::new(f)))?;
-    let target: Tree = built.output.files.clone();
+    let target = &built.output.files;
     let config = &built.prepared.config;
     let limit = config.quotas.rules_per_service as usize;
     let versions = Between {
@@ -65,20 +65,21 @@ pub fn next_step(
         apps: &built.prepared.apps,
     };
     let docs = rollout::Docs::from_docs(built.docs.iter().map(|(p, d)| (p.clone(), d.clone())));
-    let Some(steps) = rollout::steps(base, (&target, &docs), limit, &versions) else {
-        let full = rollout::over_limit_unions(base, &target, limit, &versions);
+    let Some(steps) = rollout::steps(base, (target, &docs), limit, &versions) else {
+        let full = rollout::over_limit_unions(base, target, limit, &versions);
         return Err(NoStep::Stuck {
             built: Box::new(built),
             full,
         });
     };
-    let files = steps.first().cloned().unwrap_or_else(|| target.clone());
+    let count = steps.len();
+    let files = steps.into_iter().next().unwrap_or_else(|| target.clone());
     let done = shipped.map_or(0, |r| r.step);
     let progress = Rollout {
         step: done + 1,
-        of: done + steps.len() as u32,
+        of: done + count as u32,
     };
-    let lock = if steps.len() <= 1 {
+    let lock = if count <= 1 {
         built.prepared.plan.lock.clone()
     } else {
         let mut lock = in_flight(&built, &files);
@@ -88,7 +89,7 @@ pub fn next_step(
     Ok(NextStep {
         files,
         lock_text: crate::lock::serialize(&lock),
-        remaining: steps.len(),
+        remaining: count,
         progress,
         built,
     })

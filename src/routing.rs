@@ -733,6 +733,117 @@ fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
     serde_saphyr::from_str(text).map_err(|e| format!("{}: {}", file.display(), e.without_snippet()))
 }
 
+/// What one manifest adds to a network, made on its own (in parallel with the others).
+enum Entry {
+    Kong(Vec<KongRoute>),
+    Lattice(LatticeRoute),
+    Bridge((String, String), Bridge),
+    Nothing,
+}
+
+impl Entry {
+    fn of(file: &Path, doc: &AnyDoc, is_kong: bool) -> Entry {
+        let spec = doc.spec.as_ref();
+        match doc.kind.as_deref() {
+            Some("HTTPRoute") => {
+                let empty = AnySpec::default();
+                let spec = spec.unwrap_or(&empty);
+                if is_kong {
+                    Entry::Kong(kong_routes(file, &doc.metadata, spec))
+                } else {
+                    Entry::Lattice(lattice_route(file, &doc.metadata, spec))
+                }
+            }
+            Some("Service") => match spec.and_then(|s| s.external_name.clone()) {
+                Some(target) => {
+                    let name = doc.metadata.name.as_ref().map(|n| n.value.clone());
+                    let namespace = doc.metadata.namespace.clone().unwrap_or_default();
+                    let bridge = Bridge {
+                        file: file.to_path_buf(),
+                        target,
+                    };
+                    Entry::Bridge((namespace, name.unwrap_or_default()), bridge)
+                }
+                None => Entry::Nothing,
+            },
+            _ => Entry::Nothing,
+        }
+    }
+}
+
+/// A route's namespace, name and where the name is written.
+fn identity(metadata: &Meta) -> (String, String, Pos) {
+    let namespace = metadata.namespace.clone().unwrap_or_default();
+    let (name, name_pos) = metadata
+        .name
+        .as_ref()
+        .map(|n| (n.value.clone(), Pos::of(n)))
+        .unwrap_or_default();
+    (namespace, name, name_pos)
+}
+
+/// A rule's backend: its first backendRef, in the route's namespace unless it names one.
+fn backend_of(refs: &[BackendDoc], namespace: &str) -> Option<BackendRef> {
+    refs.first().map(|b| BackendRef {
+        namespace: b.namespace.clone().unwrap_or_else(|| namespace.to_string()),
+        name: b.name.clone(),
+        port: b.port,
+    })
+}
+
+/// The Kong routes of an HTTPRoute on the Kong side: one per rule.
+fn kong_routes(file: &Path, metadata: &Meta, spec: &AnySpec) -> Vec<KongRoute> {
+    let (namespace, name, name_pos) = identity(metadata);
+    spec.rules
+        .iter()
+        .map(|rule| KongRoute {
+            file: file.to_path_buf(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+            app: metadata.labels.get("app.kubernetes.io/name").cloned(),
+            plugins: metadata.annotations.get("konghq.com/plugins").cloned(),
+            name_pos,
+            hostnames: spec.hostnames.clone(),
+            matches: path_rules(&rule.value.matches, Pos::of(rule)),
+            rewrite_host: rule
+                .value
+                .filters
+                .iter()
+                .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
+            header_changes: header_changes(&rule.value.filters),
+            backend: backend_of(&rule.value.backend_refs, &namespace),
+        })
+        .collect()
+}
+
+/// The Lattice route of an HTTPRoute on the Lattice side.
+fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
+    let (namespace, name, name_pos) = identity(metadata);
+    let rules = spec
+        .rules
+        .iter()
+        .map(|r| {
+            let pos = Pos::of(r);
+            LatticeRule {
+                matches: path_rules(&r.value.matches, pos),
+                backend: backend_of(&r.value.backend_refs, &namespace),
+                pos,
+            }
+        })
+        .collect();
+    let service_name = service_name_of(metadata, &name, &namespace);
+    LatticeRoute {
+        file: file.to_path_buf(),
+        namespace,
+        name,
+        name_pos,
+        labels: metadata.labels.clone(),
+        service_name,
+        hostnames: spec.hostnames.clone(),
+        rules,
+    }
+}
+
 /// Which half of the output a file belongs to, by its first folder.
 pub fn is_kong_file(path: &Path) -> bool {
     crate::layout::side_of(path) == crate::layout::Side::Kong
@@ -748,32 +859,49 @@ impl Network {
     }
 
     fn add_doc(&mut self, file: &Path, doc: &AnyDoc, is_kong: bool) {
-        match doc.kind.as_deref() {
-            Some("HTTPRoute") => match &doc.spec {
-                Some(spec) => self.add_route(file, &doc.metadata, spec, is_kong),
-                None => self.add_route(file, &doc.metadata, &AnySpec::default(), is_kong),
-            },
-            Some("Service") => {
-                if let Some(target) = doc.spec.as_ref().and_then(|s| s.external_name.clone()) {
-                    let key = (
-                        doc.metadata.namespace.clone().unwrap_or_default(),
-                        doc.metadata
-                            .name
-                            .as_ref()
-                            .map(|n| n.value.clone())
-                            .unwrap_or_default(),
-                    );
-                    self.bridges.insert(
-                        key,
-                        Bridge {
-                            file: file.to_path_buf(),
-                            target,
-                        },
-                    );
+        self.add_entry(Entry::of(file, doc, is_kong));
+    }
+
+    /// Adds what one manifest holds, and indexes it.
+    fn add_entry(&mut self, entry: Entry) {
+        match entry {
+            Entry::Kong(routes) => {
+                for route in routes {
+                    self.add_kong(route);
                 }
             }
-            _ => {}
+            Entry::Lattice(route) => {
+                if let Some(first) = route.hostnames.first() {
+                    self.by_domain
+                        .entry(first.clone())
+                        .or_insert(self.lattice.len());
+                }
+                self.lattice.push(route);
+            }
+            Entry::Bridge(key, bridge) => {
+                self.bridges.insert(key, bridge);
+            }
+            Entry::Nothing => {}
         }
+    }
+
+    fn add_kong(&mut self, route: KongRoute) {
+        let index = self.kong.len();
+        let any_host = [String::new()];
+        let hosts = match route.hostnames.as_slice() {
+            [] => &any_host[..],
+            named => named,
+        };
+        for host in hosts {
+            let by_path = self.by_match.entry(host.clone()).or_default();
+            for m in &route.matches {
+                let routes = by_path.entry(match_key(m).to_string()).or_default();
+                if routes.last() != Some(&index) {
+                    routes.push(index);
+                }
+            }
+        }
+        self.kong.push(route);
     }
 
     /// Reads many manifests (path, text, which half) in parallel, keeping their order;
@@ -792,105 +920,27 @@ impl Network {
     ) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
         use std::borrow::Cow;
-        let parsed: Vec<Result<Cow<'_, AnyDoc>, String>> = files
+        // Parsing and making the routes of each manifest are independent: done in parallel;
+        // only indexing them is done in order.
+        let entries: Vec<Result<Entry, String>> = files
             .par_iter()
-            .map(|(p, source, _)| match source {
-                Source::Text(t) => parse_doc(p.as_ref(), t).map(Cow::Owned),
-                Source::Read(doc) => Ok(Cow::Borrowed(&*doc.0)),
+            .map(|(p, source, is_kong)| {
+                let doc = match source {
+                    Source::Text(t) => Cow::Owned(parse_doc(p.as_ref(), t)?),
+                    Source::Read(doc) => Cow::Borrowed(&*doc.0),
+                };
+                Ok(Entry::of(p.as_ref(), &doc, *is_kong))
             })
             .collect();
         let mut net = Network::default();
         let mut errors = Vec::new();
-        for ((path, _, is_kong), doc) in files.iter().zip(parsed) {
-            match doc {
-                Ok(doc) => net.add_doc(path.as_ref(), &doc, *is_kong),
+        for ((path, _, _), entry) in files.iter().zip(entries) {
+            match entry {
+                Ok(entry) => net.add_entry(entry),
                 Err(e) => errors.push((path.as_ref().to_path_buf(), e)),
             }
         }
         (net, errors)
-    }
-
-    fn add_route(&mut self, file: &Path, metadata: &Meta, spec: &AnySpec, is_kong: bool) {
-        let namespace = metadata.namespace.clone().unwrap_or_default();
-        let (name, name_pos) = metadata
-            .name
-            .as_ref()
-            .map(|n| (n.value.clone(), Pos::of(n)))
-            .unwrap_or_default();
-        let backend_of = |refs: &[BackendDoc]| {
-            refs.first().map(|b| BackendRef {
-                namespace: b.namespace.clone().unwrap_or_else(|| namespace.clone()),
-                name: b.name.clone(),
-                port: b.port,
-            })
-        };
-        if is_kong {
-            for rule in &spec.rules {
-                let pos = Pos::of(rule);
-                let index = self.kong.len();
-                let matches = path_rules(&rule.value.matches, pos);
-                let any_host = [String::new()];
-                let hosts = match spec.hostnames.as_slice() {
-                    [] => &any_host[..],
-                    named => named,
-                };
-                for host in hosts {
-                    let by_path = self.by_match.entry(host.clone()).or_default();
-                    for m in &matches {
-                        let routes = by_path.entry(match_key(m).to_string()).or_default();
-                        if routes.last() != Some(&index) {
-                            routes.push(index);
-                        }
-                    }
-                }
-                self.kong.push(KongRoute {
-                    file: file.to_path_buf(),
-                    namespace: namespace.clone(),
-                    name: name.clone(),
-                    app: metadata.labels.get("app.kubernetes.io/name").cloned(),
-                    plugins: metadata.annotations.get("konghq.com/plugins").cloned(),
-                    name_pos,
-                    hostnames: spec.hostnames.clone(),
-                    matches,
-                    rewrite_host: rule
-                        .value
-                        .filters
-                        .iter()
-                        .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
-                    header_changes: header_changes(&rule.value.filters),
-                    backend: backend_of(&rule.value.backend_refs),
-                });
-            }
-        } else {
-            let rules = spec
-                .rules
-                .iter()
-                .map(|r| {
-                    let pos = Pos::of(r);
-                    LatticeRule {
-                        matches: path_rules(&r.value.matches, pos),
-                        backend: backend_of(&r.value.backend_refs),
-                        pos,
-                    }
-                })
-                .collect();
-            if let Some(first) = spec.hostnames.first() {
-                self.by_domain
-                    .entry(first.clone())
-                    .or_insert(self.lattice.len());
-            }
-            let service_name = service_name_of(metadata, &name, &namespace);
-            self.lattice.push(LatticeRoute {
-                file: file.to_path_buf(),
-                namespace,
-                name,
-                name_pos,
-                labels: metadata.labels.clone(),
-                service_name,
-                hostnames: spec.hostnames.clone(),
-                rules,
-            });
-        }
     }
 
     /// Builds the network from files given by their path under the output folder
@@ -1098,6 +1148,8 @@ impl Network {
     /// The [`Network::probes`] that `keep` accepts (host, path).
     pub fn probes_where(&self, keep: impl Fn(&str, &str) -> bool) -> BTreeSet<(String, String)> {
         let mut out = BTreeSet::new();
+        // One buffer for every candidate path: most are not kept, and are never allocated.
+        let mut p = String::new();
         for r in &self.kong {
             let hosts: Vec<&str> = if r.hostnames.is_empty() {
                 vec![ANY_HOST]
@@ -1106,12 +1158,15 @@ impl Network {
             };
             for m in &r.matches {
                 let v = m.path.trim_end_matches('/');
-                for p in [
-                    m.path.clone(),
-                    format!("{v}/x"),
-                    format!("{v}x"),
-                    format!("{v}-x"),
-                ] {
+                for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
+                    p.clear();
+                    match suffix {
+                        None => p.push_str(&m.path),
+                        Some(s) => {
+                            p.push_str(v);
+                            p.push_str(s);
+                        }
+                    }
                     for h in hosts.iter().filter(|h| keep(h, &p)) {
                         out.insert((h.to_string(), p.clone()));
                     }

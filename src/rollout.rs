@@ -263,8 +263,45 @@ impl Judge {
         rule_limit: usize,
     ) -> Judge {
         let changed = changed_files(base, target);
-        let (b, r) = (state(docs.0, docs.0), live);
-        let scope = Scope::of(&[&b, r], &changed);
+        let b = state(docs.0, docs.0);
+        let scope = Scope::of(&[&b, live], &changed);
+        Judge::of_scope(
+            base,
+            (target, live),
+            docs,
+            (&b, scope, &changed),
+            rule_limit,
+        )
+    }
+
+    /// A judge that follows every request any tree probes through every file: what the
+    /// judge of [`Judge::new`], which looks only at what the change can reroute, must
+    /// agree with (tests/properties.rs holds it to that).
+    pub fn unscoped(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
+        let docs = (Docs::read(base), Docs::read(target));
+        let (b, r) = (state(&docs.0, &docs.0), state(&docs.1, &docs.1));
+        let probes: BTreeSet<(String, String)> = b.probes().into_iter().chain(r.probes()).collect();
+        let scope = Scope {
+            probes: probes.into_iter().collect(),
+            files: base
+                .keys()
+                .chain(target.keys())
+                .filter(|rel| !is_kustomization(rel))
+                .cloned()
+                .collect(),
+        };
+        let changed = changed_files(base, target);
+        let docs = (&docs.0, &docs.1);
+        Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), rule_limit)
+    }
+
+    fn of_scope(
+        base: &Tree,
+        (target, r): (&Tree, &Network),
+        docs: (&Docs, &Docs),
+        (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
+        rule_limit: usize,
+    ) -> Judge {
         let expected = scope
             .probes
             .into_iter()

@@ -1,7 +1,8 @@
 //! Property tests of the planner: for any set of apps and any sequence of adds, removals
 //! and moves, no group exceeds its quotas, no app is lost or duplicated, no app changes
 //! group except by an explicit move, rules are in capture-free order, and the output does
-//! not depend on the order the apps come in.
+//! not depend on the order the apps come in. A rollout judged on what a change can reroute
+//! agrees with one that follows every request through every file.
 
 mod common;
 
@@ -361,6 +362,88 @@ proptest! {
             .collect();
         if let Err(e) = common::oracle::misroutes(&apps, &config, &net, &forged) {
             prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+/// The output of `apps` planned over `lock` (a lock from an earlier plan keeps its groups),
+/// and the lock that plan writes; None when the change cannot be planned (an app grown
+/// over its group's quota).
+fn rendered(apps: &[App], lock: &LockState) -> Option<(latgen::rollout::Tree, LockState)> {
+    let (p, diags) = plan_of(apps, lock);
+    if diags.has_errors() {
+        return None;
+    }
+    let t = latgen::render::Templates::load(None).unwrap();
+    let out = latgen::render::render(&p, apps, &config(), &t).unwrap();
+    Some((out.files, p.lock))
+}
+
+/// One side of `a` with the other side of `b`: a state Argo CD can be in.
+fn sides(lattice: &latgen::rollout::Tree, kong: &latgen::rollout::Tree) -> latgen::rollout::Tree {
+    use latgen::layout::{Side, side_of};
+    let take = |tree: &latgen::rollout::Tree, side| {
+        tree.iter()
+            .filter(move |(p, _)| side_of(p) == side)
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect::<Vec<_>>()
+    };
+    take(lattice, Side::Lattice)
+        .into_iter()
+        .chain(take(kong, Side::Kong))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Judging only what a change can reroute (the requests a changed file can claim or
+    /// serve, in networks of the files on their way) gives the same verdict on every
+    /// state of the change as following every request through every file.
+    #[test]
+    fn a_scoped_rollout_judgement_agrees_with_a_full_one(
+        initial in prop::collection::vec(spec(), 1..14),
+        added in prop::collection::vec(spec(), 0..4),
+        removed in prop::collection::vec(0usize..14, 0..3),
+        changed in prop::collection::vec((0usize..14, spec()), 0..3),
+    ) {
+        let before = apps_from(&initial);
+        let (base, lock) = rendered(&before, &LockState::default()).expect("a first plan fits");
+        let mut specs = initial.clone();
+        for (i, s) in &changed {
+            if let Some(slot) = specs.get_mut(*i) {
+                *slot = s.clone();
+            }
+        }
+        specs.extend(added);
+        let mut after = apps_from(&specs);
+        for i in removed.iter().rev() {
+            if *i < after.len() && after.len() > 1 {
+                after.remove(*i);
+            }
+        }
+        let target = rendered(&after, &lock).map(|(files, _)| files);
+        prop_assume!(target.is_some());
+        let target = target.unwrap_or_default();
+        let limit = config().quotas.rules_per_service as usize;
+        let scoped = latgen::rollout::Judge::new(&base, &target, limit);
+        let full = latgen::rollout::Judge::unscoped(&base, &target, limit);
+        let t = latgen::render::Templates::load(None).unwrap();
+        let versions = latgen::render::Between { templates: &t, config: &config(), apps: &after };
+        // The steps each judge would take, besides the states any change has.
+        let states = [
+            ("the target", target.clone()),
+            ("the Lattice side first", sides(&target, &base)),
+            ("the Kong side first", sides(&base, &target)),
+            ("the next step", latgen::rollout::next_step(&scoped, &base, &target, &versions)),
+            ("the full judge's next step", latgen::rollout::next_step(&full, &base, &target, &versions)),
+        ];
+        for (what, state) in &states {
+            prop_assert_eq!(
+                scoped.safe(&scoped.docs(state)),
+                full.safe(&full.docs(state)),
+                "{} is judged differently", what
+            );
         }
     }
 }

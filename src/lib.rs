@@ -167,7 +167,7 @@ fn build_with(
     let rendered = if finish_moves {
         render::render_with_docs(plan, apps, config, templates)
     } else {
-        render::render(plan, apps, config, templates).map(|o| (o, render::Docs::new()))
+        render::render(plan, apps, config, templates).map(|o| (o, render::Docs::default()))
     };
     match rendered {
         Ok((output, docs)) => {

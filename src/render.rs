@@ -348,10 +348,10 @@ struct Rendered {
     added: Vec<crate::stored::Added>,
 }
 
-/// The routing model of each rendered route and Service, by path relative to the output
-/// folder: from the typed model of a built-in template's object, from the typed read-back
-/// of a custom one's; a check need not parse them again.
-pub type Docs = BTreeMap<PathBuf, Doc>;
+/// The routing model of each rendered object, by path relative to the output folder in
+/// order: from the typed model of a built-in template's object, from the typed read-back of
+/// a custom one's; a check, and a rollout, need not parse them again.
+pub type Docs = crate::rollout::Docs;
 
 impl<'a> Renderer<'a> {
     fn emit(
@@ -802,7 +802,9 @@ fn assemble(
     // Built from a list in one go, not file by file: comparing paths is most of the cost
     // of a tree, and a list in nearly sorted order sorts in few comparisons.
     out.files = files.into_iter().collect();
-    let docs: Docs = docs.into_iter().collect();
+    // In path order, as the files are.
+    docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
+    let docs = Docs::from_docs(docs);
     out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
     for side in [Side::Lattice, Side::Kong] {
         let mut list = resources.remove(&side).unwrap_or_default();

@@ -20,7 +20,7 @@ pub type Tree = BTreeMap<PathBuf, String>;
 
 /// A tree of manifests read once into documents, by path under the output folder. An
 /// unreadable file adds nothing: its routes are simply absent from a state built with it.
-#[derive(Clone)]
+#[derive(Clone, Debug, Default)]
 pub struct Docs(Vec<(PathBuf, Doc)>);
 
 impl Docs {
@@ -69,12 +69,17 @@ impl Docs {
     }
 
     /// Documents made elsewhere (the render's, from its typed model), by path in order.
-    pub fn from_docs(docs: impl IntoIterator<Item = (PathBuf, Doc)>) -> Docs {
-        Docs(docs.into_iter().collect())
+    pub fn from_docs(docs: Vec<(PathBuf, Doc)>) -> Docs {
+        Docs(docs)
+    }
+
+    /// The documents by path, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&PathBuf, &Doc)> {
+        self.0.iter().map(|(p, d)| (p, d))
     }
 
     /// The document of one file.
-    fn get(&self, rel: &Path) -> Option<&Doc> {
+    pub fn get(&self, rel: &Path) -> Option<&Doc> {
         let i = self
             .0
             .binary_search_by(|(p, _)| p.as_path().cmp(rel))

@@ -64,8 +64,7 @@ pub fn next_step(
         config,
         apps: &built.prepared.apps,
     };
-    let docs = rollout::Docs::from_docs(built.docs.iter().map(|(p, d)| (p.clone(), d.clone())));
-    let Some(steps) = rollout::steps(base, (target, &docs), limit, &versions) else {
+    let Some(steps) = rollout::steps(base, (target, &built.docs), limit, &versions) else {
         let full = rollout::over_limit_unions(base, target, limit, &versions);
         return Err(NoStep::Stuck {
             built: Box::new(built),

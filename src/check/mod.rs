@@ -236,8 +236,7 @@ fn change_states(
     rendered: &Output,
     docs: &crate::render::Docs,
 ) -> rollout::ChangeStates {
-    let docs = crate::rollout::Docs::from_docs(docs.iter().map(|(p, d)| (p.clone(), d.clone())));
-    rollout::ChangeStates::read(base, committed, (&rendered.files, &docs))
+    rollout::ChangeStates::read(base, committed, (&rendered.files, docs))
 }
 
 /// Where the committed tree stands in its rollout, when it is the step `render --base` writes.

@@ -231,8 +231,14 @@ impl Object<'_> {
     /// The typed object the built-in template makes of this context.
     pub fn model(&self) -> Model {
         match self {
-            Object::GroupRoute(c) => route(group_route_meta(c), group_route_spec(c)),
-            Object::HostRoute(c) => route(host_route_meta(c), host_route_spec(c)),
+            Object::GroupRoute(c) => route(
+                group_route_meta(c),
+                lattice_spec(c.gateway, &c.hostname, &c.rules, true),
+            ),
+            Object::HostRoute(c) => route(
+                host_route_meta(c),
+                lattice_spec(c.gateway, c.hostname, &c.rules, false),
+            ),
             Object::KongRoute(c) => route(
                 meta(c.name, c.namespace, labels(Some(c.app))),
                 kong_route_spec(c),
@@ -341,32 +347,26 @@ fn backend(name: &str, namespace: Option<&str>, port: u16) -> HttpRouteRulesBack
     }
 }
 
-fn group_route_spec(c: &GroupRoute) -> HttpRouteSpec {
-    let rules = c.rules.iter().map(|r| HttpRouteRules {
-        matches: Some(vec![path_match(r, true)]),
+/// A Lattice route's spec: one rule per path. A group route's backends name their namespace
+/// (they are in the apps' namespaces) and may match a header; a host route's are its own.
+fn lattice_spec(
+    gateway: &GatewayCtx,
+    hostname: &str,
+    rules: &[RuleCtx],
+    group: bool,
+) -> HttpRouteSpec {
+    let rules = rules.iter().map(|r| HttpRouteRules {
+        matches: Some(vec![path_match(r, group)]),
         backend_refs: Some(vec![backend(
             r.backend.name,
-            Some(r.backend.namespace),
+            group.then_some(r.backend.namespace),
             r.backend.port,
         )]),
         ..HttpRouteRules::default()
     });
     HttpRouteSpec {
-        parent_refs: parent_refs(c.gateway),
-        hostnames: Some(vec![c.hostname.clone()]),
-        rules: Some(rules.collect()),
-    }
-}
-
-fn host_route_spec(c: &HostRoute) -> HttpRouteSpec {
-    let rules = c.rules.iter().map(|r| HttpRouteRules {
-        matches: Some(vec![path_match(r, false)]),
-        backend_refs: Some(vec![backend(r.backend.name, None, r.backend.port)]),
-        ..HttpRouteRules::default()
-    });
-    HttpRouteSpec {
-        parent_refs: parent_refs(c.gateway),
-        hostnames: Some(vec![c.hostname.into()]),
+        parent_refs: parent_refs(gateway),
+        hostnames: Some(vec![hostname.to_string()]),
         rules: Some(rules.collect()),
     }
 }

@@ -3,7 +3,7 @@
 # 13 MB. The release workflow builds it for linux/amd64 and linux/arm64 from the binaries
 # it built, placed in dist/<arch>/latgen; to build one yourself:
 #
-#   cargo build --release --target x86_64-unknown-linux-musl
+#   cargo build --release --target x86_64-unknown-linux-musl   # needs musl-gcc (musl-tools) for jemalloc
 #   mkdir -p dist/amd64 && cp target/x86_64-unknown-linux-musl/release/latgen dist/amd64/
 #   docker build --platform linux/amd64 -t latgen .
 FROM busybox:1.37-musl

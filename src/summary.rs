@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::layout::side_of;
 use crate::rebalance::HOURS_PER_MONTH;
 use crate::render::Side;
-use crate::rollout::{Docs, Tree, is_kustomization, state};
+use crate::rollout::{Docs, Tree, state};
 use crate::routing::Network;
 
 /// Files added, changed and removed on one side.
@@ -90,19 +90,18 @@ fn service_name(net: &Network, domain: &str) -> String {
 
 fn file_counts(base: &Tree, head: &Tree, side: Side) -> FileCounts {
     let mut c = FileCounts::default();
-    let on_side = |p: &PathBuf| side_of(p) == side && !is_kustomization(p);
-    for (p, text) in head.iter().filter(|(p, _)| on_side(p)) {
-        match base.get(p) {
-            None => c.added.push(p.clone()),
-            Some(old) if old != text => c.changed.push(p.clone()),
-            Some(_) => {}
+    // The changed files come from walking both trees side by side: looking each of tens
+    // of thousands of paths up in the other tree was a tenth of `check --base`.
+    for p in crate::rollout::changed_files(base, head) {
+        if side_of(&p) != side {
+            continue;
+        }
+        match (base.contains_key(&p), head.contains_key(&p)) {
+            (false, _) => c.added.push(p),
+            (_, false) => c.removed.push(p),
+            _ => c.changed.push(p),
         }
     }
-    c.removed = base
-        .keys()
-        .filter(|p| on_side(p) && !head.contains_key(*p))
-        .cloned()
-        .collect();
     c
 }
 

@@ -89,11 +89,10 @@ impl Docs {
 
     /// The documents of the files in `keep` only.
     pub fn only(&self, keep: &BTreeSet<PathBuf>) -> Docs {
+        // A few files of a large tree: each is looked up, not every document tried.
         Docs(
-            self.0
-                .iter()
-                .filter(|(rel, _)| keep.contains(rel))
-                .cloned()
+            keep.iter()
+                .filter_map(|rel| Some((rel.clone(), self.get(rel)?.clone())))
                 .collect(),
         )
     }
@@ -267,16 +266,21 @@ impl Judge {
         docs: (&Docs, &Docs),
         rule_limit: usize,
     ) -> Judge {
-        let changed = changed_files(base, target);
         let b = state(docs.0, docs.0);
-        let scope = Scope::of(&[&b, live], &changed);
-        Judge::of_scope(
-            base,
-            (target, live),
-            docs,
-            (&b, scope, &changed),
-            rule_limit,
-        )
+        Judge::of_states(base, (target, live), docs, &b, rule_limit)
+    }
+
+    /// [`Judge::with_docs`] with the base's routing state `b` too.
+    pub fn of_states(
+        base: &Tree,
+        (target, live): (&Tree, &Network),
+        docs: (&Docs, &Docs),
+        b: &Network,
+        rule_limit: usize,
+    ) -> Judge {
+        let changed = changed_files(base, target);
+        let scope = Scope::of(&[b, live], &changed);
+        Judge::of_scope(base, (target, live), docs, (b, scope, &changed), rule_limit)
     }
 
     /// A judge that follows every request any tree probes through every file: what the
@@ -326,9 +330,8 @@ impl Judge {
             .iter()
             .any(|l| !changed.contains(&l.file) && l.rules.len() > rule_limit);
         let within = |tree: &Tree| -> Tree {
-            tree.iter()
-                .filter(|(rel, _)| scope.files.contains(*rel))
-                .map(|(rel, text)| (rel.clone(), text.clone()))
+            (scope.files.iter())
+                .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
                 .collect()
         };
         Judge {
@@ -468,18 +471,12 @@ fn kong_unit(rel: &Path) -> String {
 /// The edits to try, in the order that makes steps largest: Lattice routes grow first, Kong
 /// leaves what goes away, Kong moves to the target, and Lattice lets go of the rest.
 fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<Vec<Unit>> {
-    let paths: BTreeSet<&PathBuf> = base
-        .keys()
-        .chain(target.keys())
-        .filter(|p| !is_kustomization(p))
-        .collect();
     let mut lattice: [Vec<Unit>; 3] = Default::default();
     let mut kong: [BTreeMap<String, Unit>; 2] = Default::default();
-    for rel in paths {
+    // Walking both trees side by side finds the few files a change touches; a set of
+    // every path of both was most of the time a step took.
+    for rel in &changed_files(base, target) {
         let (old, new) = (base.get(rel), target.get(rel));
-        if old == new {
-            continue;
-        }
         let to = (rel.clone(), new.cloned());
         match (side_of(rel), old, new) {
             (Side::Lattice, None, Some(_)) => lattice[0].push(vec![to]),
@@ -639,8 +636,9 @@ pub fn steps(
     (target, target_docs): (&Tree, &Docs),
     rule_limit: usize,
     versions: &dyn Versions,
-) -> Option<Vec<Tree>> {
+) -> Option<Steps> {
     let mut out: Vec<Tree> = Vec::new();
+    let mut passed = Vec::new();
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
     let live = state(target_docs, target_docs);
@@ -650,12 +648,44 @@ pub fn steps(
             break;
         }
         let at_docs = Docs::read_like(at, target, target_docs);
-        let judge = Judge::with_docs(at, (target, &live), (&at_docs, target_docs), rule_limit);
+        let at_state = state(&at_docs, &at_docs);
+        let judge = Judge::of_states(
+            at,
+            (target, &live),
+            (&at_docs, target_docs),
+            &at_state,
+            rule_limit,
+        );
         let next = next_step(&judge, at, target, versions);
         if next == *at || out.len() > 16 {
             return None;
         }
         out.push(next);
+        passed.push(at_state);
     }
-    Some(out)
+    Some(Steps {
+        trees: out,
+        states: States {
+            passed,
+            target: live,
+        },
+    })
+}
+
+/// The steps from a base to a target, and the routing states on the way.
+#[derive(Debug)]
+pub struct Steps {
+    /// The trees of the steps, the target's last.
+    pub trees: Vec<Tree>,
+    pub states: States,
+}
+
+/// The routing states a rollout goes through, read once: whoever judges the same change
+/// next (`check --base` after its rollout step) need not read them again.
+#[derive(Debug)]
+pub struct States {
+    /// The state of the base, then of each step before the last.
+    pub passed: Vec<Network>,
+    /// The target's.
+    pub target: Network,
 }

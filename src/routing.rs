@@ -252,20 +252,36 @@ pub struct Network {
 /// The index keys a request's path could be claimed under: the path itself, without its
 /// trailing `/`, and each of its segment-wise ancestors (`/` included).
 fn request_keys(path: &str) -> Vec<&str> {
-    let mut keys = vec![path];
+    let mut keys = Vec::new();
+    any_request_key(path, |k| {
+        keys.push(k);
+        false
+    });
+    keys
+}
+
+/// Whether `found` holds for one of the [`request_keys`] of `path`, tried in their order.
+fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) -> bool) -> bool {
+    if found(path) {
+        return true;
+    }
     let mut rest = path.trim_end_matches('/');
     if rest.is_empty() {
         rest = "/";
     }
-    keys.push(rest);
+    if found(rest) {
+        return true;
+    }
     while let Some(i) = rest.rfind('/') {
         rest = if i == 0 { "/" } else { &rest[..i] };
-        keys.push(rest);
+        if found(rest) {
+            return true;
+        }
         if i == 0 {
             break;
         }
     }
-    keys
+    false
 }
 
 /// Match keys of Kong routes by hostname ("" for any host); see [`Network::reroutable`].
@@ -282,11 +298,12 @@ impl Reroutable {
 
     /// Whether a route with one of these keys could claim the request.
     pub fn could_claim(&self, host: &str, path: &str) -> bool {
-        let keys = request_keys(path);
-        [host, ""]
-            .iter()
-            .filter_map(|h| self.0.get(*h))
-            .any(|set| keys.iter().any(|k| set.contains(*k)))
+        // Asked of every probe of a large tree: the keys are not collected.
+        let (named, any) = (self.0.get(host), self.0.get(""));
+        (named.is_some() || any.is_some())
+            && any_request_key(path, |k| {
+                named.is_some_and(|s| s.contains(k)) || any.is_some_and(|s| s.contains(k))
+            })
     }
 }
 

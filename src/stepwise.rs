@@ -23,6 +23,8 @@ pub struct NextStep {
     pub progress: Rollout,
     /// The project built with every move finished: the target.
     pub built: Built,
+    /// The routing states of the base, the steps and the target.
+    pub states: rollout::States,
 }
 
 impl NextStep {
@@ -55,7 +57,23 @@ pub fn next_step(
     base: &Tree,
     shipped: Option<Rollout>,
 ) -> Result<NextStep, NoStep> {
-    let built = crate::build_final(paths, templates).map_err(|f| NoStep::Inputs(Box::new(f)))?;
+    next_step_of(
+        crate::build_final(paths, templates),
+        templates,
+        base,
+        shipped,
+    )
+}
+
+/// [`next_step`] with the project built already, with every move finished (as
+/// [`crate::build_final`] builds it): a caller may build it while it reads the base.
+pub fn next_step_of(
+    built: Result<Built, crate::Failure>,
+    templates: &Templates,
+    base: &Tree,
+    shipped: Option<Rollout>,
+) -> Result<NextStep, NoStep> {
+    let built = built.map_err(|f| NoStep::Inputs(Box::new(f)))?;
     let target = &built.output.files;
     let config = &built.prepared.config;
     let limit = config.quotas.rules_per_service as usize;
@@ -71,8 +89,8 @@ pub fn next_step(
             full,
         });
     };
-    let count = steps.len();
-    let files = steps.into_iter().next().unwrap_or_else(|| target.clone());
+    let count = steps.trees.len();
+    let files = (steps.trees.into_iter().next()).unwrap_or_else(|| target.clone());
     let done = shipped.map_or(0, |r| r.step);
     let progress = Rollout {
         step: done + 1,
@@ -91,6 +109,7 @@ pub fn next_step(
         remaining: count,
         progress,
         built,
+        states: steps.states,
     })
 }
 

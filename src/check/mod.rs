@@ -42,6 +42,9 @@ pub struct CheckOptions<'a> {
     /// The project already built as the check would build it (by the rollout step), so
     /// that it is not built twice.
     pub built: Option<crate::Built>,
+    /// The routing states the rollout step read on its way to `built` (the base's, its
+    /// steps', the target's), so that they are not read twice.
+    pub states: Option<crate::rollout::States>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -67,6 +70,7 @@ pub struct CheckReport {
 /// folder ends the run early.
 pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     let built = opts.built.take();
+    let known = opts.states.take();
     let opts = &*opts;
     let (run, tree, rendered) = build_and_read(opts, built);
     let mut diags = run.diags;
@@ -83,10 +87,14 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         Some(Ok((out, docs))) => to_model(&committed, Some((out, docs)), &opts.out_dir),
         _ => to_model(&committed, None, &opts.out_dir),
     };
-    let states = match (base.as_deref(), &rendered) {
-        (Some(base), Some(Ok((out, docs)))) => Some(change_states(base, &committed, out, docs)),
-        _ => None,
-    };
+    let at_step = progress(opts, &committed);
+    let states = change_states(
+        base.as_deref(),
+        &committed,
+        rendered.as_ref(),
+        known,
+        &at_step,
+    );
     // What the committed manifests show on their own, and what the change to them shows,
     // are independent: found side by side.
     let (committed_found, change_found) = rayon::join(
@@ -127,15 +135,12 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
             |p| p.config.pricing.clone(),
         )
         .service_hour_usd;
-    let summary = base.as_deref().map(|b| {
-        let progress = progress(opts, &committed);
-        match &states {
-            Some(states) => {
-                let states = (&states.base, &states.head);
-                crate::summary::summarize_states(b, &committed, states, price, progress)
-            }
-            None => crate::summary::summarize(b, &committed, price, progress),
+    let summary = base.as_deref().map(|b| match &states {
+        Some(states) => {
+            let states = (&states.base, &states.head);
+            crate::summary::summarize_states(b, &committed, states, price, at_step)
         }
+        None => crate::summary::summarize(b, &committed, price, at_step),
     });
     drop(to_model);
     let committed = match committed {
@@ -229,14 +234,26 @@ fn project_findings(
     diags
 }
 
-/// The routing states of a change against a base, read mostly from the render's documents.
+/// The routing states of a change against a base, read mostly from the render's documents,
+/// and those the rollout step read (`known`) taken as they are; `at_step`: the committed
+/// tree is the step.
 fn change_states(
-    base: &BTreeMap<PathBuf, String>,
+    base: Option<&BTreeMap<PathBuf, String>>,
     committed: &BTreeMap<PathBuf, String>,
-    rendered: &Output,
-    docs: &crate::render::Docs,
-) -> rollout::ChangeStates {
-    rollout::ChangeStates::read(base, committed, (&rendered.files, docs))
+    rendered: Option<&Result<(Output, crate::render::Docs), Diagnostics>>,
+    known: Option<crate::rollout::States>,
+    at_step: &Option<crate::summary::Progress>,
+) -> Option<rollout::ChangeStates> {
+    let (Some(base), Some(Ok((out, docs)))) = (base, rendered) else {
+        return None;
+    };
+    let known = known.and_then(|k| rollout::Known::of(k, at_step.is_some()));
+    Some(rollout::ChangeStates::read(
+        base,
+        committed,
+        (&out.files, docs),
+        known,
+    ))
 }
 
 /// Where the committed tree stands in its rollout, when it is the step `render --base` writes.

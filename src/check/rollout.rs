@@ -23,16 +23,47 @@ pub(super) struct ChangeStates {
     pub rendered: Network,
 }
 
+/// The states of the change that the rollout step read already: the base's, the
+/// committed head's when it is the step, and the target's.
+pub(super) struct Known {
+    base: Network,
+    head: Option<Network>,
+    target: Network,
+}
+
+impl Known {
+    /// The states of `steps` this check judges: `at_step` when the committed tree is the
+    /// first step.
+    pub fn of(steps: crate::rollout::States, at_step: bool) -> Option<Known> {
+        let mut passed = steps.passed.into_iter();
+        Some(Known {
+            base: passed.next()?,
+            head: passed.next().filter(|_| at_step),
+            target: steps.target,
+        })
+    }
+}
+
 impl ChangeStates {
+    /// The states of the change from `base` to `committed`, whose target is `rendered`
+    /// (with its documents): those `known` has are taken, the others read.
     pub fn read(
         base: &BTreeMap<PathBuf, String>,
         committed: &BTreeMap<PathBuf, String>,
         (rendered, docs): (&BTreeMap<PathBuf, String>, &Docs),
+        known: Option<Known>,
     ) -> ChangeStates {
         let live = |tree| {
             let read = Docs::read_like(tree, rendered, docs);
             state(&read, &read)
         };
+        if let Some(k) = known {
+            return ChangeStates {
+                base: k.base,
+                head: k.head.unwrap_or_else(|| live(committed)),
+                rendered: k.target,
+            };
+        }
         let (base, (head, rendered)) = rayon::join(
             || live(base),
             || rayon::join(|| live(committed), || state(docs, docs)),
@@ -66,9 +97,8 @@ pub(super) fn rollout_safety(
         Scope::of(&[b, &nets.head, r], &changed)
     };
     let only = |tree: &BTreeMap<PathBuf, String>| -> BTreeMap<PathBuf, String> {
-        tree.iter()
-            .filter(|(rel, _)| within.files.contains(*rel))
-            .map(|(rel, text)| (rel.clone(), text.clone()))
+        (within.files.iter())
+            .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
             .collect()
     };
     let (base_docs, head_docs, rendered_docs) = (

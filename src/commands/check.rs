@@ -89,25 +89,30 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
         Err(d) => return finish(args, only(d), ui),
     };
-    let base = match base_tree(args.base.as_deref(), &out) {
+    // The base is read from Git while the project is built for the rollout step.
+    let (base, built) = rayon::join(
+        || base_tree(args.base.as_deref(), &out),
+        || {
+            args.base
+                .is_some()
+                .then(|| crate::build_final(&paths, &templates))
+        },
+    );
+    let base = match base {
         Ok(b) => b,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = base.as_ref().and_then(|(rev, b)| {
+    let step = base.as_ref().zip(built).and_then(|((rev, b), built)| {
         let shipped = crate::stepwise::shipped(&paths.lock, rev);
         let shown = args.base.as_deref().unwrap_or(rev);
-        rollout_step(
-            &paths,
-            &templates,
-            &crate::output::manifests(b),
-            shipped,
-            shown,
-        )
+        let base = crate::output::manifests(b);
+        rollout_step(built, &templates, &base, shipped, shown)
     });
     let base = base.map(|(_, tree)| tree);
-    let (step, built) = match step {
-        Some((step, built)) => (Some(step), built),
-        None => (None, None),
+    let (step, built, states) = match step {
+        Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
+        Some((step, None)) => (Some(step), None, None),
+        None => (None, None, None),
     };
     let mut opts = crate::check::CheckOptions {
         paths,
@@ -118,6 +123,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         base_rev: args.base.clone(),
         also_locks: args.also_lock.clone(),
         built,
+        states,
     };
     match crate::check::check(&mut opts) {
         Ok(report) => finish(args, report, ui),
@@ -183,20 +189,25 @@ pub fn base_tree(
 /// The step `render --base REV` writes from `base`, when the inputs can be built; and the
 /// project built on the way when it is what the check builds too (no move in flight).
 fn rollout_step(
-    paths: &crate::load::ProjectPaths,
+    built: Result<crate::Built, crate::Failure>,
     templates: &Templates,
     base: &crate::rollout::Tree,
     shipped: Option<crate::lock::Rollout>,
     rev: &str,
-) -> Option<(crate::check::Step, Option<crate::Built>)> {
-    let step = crate::stepwise::next_step(paths, templates, base, shipped).ok()?;
+) -> Option<(
+    crate::check::Step,
+    Option<(crate::Built, crate::rollout::States)>,
+)> {
+    let step = crate::stepwise::next_step_of(built, templates, base, shipped).ok()?;
     let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
+    // The states the step read are those of the change the check judges when the check
+    // would build the project as the step did.
     let built = step
         .built
         .prepared
         .finished_moves
         .is_empty()
-        .then_some(step.built);
+        .then_some((step.built, step.states));
     let step = crate::check::Step {
         progress: crate::summary::Progress {
             step: step.progress.step as usize,

@@ -84,8 +84,8 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     // typed read-back instead of being parsed a second time (half of check's time on a
     // large tree). Such a model has no line numbers; see `network_findings`.
     let to_model = match &rendered {
-        Some(Ok((out, docs))) => to_model(&committed, Some((out, docs)), &opts.out_dir),
-        _ => to_model(&committed, None, &opts.out_dir),
+        Some(Ok((out, docs))) => to_model(&committed, Some((out, docs))),
+        _ => to_model(&committed, None),
     };
     let at_step = progress(opts, &committed);
     let states = change_states(
@@ -97,8 +97,13 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     );
     // What the committed manifests show on their own, and what the change to them shows,
     // are independent: found side by side.
+    // The committed step's routing state is the one the rollout step read.
+    let known = states
+        .as_ref()
+        .filter(|_| at_step.is_some())
+        .map(|s| &s.head);
     let (committed_found, change_found) = rayon::join(
-        || committed_findings(&to_model, run.prepared.as_ref()),
+        || committed_findings(&to_model, run.prepared.as_ref(), known, &opts.out_dir),
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
                 let rendered = (rendered, states.as_ref());
@@ -342,13 +347,26 @@ fn change_findings(
     Ok((diags, diff))
 }
 
-/// The findings of the committed manifests' routing model (see [`network_findings`]).
-fn committed_findings(manifests: &[Manifest<'_>], prepared: Option<&Prepared>) -> Diagnostics {
+/// The findings of the committed manifests' routing model (see [`network_findings`]), which
+/// is `known` when it was read already.
+fn committed_findings(
+    manifests: &[Manifest<'_>],
+    prepared: Option<&Prepared>,
+    known: Option<&Network>,
+    out_dir: &Path,
+) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let Some(net) = network(manifests, &BTreeSet::new(), &mut diags) else {
+    let read = match known {
+        Some(_) => None,
+        None => match network(manifests, &BTreeSet::new(), out_dir, &mut diags) {
+            Some(net) => Some(net),
+            None => return diags,
+        },
+    };
+    let Some(net) = known.or(read.as_ref()) else {
         return diags;
     };
-    let mut found = network_findings(&net, prepared);
+    let mut found = network_findings(net, prepared);
     // The findings about manifests modelled without line numbers are found again with
     // those manifests parsed, so that they point at the right lines. Findings are few,
     // so this reads a few files at most.
@@ -359,18 +377,38 @@ fn committed_findings(manifests: &[Manifest<'_>], prepared: Option<&Prepared>) -
         .collect();
     let modelled_unplaced = manifests
         .iter()
-        .any(|m| m.read.is_some() && unplaced.contains(m.path.as_path()));
+        .any(|m| m.read.is_some() && unplaced.contains(m.path));
     if modelled_unplaced {
         // Parsing a file can fail where its typed read-back did not (a custom template's
         // quirk); then the file is unreadable to the model, as when it is parsed first.
         let mut unreadable = Diagnostics::new();
-        found = match network(manifests, &unplaced, &mut unreadable) {
+        found = match network(manifests, &unplaced, out_dir, &mut unreadable) {
             Some(net) => network_findings(&net, prepared),
             None => unreadable,
         };
     }
-    diags.extend(found);
-    crate::free_later(net);
+    diags.extend(placed(found, manifests, out_dir));
+    crate::free_later(read);
+    diags
+}
+
+/// `found` pointing into the output folder: the routing model names the manifests by
+/// their path in it.
+fn placed(found: Diagnostics, manifests: &[Manifest<'_>], out_dir: &Path) -> Diagnostics {
+    let place = |span: &mut Span| {
+        if manifests
+            .binary_search_by(|m| m.path.cmp(&span.file))
+            .is_ok()
+        {
+            span.file = out_dir.join(&span.file);
+        }
+    };
+    let mut diags = Diagnostics::new();
+    for mut d in found {
+        d.span.iter_mut().for_each(place);
+        d.related.iter_mut().for_each(|l| place(&mut l.span));
+        diags.push(d);
+    }
     diags
 }
 
@@ -401,10 +439,11 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
     diags
 }
 
-/// A committed manifest for the routing model: its path, its text, the render's model of
-/// it when the file is exactly what was rendered, and which half it belongs to.
+/// A committed manifest for the routing model: its path in the output folder, its text, the
+/// render's model of it when the file is exactly what was rendered, and which half it
+/// belongs to.
 struct Manifest<'a> {
-    path: PathBuf,
+    path: &'a Path,
     text: &'a str,
     read: Option<&'a Doc>,
     is_kong: bool,
@@ -415,7 +454,6 @@ struct Manifest<'a> {
 fn to_model<'a>(
     committed: &'a BTreeMap<PathBuf, String>,
     rendered: Option<(&'a Output, &'a crate::render::Docs)>,
-    out_dir: &Path,
 ) -> Vec<Manifest<'a>> {
     let (mut files, mut docs) = match rendered {
         Some((out, docs)) => (
@@ -437,7 +475,7 @@ fn to_model<'a>(
                 d.peek().filter(|(p, _)| *p == rel).map(|(_, doc)| *doc)
             });
             Manifest {
-                path: out_dir.join(rel),
+                path: rel,
                 text,
                 read: doc.filter(|_| same),
                 is_kong: is_kong_file(rel),
@@ -451,24 +489,34 @@ fn to_model<'a>(
 fn network(
     manifests: &[Manifest<'_>],
     parse: &BTreeSet<&Path>,
+    out_dir: &Path,
     diags: &mut Diagnostics,
 ) -> Option<Network> {
     let list: Vec<(&Path, Source<'_>, bool)> = manifests
         .iter()
         .map(|m| {
             let source = match m.read {
-                Some(doc) if !parse.contains(m.path.as_path()) => Source::Read(doc),
+                Some(doc) if !parse.contains(m.path) => Source::Read(doc),
                 _ => Source::Text(m.text),
             };
-            (m.path.as_path(), source, m.is_kong)
+            (m.path, source, m.is_kong)
         })
         .collect();
     let (net, errors) = Network::from_sources(&list);
     for (path, e) in &errors {
+        // The model names the file by its path in the output folder; a finding names it by
+        // where it is.
+        let why = e
+            .strip_prefix(&format!("{}: ", path.display()))
+            .unwrap_or(e);
+        let path = out_dir.join(path);
         diags.push(
             Diagnostic::error(
                 Code::YamlSyntax,
-                format!("a committed manifest cannot be read: {e}"),
+                format!(
+                    "a committed manifest cannot be read: {}: {why}",
+                    path.display()
+                ),
             )
             .at(Span::file(path))
             .help("run `latgen render` to write it anew"),

@@ -629,8 +629,8 @@ pub fn over_limit_unions(
         .collect()
 }
 
-/// Every step from `base` to `target`, the last being the target; empty when they are
-/// equal, None when some step can make no progress.
+/// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
+/// they are equal, None when some step can make no progress.
 pub fn steps(
     base: &Tree,
     (target, target_docs): (&Tree, &Docs),
@@ -656,15 +656,26 @@ pub fn steps(
             &at_state,
             rule_limit,
         );
+        passed.push(at_state);
+        if judge.safe(&judge.target) {
+            return Some(Steps {
+                trees: out,
+                ends_at_target: true,
+                states: States {
+                    passed,
+                    target: live,
+                },
+            });
+        }
         let next = next_step(&judge, at, target, versions);
         if next == *at || out.len() > 16 {
             return None;
         }
         out.push(next);
-        passed.push(at_state);
     }
     Some(Steps {
         trees: out,
+        ends_at_target: false,
         states: States {
             passed,
             target: live,
@@ -675,9 +686,18 @@ pub fn steps(
 /// The steps from a base to a target, and the routing states on the way.
 #[derive(Debug)]
 pub struct Steps {
-    /// The trees of the steps, the target's last.
+    /// The trees of the steps; the last is the target's, unless `ends_at_target`.
     pub trees: Vec<Tree>,
+    /// The step after `trees` is the target itself (not copied into them).
+    pub ends_at_target: bool,
     pub states: States,
+}
+
+impl Steps {
+    /// How many steps there are.
+    pub fn count(&self) -> usize {
+        self.trees.len() + usize::from(self.ends_at_target)
+    }
 }
 
 /// The routing states a rollout goes through, read once: whoever judges the same change

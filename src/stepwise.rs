@@ -89,7 +89,7 @@ pub fn next_step_of(
             full,
         });
     };
-    let count = steps.trees.len();
+    let count = steps.count();
     let files = (steps.trees.into_iter().next()).unwrap_or_else(|| target.clone());
     let done = shipped.map_or(0, |r| r.step);
     let progress = Rollout {

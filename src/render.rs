@@ -82,7 +82,7 @@ use objects::{
     BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute, KustomizationCtx,
     Object, ReferenceGrant, RuleCtx, TargetGroupPolicy,
 };
-use readback::{CheckedFile, ReadOptions, checked_file, headed};
+use readback::{CheckedFile, ReadOptions, checked_file, with_header};
 
 /// A compiled template set, built once per run.
 pub struct Templates {
@@ -162,13 +162,8 @@ impl Templates {
         }
     }
 
-    /// Renders template `name` as the file it is written as (see [`headed`]). The header
-    /// goes in front of the text in the text's own buffer rather than both into a new one:
-    /// one copy of the whole output less.
-    fn render_file(&self, name: &str, ctx: Ctx) -> Result<(String, usize), minijinja::Error> {
-        let mut text = self.env.get_template(name)?.render(ctx)?;
-        text.insert_str(0, HEADER_LINES);
-        Ok(headed(text))
+    fn render(&self, name: &str, ctx: Ctx) -> Result<String, minijinja::Error> {
+        self.env.get_template(name)?.render(ctx)
     }
 }
 
@@ -423,8 +418,8 @@ impl<'a> Renderer<'a> {
 /// built-in template's object and from the read-back of a custom one's.
 fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendered, Diagnostic> {
     let object = (job.object)();
-    let file = templates
-        .render_file(job.template, object.context())
+    let text = templates
+        .render(job.template, object.context())
         .map_err(|e| template_error(job.template, None, &e))?;
     let custom = templates.is_custom(job.template);
     let model = (!custom && (keep_doc || templates.verify)).then(|| object.model());
@@ -434,10 +429,10 @@ fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendere
             stored_form: custom,
             model: model.as_ref(),
         };
-        checked_file(job.template, file, &job.expect, read)?
+        checked_file(job.template, &text, &job.expect, read)?
     } else {
         CheckedFile {
-            body: file.0,
+            body: with_header(&text).0,
             doc: None,
             added: Vec::new(),
         }

@@ -37,10 +37,11 @@ pub(super) struct ReadOptions<'m> {
 /// else the read-back should find.
 pub(super) fn checked_file(
     template: &str,
-    (body, head): (String, usize),
+    text: &str,
     expect: &Expect,
     read: ReadOptions,
 ) -> Result<CheckedFile, Diagnostic> {
+    let (body, head) = with_header(text);
     match typed_check(&body[head..], expect, read) {
         Ok(read) => Ok(CheckedFile {
             body,
@@ -91,20 +92,19 @@ fn added_by_server<T: Serialize>(
     missing_defaults(kind, &mut object)
 }
 
-/// The file a rendered text is written as, from [`HEADER_LINES`] followed by the text: the
-/// header, then the text ending in one line break; and where the text starts in it. A text
-/// with its own document start (`---`, as a custom template may write) gets the header
-/// comment alone, which would otherwise leave an empty document first.
-pub(super) fn headed(mut body: String) -> (String, usize) {
-    let mut head = HEADER_LINES.len();
-    if starts_document(&body[head..]) {
-        body.replace_range(..head, HEADER_COMMENT);
-        head = HEADER_COMMENT.len();
-    }
-    let end = body.trim_end().len().max(head);
-    body.truncate(end);
+/// The file a rendered text is written as: the header, then the text; and where the text
+/// starts in it.
+pub(super) fn with_header(text: &str) -> (String, usize) {
+    let head = if starts_document(text) {
+        HEADER_COMMENT
+    } else {
+        HEADER_LINES
+    };
+    let mut body = String::with_capacity(head.len() + text.len());
+    body.push_str(head);
+    body.push_str(text.trim_end());
     body.push('\n');
-    (body, head)
+    (body, head.len())
 }
 
 /// Whether `text` has its own document start (`---`) before any content, as a custom

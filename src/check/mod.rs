@@ -96,8 +96,8 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         &at_step,
     );
     // What the committed manifests show on their own, and what the change to them shows,
-    // are independent: found side by side.
-    // The committed step's routing state is the one the rollout step read.
+    // are independent: found side by side. The committed step's routing state is the one
+    // the rollout step read.
     let known = states
         .as_ref()
         .filter(|_| at_step.is_some())
@@ -132,20 +132,17 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     ));
     let kept = drop_superseded(diags);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
-    let price = run
-        .prepared
-        .as_ref()
-        .map_or_else(
-            || crate::config::Config::default().pricing,
-            |p| p.config.pricing.clone(),
-        )
-        .service_hour_usd;
-    let summary = base.as_deref().map(|b| match &states {
-        Some(states) => {
-            let states = (&states.base, &states.head);
-            crate::summary::summarize_states(b, &committed, states, price, at_step)
+    let summary = base.as_deref().map(|b| {
+        let price = prepared.map_or_else(
+            || crate::config::Config::default().pricing.service_hour_usd,
+            |p| p.config.pricing.service_hour_usd,
+        );
+        match &states {
+            Some(s) => {
+                crate::summary::summarize_states(b, &committed, (&s.base, &s.head), price, at_step)
+            }
+            None => crate::summary::summarize(b, &committed, price, at_step),
         }
-        None => crate::summary::summarize(b, &committed, price, at_step),
     });
     drop(to_model);
     let committed = match committed {

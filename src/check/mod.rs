@@ -353,6 +353,13 @@ fn committed_findings(
     out_dir: &Path,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
+    // The rollout step's state leaves out a file it cannot parse; the model built here
+    // reports it instead. Only the files not modelled by the render are parsed.
+    let known = known.filter(|_| {
+        (manifests.iter())
+            .filter(|m| m.read.is_none())
+            .all(|m| crate::routing::Doc::parse(m.path, m.text).is_ok())
+    });
     let read = match known {
         Some(_) => None,
         None => match network(manifests, &BTreeSet::new(), out_dir, &mut diags) {
@@ -520,4 +527,30 @@ fn network(
         );
     }
     errors.is_empty().then_some(net)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rollout step's state of the committed tree leaves out a file it cannot parse;
+    /// taken as the committed model, it would hide that file and misroute its requests.
+    #[test]
+    fn a_known_state_does_not_hide_a_committed_file_that_cannot_be_parsed() {
+        let manifests = [Manifest {
+            path: Path::new("kong/httproute-a.yaml"),
+            text: "kind: [unclosed\n",
+            read: None,
+            is_kong: true,
+        }];
+        let known = Network::default();
+        let found = committed_findings(&manifests, None, Some(&known), Path::new("out"));
+        let at = Path::new("out/kong/httproute-a.yaml");
+        assert!(
+            found.iter().any(
+                |d| d.code == Code::YamlSyntax && d.span.as_ref().is_some_and(|s| s.file == at)
+            ),
+            "{found:?}"
+        );
+    }
 }

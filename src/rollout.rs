@@ -656,8 +656,14 @@ pub fn steps(
             &at_state,
             rule_limit,
         );
-        passed.push(at_state);
+        // The check judges the base and the first step; later states are not kept.
+        if passed.len() < 2 {
+            passed.push(at_state);
+        }
         if judge.safe(&judge.target) {
+            if out.len() > 16 {
+                return None;
+            }
             return Some(Steps {
                 trees: out,
                 ends_at_target: true,
@@ -704,7 +710,7 @@ impl Steps {
 /// next (`check --base` after its rollout step) need not read them again.
 #[derive(Debug)]
 pub struct States {
-    /// The state of the base, then of each step before the last.
+    /// The state of the base, then of the first step when it is not the last.
     pub passed: Vec<Network>,
     /// The target's.
     pub target: Network,

@@ -102,18 +102,24 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Ok(b) => b,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = base.as_ref().zip(built).and_then(|((rev, b), built)| {
-        let shipped = crate::stepwise::shipped(&paths.lock, rev);
-        let shown = args.base.as_deref().unwrap_or(rev);
-        let base = crate::output::manifests(b);
-        rollout_step(built, &templates, &base, shipped, shown)
-    });
-    let base = base.map(|(_, tree)| tree);
-    let (step, built, states) = match step {
-        Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
-        Some((step, None)) => (Some(step), None, None),
-        None => (None, None, None),
+    let (step, built, states) = match (base.as_ref(), built) {
+        (Some((rev, b)), Some(built)) => {
+            let shipped = crate::stepwise::shipped(&paths.lock, rev);
+            let shown = args.base.as_deref().unwrap_or(rev);
+            let base = crate::output::manifests(b);
+            match rollout_step(built, &templates, &base, shipped, shown) {
+                Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
+                Some((step, None)) => (Some(step), None, None),
+                None => (None, None, None),
+            }
+        }
+        // `--base auto` found nothing to compare with: the project built is the check's.
+        (None, Some(Ok(built))) if built.prepared.finished_moves.is_empty() => {
+            (None, Some(built), None)
+        }
+        _ => (None, None, None),
     };
+    let base = base.map(|(_, tree)| tree);
     let mut opts = crate::check::CheckOptions {
         paths,
         out_dir: out,

@@ -41,28 +41,16 @@ impl Docs {
     /// `known_docs` has none.
     pub fn read_like(files: &Tree, known: &Tree, known_docs: &Docs) -> Docs {
         use rayon::prelude::*;
-        let mut docs = known_docs.0.iter().peekable();
-        let mut texts = known.iter().peekable();
-        let mut taken: Vec<(PathBuf, Option<Doc>, &str)> = Vec::with_capacity(files.len());
-        for (rel, text) in files.iter().filter(|(rel, _)| !is_kustomization(rel)) {
-            while texts.next_if(|(p, _)| *p < rel).is_some() {}
-            while docs.next_if(|(p, _)| p < rel).is_some() {}
-            let same = texts.peek().is_some_and(|(p, t)| *p == rel && *t == text);
-            let doc = docs
-                .peek()
-                .filter(|(p, _)| same && p == rel)
-                .map(|(_, d)| d.clone());
-            taken.push((rel.clone(), doc, text));
-        }
+        let taken: Vec<_> = with_known_docs(files, (known, known_docs)).collect();
         Docs(
             taken
                 .into_par_iter()
-                .filter_map(|(rel, doc, text)| {
+                .filter_map(|(rel, text, doc)| {
                     let doc = match doc {
-                        Some(d) => d,
-                        None => Doc::parse(&rel, text).ok()?,
+                        Some(d) => d.clone(),
+                        None => Doc::parse(rel, text).ok()?,
                     };
-                    Some((rel, doc))
+                    Some((rel.clone(), doc))
                 })
                 .collect(),
         )
@@ -103,6 +91,36 @@ impl Docs {
             .filter(move |(rel, _)| side_of(rel) == side)
             .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
     }
+}
+
+/// Each file of `files` (kustomizations aside), with the document `known_docs` has of it when
+/// its text is the same in `known` (the tree those documents were made of). The trees are
+/// sorted alike, so they are walked side by side rather than looked up file by file.
+pub fn with_known_docs<'a>(
+    files: &'a Tree,
+    (known, known_docs): (&'a Tree, &'a Docs),
+) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<&'a Doc>)> {
+    let mut texts = known.iter().peekable();
+    let mut docs = known_docs.0.iter().peekable();
+    files
+        .iter()
+        .filter(|(rel, _)| !is_kustomization(rel))
+        .map(move |(rel, text)| {
+            while texts.next_if(|(p, _)| *p < rel).is_some() {}
+            while docs.next_if(|(p, _)| p < rel).is_some() {}
+            let same = texts.peek().is_some_and(|(p, t)| *p == rel && *t == text);
+            let doc = (docs.peek().copied())
+                .filter(|(p, _)| same && p == rel)
+                .map(|(_, d)| d);
+            (rel, text, doc)
+        })
+}
+
+/// The files of `tree` that are in `keep`: a few files of a large tree, each looked up.
+pub fn subtree(tree: &Tree, keep: &BTreeSet<PathBuf>) -> Tree {
+    (keep.iter())
+        .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
+        .collect()
 }
 
 /// The files whose text differs between two trees (kustomizations aside). Both are
@@ -250,27 +268,13 @@ impl Judge {
         let target_docs = Docs::read(target);
         let base_docs = Docs::read_like(base, target, &target_docs);
         let live = state(&target_docs, &target_docs);
-        Judge::with_docs(
-            base,
-            (target, &live),
-            (&base_docs, &target_docs),
-            rule_limit,
-        )
+        let b = state(&base_docs, &base_docs);
+        let docs = (&base_docs, &target_docs);
+        Judge::of_states(base, (target, &live), docs, &b, rule_limit)
     }
 
     /// A judge of the change from `base` to `target`, whose documents are `docs` (base,
-    /// target) and whose routing state `live` is.
-    pub fn with_docs(
-        base: &Tree,
-        (target, live): (&Tree, &Network),
-        docs: (&Docs, &Docs),
-        rule_limit: usize,
-    ) -> Judge {
-        let b = state(docs.0, docs.0);
-        Judge::of_states(base, (target, live), docs, &b, rule_limit)
-    }
-
-    /// [`Judge::with_docs`] with the base's routing state `b` too.
+    /// target) and whose routing states are `b` and `live`.
     pub fn of_states(
         base: &Tree,
         (target, live): (&Tree, &Network),
@@ -329,15 +333,10 @@ impl Judge {
             .lattice
             .iter()
             .any(|l| !changed.contains(&l.file) && l.rules.len() > rule_limit);
-        let within = |tree: &Tree| -> Tree {
-            (scope.files.iter())
-                .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
-                .collect()
-        };
         Judge {
             base: docs.0.only(&scope.files),
             target: docs.1.only(&scope.files),
-            trees: (within(base), within(target)),
+            trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
             expected,
             rule_limit,
             base_rules,
@@ -639,6 +638,7 @@ pub fn steps(
 ) -> Option<Steps> {
     let mut out: Vec<Tree> = Vec::new();
     let mut passed = Vec::new();
+    let mut ends_at_target = false;
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
     let live = state(target_docs, target_docs);
@@ -660,18 +660,10 @@ pub fn steps(
         if passed.len() < 2 {
             passed.push(at_state);
         }
+        // The next step is the target itself: not copied.
         if judge.safe(&judge.target) {
-            if out.len() > 16 {
-                return None;
-            }
-            return Some(Steps {
-                trees: out,
-                ends_at_target: true,
-                states: States {
-                    passed,
-                    target: live,
-                },
-            });
+            ends_at_target = true;
+            break;
         }
         let next = next_step(&judge, at, target, versions);
         if next == *at || out.len() > 16 {
@@ -679,14 +671,16 @@ pub fn steps(
         }
         out.push(next);
     }
-    Some(Steps {
+    let steps = Steps {
         trees: out,
-        ends_at_target: false,
+        ends_at_target,
         states: States {
             passed,
             target: live,
         },
-    })
+    };
+    // At most 17 steps, the target included.
+    (steps.count() <= 17).then_some(steps)
 }
 
 /// The steps from a base to a target, and the routing states on the way.

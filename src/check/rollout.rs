@@ -8,7 +8,7 @@ use super::staleness::same_side;
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::render::{Output, Side};
-use crate::rollout::{Docs, Scope, acceptable, changed_files, state};
+use crate::rollout::{Docs, Scope, acceptable, changed_files, state, subtree};
 use crate::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
@@ -96,11 +96,7 @@ pub(super) fn rollout_safety(
         changed.extend(changed_files(base, &rendered.files));
         Scope::of(&[b, &nets.head, r], &changed)
     };
-    let only = |tree: &BTreeMap<PathBuf, String>| -> BTreeMap<PathBuf, String> {
-        (within.files.iter())
-            .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
-            .collect()
-    };
+    let only = |tree| subtree(tree, &within.files);
     let (base_docs, head_docs, rendered_docs) = (
         Docs::read(&only(base)),
         Docs::read(&only(committed)),

@@ -134,6 +134,14 @@ pub struct Built {
     pub sources: Sources,
 }
 
+impl Built {
+    /// Whether this is also the project as built without finishing moves (as `check`
+    /// builds it): no move was in flight.
+    pub fn no_move_finished(&self) -> bool {
+        self.prepared.finished_moves.is_empty()
+    }
+}
+
 /// Why a run stopped: every finding, and the input texts to quote them.
 #[derive(Debug)]
 pub struct Failure {

@@ -42,8 +42,8 @@ pub struct CheckOptions<'a> {
     /// The project already built as the check would build it (by the rollout step), so
     /// that it is not built twice.
     pub built: Option<crate::Built>,
-    /// The routing states the rollout step read on its way to `built` (the base's, its
-    /// steps', the target's), so that they are not read twice.
+    /// The routing states the rollout step read on its way to `built` (the base's, the
+    /// first step's, the target's), so that they are not read twice.
     pub states: Option<crate::rollout::States>,
 }
 
@@ -360,15 +360,13 @@ fn committed_findings(
             .filter(|m| m.read.is_none())
             .all(|m| crate::routing::Doc::parse(m.path, m.text).is_ok())
     });
-    let read = match known {
-        Some(_) => None,
+    let mut read = None;
+    let net = match known {
+        Some(net) => net,
         None => match network(manifests, &BTreeSet::new(), out_dir, &mut diags) {
-            Some(net) => Some(net),
+            Some(net) => &*read.insert(net),
             None => return diags,
         },
-    };
-    let Some(net) = known.or(read.as_ref()) else {
-        return diags;
     };
     let mut found = network_findings(net, prepared);
     // The findings about manifests modelled without line numbers are found again with
@@ -453,39 +451,27 @@ struct Manifest<'a> {
     is_kong: bool,
 }
 
-/// The committed manifests for the routing model. The committed and rendered trees are
-/// sorted alike, so they are walked side by side rather than looked up file by file.
+/// The committed manifests for the routing model, each with the render's model of it when
+/// it is exactly what was rendered.
 fn to_model<'a>(
     committed: &'a BTreeMap<PathBuf, String>,
     rendered: Option<(&'a Output, &'a crate::render::Docs)>,
 ) -> Vec<Manifest<'a>> {
-    let (mut files, mut docs) = match rendered {
-        Some((out, docs)) => (
-            Some(out.files.iter().peekable()),
-            Some(docs.iter().peekable()),
-        ),
-        None => (None, None),
+    let manifest = |(rel, text, read): (&'a PathBuf, &'a String, Option<&'a Doc>)| Manifest {
+        path: rel,
+        text,
+        read,
+        is_kong: is_kong_file(rel),
     };
-    committed
-        .iter()
-        .filter(|(rel, _)| rel.file_name().is_none_or(|n| n != "kustomization.yaml"))
-        .map(|(rel, text)| {
-            let same = files.as_mut().is_some_and(|f| {
-                while f.next_if(|(p, _)| *p < rel).is_some() {}
-                f.peek().is_some_and(|(p, t)| *p == rel && *t == text)
-            });
-            let doc = docs.as_mut().and_then(|d| {
-                while d.next_if(|(p, _)| *p < rel).is_some() {}
-                d.peek().filter(|(p, _)| *p == rel).map(|(_, doc)| *doc)
-            });
-            Manifest {
-                path: rel,
-                text,
-                read: doc.filter(|_| same),
-                is_kong: is_kong_file(rel),
-            }
-        })
-        .collect()
+    match rendered {
+        Some((out, docs)) => crate::rollout::with_known_docs(committed, (&out.files, docs))
+            .map(manifest)
+            .collect(),
+        None => (committed.iter())
+            .filter(|(rel, _)| !crate::rollout::is_kustomization(rel))
+            .map(|(rel, text)| manifest((rel, text, None)))
+            .collect(),
+    }
 }
 
 /// The routing model of the committed manifests; those in `parse` are parsed even when

@@ -114,9 +114,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
             }
         }
         // `--base auto` found nothing to compare with: the project built is the check's.
-        (None, Some(Ok(built))) if built.prepared.finished_moves.is_empty() => {
-            (None, Some(built), None)
-        }
+        (None, Some(Ok(built))) if built.no_move_finished() => (None, Some(built), None),
         _ => (None, None, None),
     };
     let base = base.map(|(_, tree)| tree);
@@ -208,12 +206,7 @@ fn rollout_step(
     let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
     // The states the step read are those of the change the check judges when the check
     // would build the project as the step did.
-    let built = step
-        .built
-        .prepared
-        .finished_moves
-        .is_empty()
-        .then_some((step.built, step.states));
+    let built = (step.built.no_move_finished()).then_some((step.built, step.states));
     let step = crate::check::Step {
         progress: crate::summary::Progress {
             step: step.progress.step as usize,

@@ -423,9 +423,11 @@ fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendere
         .map_err(|e| template_error(job.template, None, &e))?;
     let custom = templates.is_custom(job.template);
     let model = (!custom && (keep_doc || templates.verify)).then(|| object.model());
+    // Where the file goes under the output folder: the routing model names it.
+    let path = keep_doc.then(|| PathBuf::from(job.side.dir()).join(&job.file));
     let checked = if custom || templates.verify {
         let read = ReadOptions {
-            keep_doc: keep_doc && custom,
+            keep_doc: path.as_deref().filter(|_| custom),
             stored_form: custom,
             model: model.as_ref(),
         };
@@ -438,7 +440,7 @@ fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendere
         }
     };
     let doc = match &model {
-        Some(model) if keep_doc => model.doc(),
+        Some(model) => path.as_deref().and_then(|p| model.doc(p)),
         _ => checked.doc,
     };
     Ok(Rendered {

@@ -8,8 +8,9 @@
 //! Manifests are read into a light model that keeps the line of every path, so findings can
 //! point into the committed files (hand edits included); fields it does not need are ignored.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gateway_api::apis::standard::httproutes::HttpRouteSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -28,6 +29,11 @@ pub struct PathRule {
     /// value). A header match of another type never matches (Lattice takes Exact only).
     pub headers: Vec<(String, Option<String>)>,
 }
+
+/// The label that names the app a route serves.
+pub(crate) const APP_LABEL: &str = "app.kubernetes.io/name";
+/// The annotation that names a Kong route's KongPlugins.
+const PLUGINS_ANNOTATION: &str = "konghq.com/plugins";
 
 /// Request headers as one hop sees them: name in lower case → value.
 pub type Headers = BTreeMap<String, String>;
@@ -220,7 +226,6 @@ pub struct LatticeRoute {
     pub namespace: String,
     pub name: String,
     pub name_pos: Pos,
-    pub labels: BTreeMap<String, String>,
     /// The Lattice service's name: the override annotation's, else the controller's.
     pub service_name: String,
     pub hostnames: Vec<String>,
@@ -234,19 +239,33 @@ pub struct Bridge {
 }
 
 /// Both halves of the request path, as parsed from manifests.
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct Network {
-    pub kong: Vec<KongRoute>,
+    // Routes are shared with the documents they come from (and so between the networks
+    // of two versions of a tree): a network adds only its indexes.
+    pub kong: Vec<Arc<KongRoute>>,
     /// (namespace, name) → bridge.
-    pub bridges: BTreeMap<(String, String), Bridge>,
-    pub lattice: Vec<LatticeRoute>,
+    pub bridges: BTreeMap<(String, String), Arc<Bridge>>,
+    pub lattice: Vec<Arc<LatticeRoute>>,
     /// First hostname → index in `lattice` (the first route to claim it), so that finding
     /// the Lattice service of a request is a look-up, not a scan.
-    by_domain: BTreeMap<String, usize>,
+    by_domain: HashMap<String, usize>,
     /// Hostname ("" for a route that takes any host) → match path (a prefix without its
     /// trailing `/`) → Kong routes that declare it, so that finding the routes a request
     /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
-    by_match: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
+    by_match: HashMap<String, HashMap<String, Vec<usize>>>,
+}
+
+// The indexes are made from the routes, and a hash map prints in no fixed order: a
+// network shows its routes.
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network")
+            .field("kong", &self.kong)
+            .field("bridges", &self.bridges)
+            .field("lattice", &self.lattice)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The index keys a request's path could be claimed under: the path itself, without its
@@ -591,23 +610,34 @@ fn service_name_of(metadata: &Meta, name: &str, namespace: &str) -> String {
         .unwrap_or_else(|| crate::platform::lattice_service_name(name, namespace))
 }
 
-/// A manifest as the routing model reads it. Made by parsing the text, or from the typed
-/// object the render's read-back already parsed (then without positions: see
-/// [`Doc::from_route`]).
+/// A manifest as the routing model reads it: what it adds to a network. Made by parsing
+/// the text, or from the typed object the render's read-back already parsed (then without
+/// positions: see [`Doc::from_route`]).
 #[derive(Clone, Debug)]
-pub struct Doc(std::sync::Arc<AnyDoc>);
+pub struct Doc(Arc<Entry>);
 
 fn unplaced<T>(value: T) -> Spanned<T> {
     use serde_saphyr::Location;
     Spanned::new(value, Location::UNKNOWN, Location::UNKNOWN)
 }
 
+/// The metadata of a typed object, as far as the model reads it: the labels and
+/// annotations it looks up, not all of them.
 fn meta_of(meta: &ObjectMeta) -> Meta {
+    let only = |map: &Option<BTreeMap<String, String>>, keys: &[&str]| -> BTreeMap<_, _> {
+        let map = map.as_ref();
+        (keys.iter())
+            .filter_map(|k| Some((k.to_string(), map?.get(*k)?.clone())))
+            .collect()
+    };
     Meta {
         name: meta.name.clone().map(unplaced),
         namespace: meta.namespace.clone(),
-        labels: meta.labels.clone().unwrap_or_default(),
-        annotations: meta.annotations.clone().unwrap_or_default(),
+        labels: only(&meta.labels, &[APP_LABEL]),
+        annotations: only(
+            &meta.annotations,
+            &[PLUGINS_ANNOTATION, crate::services::OVERRIDE_ANNOTATION],
+        ),
     }
 }
 
@@ -655,22 +685,23 @@ fn header_mod_of(
 impl Doc {
     /// Parses a manifest's text, keeping the positions of names, rules and paths.
     pub fn parse(file: &Path, text: &str) -> Result<Doc, String> {
-        parse_doc(file, text).map(|d| Doc(std::sync::Arc::new(d)))
+        parse_doc(file, text).map(|d| Doc::of(file, &d))
+    }
+
+    fn of(file: &Path, doc: &AnyDoc) -> Doc {
+        Doc(Arc::new(Entry::of(file, doc, is_kong_file(file))))
     }
 
     /// The model of an object of a kind the routing model ignores (a ReferenceGrant, a
     /// TargetGroupPolicy): equal to what parsing its text gives, as far as routing goes.
-    pub fn other(kind: &str) -> Doc {
-        Doc(std::sync::Arc::new(AnyDoc {
-            kind: Some(kind.to_string()),
-            metadata: Meta::default(),
-            spec: None,
-        }))
+    pub fn other() -> Doc {
+        Doc(Arc::new(Entry::Nothing))
     }
 
-    /// The model of a typed HTTPRoute, equal to what parsing its text gives except that
-    /// it has no positions (every line is 0); a finding about it needs the text parsed.
-    pub fn from_route(meta: &ObjectMeta, spec: &HttpRouteSpec) -> Doc {
+    /// The model of a typed HTTPRoute written to `file` (under the output folder), equal
+    /// to what parsing its text gives except that it has no positions (every line is 0); a
+    /// finding about it needs the text parsed.
+    pub fn from_route(file: &Path, meta: &ObjectMeta, spec: &HttpRouteSpec) -> Doc {
         use gateway_api::apis::standard::httproutes::HttpRouteRulesMatchesPathType as T;
         let rules = spec.rules.as_deref().unwrap_or_default().iter().map(|r| {
             unplaced(RuleDoc {
@@ -722,7 +753,7 @@ impl Doc {
                     .collect(),
             })
         });
-        Doc(std::sync::Arc::new(AnyDoc {
+        let doc = AnyDoc {
             kind: Some("HTTPRoute".into()),
             metadata: meta_of(meta),
             spec: Some(AnySpec {
@@ -730,19 +761,21 @@ impl Doc {
                 rules: rules.collect(),
                 external_name: None,
             }),
-        }))
+        };
+        Doc::of(file, &doc)
     }
 
     /// The model of a typed Service (see [`Doc::from_route`]).
-    pub fn from_service(meta: &ObjectMeta, external_name: Option<&str>) -> Doc {
-        Doc(std::sync::Arc::new(AnyDoc {
+    pub fn from_service(file: &Path, meta: &ObjectMeta, external_name: Option<&str>) -> Doc {
+        let doc = AnyDoc {
             kind: Some("Service".into()),
             metadata: meta_of(meta),
             spec: Some(AnySpec {
                 external_name: external_name.map(str::to_string),
                 ..AnySpec::default()
             }),
-        }))
+        };
+        Doc::of(file, &doc)
     }
 }
 
@@ -751,10 +784,11 @@ fn parse_doc(file: &Path, text: &str) -> Result<AnyDoc, String> {
 }
 
 /// What one manifest adds to a network, made on its own (in parallel with the others).
+#[derive(Clone, Debug)]
 enum Entry {
-    Kong(Vec<KongRoute>),
-    Lattice(LatticeRoute),
-    Bridge((String, String), Bridge),
+    Kong(Vec<Arc<KongRoute>>),
+    Lattice(Arc<LatticeRoute>),
+    Bridge((String, String), Arc<Bridge>),
     Nothing,
 }
 
@@ -768,7 +802,7 @@ impl Entry {
                 if is_kong {
                     Entry::Kong(kong_routes(file, &doc.metadata, spec))
                 } else {
-                    Entry::Lattice(lattice_route(file, &doc.metadata, spec))
+                    Entry::Lattice(Arc::new(lattice_route(file, &doc.metadata, spec)))
                 }
             }
             Some("Service") => match spec.and_then(|s| s.external_name.clone()) {
@@ -779,7 +813,7 @@ impl Entry {
                         file: file.to_path_buf(),
                         target,
                     };
-                    Entry::Bridge((namespace, name.unwrap_or_default()), bridge)
+                    Entry::Bridge((namespace, name.unwrap_or_default()), Arc::new(bridge))
                 }
                 None => Entry::Nothing,
             },
@@ -809,26 +843,28 @@ fn backend_of(refs: &[BackendDoc], namespace: &str) -> Option<BackendRef> {
 }
 
 /// The Kong routes of an HTTPRoute on the Kong side: one per rule.
-fn kong_routes(file: &Path, metadata: &Meta, spec: &AnySpec) -> Vec<KongRoute> {
+fn kong_routes(file: &Path, metadata: &Meta, spec: &AnySpec) -> Vec<Arc<KongRoute>> {
     let (namespace, name, name_pos) = identity(metadata);
     spec.rules
         .iter()
-        .map(|rule| KongRoute {
-            file: file.to_path_buf(),
-            namespace: namespace.clone(),
-            name: name.clone(),
-            app: metadata.labels.get("app.kubernetes.io/name").cloned(),
-            plugins: metadata.annotations.get("konghq.com/plugins").cloned(),
-            name_pos,
-            hostnames: spec.hostnames.clone(),
-            matches: path_rules(&rule.value.matches, Pos::of(rule)),
-            rewrite_host: rule
-                .value
-                .filters
-                .iter()
-                .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
-            header_changes: header_changes(&rule.value.filters),
-            backend: backend_of(&rule.value.backend_refs, &namespace),
+        .map(|rule| {
+            Arc::new(KongRoute {
+                file: file.to_path_buf(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+                app: metadata.labels.get(APP_LABEL).cloned(),
+                plugins: metadata.annotations.get(PLUGINS_ANNOTATION).cloned(),
+                name_pos,
+                hostnames: spec.hostnames.clone(),
+                matches: path_rules(&rule.value.matches, Pos::of(rule)),
+                rewrite_host: rule
+                    .value
+                    .filters
+                    .iter()
+                    .find_map(|f| f.url_rewrite.as_ref()?.hostname.clone()),
+                header_changes: header_changes(&rule.value.filters),
+                backend: backend_of(&rule.value.backend_refs, &namespace),
+            })
         })
         .collect()
 }
@@ -854,7 +890,6 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
         namespace,
         name,
         name_pos,
-        labels: metadata.labels.clone(),
         service_name,
         hostnames: spec.hostnames.clone(),
         rules,
@@ -888,10 +923,10 @@ impl Network {
                 }
             }
             Entry::Lattice(route) => {
-                if let Some(first) = route.hostnames.first() {
-                    self.by_domain
-                        .entry(first.clone())
-                        .or_insert(self.lattice.len());
+                if let Some(first) = route.hostnames.first()
+                    && !self.by_domain.contains_key(first)
+                {
+                    self.by_domain.insert(first.clone(), self.lattice.len());
                 }
                 self.lattice.push(route);
             }
@@ -902,7 +937,7 @@ impl Network {
         }
     }
 
-    fn add_kong(&mut self, route: KongRoute) {
+    fn add_kong(&mut self, route: Arc<KongRoute>) {
         let index = self.kong.len();
         let any_host = [String::new()];
         let hosts = match route.hostnames.as_slice() {
@@ -936,17 +971,13 @@ impl Network {
         files: &[(P, Source<'_>, bool)],
     ) -> (Network, Vec<(PathBuf, String)>) {
         use rayon::prelude::*;
-        use std::borrow::Cow;
         // Parsing and making the routes of each manifest are independent: done in parallel;
         // only indexing them is done in order.
         let entries: Vec<Result<Entry, String>> = files
             .par_iter()
-            .map(|(p, source, is_kong)| {
-                let doc = match source {
-                    Source::Text(t) => Cow::Owned(parse_doc(p.as_ref(), t)?),
-                    Source::Read(doc) => Cow::Borrowed(&*doc.0),
-                };
-                Ok(Entry::of(p.as_ref(), &doc, *is_kong))
+            .map(|(p, source, is_kong)| match source {
+                Source::Text(t) => Ok(Entry::of(p.as_ref(), &parse_doc(p.as_ref(), t)?, *is_kong)),
+                Source::Read(doc) => Ok((*doc.0).clone()),
             })
             .collect();
         let mut net = Network::default();
@@ -975,7 +1006,7 @@ impl Network {
     /// The Lattice route that owns a custom domain: the controller takes a route's first
     /// hostname as its service's custom domain.
     pub fn lattice_service(&self, host: &str) -> Option<&LatticeRoute> {
-        self.by_domain.get(host).map(|&i| &self.lattice[i])
+        self.by_domain.get(host).map(|&i| &*self.lattice[i])
     }
 
     /// Follows one request for `host` and `path` through Kong, the bridge and Lattice.
@@ -1013,20 +1044,18 @@ impl Network {
         else {
             return Outcome::NoBridge(backend.name.clone());
         };
-        let lattice_host = kong
-            .rewrite_host
-            .clone()
-            .unwrap_or_else(|| host.to_string());
+        let lattice_host = kong.rewrite_host.as_deref().unwrap_or(host);
         if bridge.target != lattice_host {
             return Outcome::HostMismatch {
                 bridge_target: bridge.target.clone(),
-                rewrite_host: lattice_host,
+                rewrite_host: lattice_host.to_string(),
             };
         }
-        let Some(service) = self.lattice_service(&lattice_host) else {
-            return Outcome::NoLatticeService(lattice_host);
+        let Some(service) = self.lattice_service(lattice_host) else {
+            return Outcome::NoLatticeService(lattice_host.to_string());
         };
-        let route = format!("{}/{}", service.namespace, service.name);
+        // Named only in the outcome: a check follows tens of thousands of requests.
+        let route = || format!("{}/{}", service.namespace, service.name);
         let headers = kong.header_changes.apply(headers);
         for (i, rule) in service.rules.iter().enumerate() {
             if rule.matches.iter().any(|m| m.lattice_match(path, &headers))
@@ -1035,13 +1064,13 @@ impl Network {
                 return Outcome::Backend {
                     backend: b.clone(),
                     kong_route: format!("{}/{}", kong.namespace, kong.name),
-                    lattice_route: route,
+                    lattice_route: route(),
                     rule: i,
                 };
             }
         }
         Outcome::NoLatticeRule {
-            lattice_route: route,
+            lattice_route: route(),
         }
     }
 
@@ -1050,7 +1079,7 @@ impl Network {
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
         self.kong_routes_for(host, path)
             .into_iter()
-            .map(|i| &self.kong[i])
+            .map(|i| &*self.kong[i])
             .filter_map(|r| Some((r.claim(host, path)?.0, r)))
             .max_by(|(ka, ra), (kb, rb)| kong_precedence((*ka, ra), (*kb, rb)))
             .map(|(_, r)| r)

@@ -160,7 +160,7 @@ pub fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
         t.bridge = net
             .bridges
             .get(&(b.namespace.clone(), b.name.clone()))
-            .map(|bridge| (format!("{}/{}", b.namespace, b.name), bridge));
+            .map(|bridge| (format!("{}/{}", b.namespace, b.name), &**bridge));
         let lattice_host = winner.rewrite_host.clone().unwrap_or(host.to_string());
         // Lattice sees the request only when the bridge and the Host agree.
         if matches!(
@@ -178,7 +178,7 @@ fn near_misses<'a>(net: &'a Network, host: &str, path: &str) -> Vec<(&'a KongRou
     net.kong
         .iter()
         .filter(|r| r.hostnames.is_empty() || r.hostnames.iter().any(|h| h == host))
-        .flat_map(|r| r.matches.iter().map(move |m| (r, m)))
+        .flat_map(|r| r.matches.iter().map(move |m| (&**r, m)))
         .filter(|(_, m)| {
             m.kind == MatchKind::Prefix
                 && string_prefix_matches(&m.path, path)

@@ -243,9 +243,15 @@ fn empty_fields_model_alike_from_text_and_from_typed_objects() {
     let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a-lattice\n  namespace: kong-routes\n  labels:\nspec:\n  type: ExternalName\n  externalName: group-01.lattice.internal\n";
     let typed_route: HttpRoute = serde_saphyr::from_str(route).unwrap();
     let typed_service: Service = serde_saphyr::from_str(service).unwrap();
+    let paths = ["kong/httproute-r.yaml", "kong/service-a-lattice.yaml"];
     let from_typed = [
-        Doc::from_route(&typed_route.metadata, &typed_route.spec),
+        Doc::from_route(
+            Path::new(paths[0]),
+            &typed_route.metadata,
+            &typed_route.spec,
+        ),
         Doc::from_service(
+            Path::new(paths[1]),
             &typed_service.metadata,
             typed_service
                 .spec
@@ -253,7 +259,6 @@ fn empty_fields_model_alike_from_text_and_from_typed_objects() {
                 .and_then(|s| s.external_name.as_deref()),
         ),
     ];
-    let paths = ["kong/httproute-r.yaml", "kong/service-a-lattice.yaml"];
     let parsed: Vec<_> = paths
         .iter()
         .zip([route, service])

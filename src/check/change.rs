@@ -13,7 +13,10 @@ use crate::routing::{LatticeRoute, LatticeRule, Network};
 fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
     let mut net = Network::default();
     net.add_file(rel, text, false).ok()?;
-    net.lattice.into_iter().next()
+    net.lattice
+        .into_iter()
+        .next()
+        .map(std::sync::Arc::unwrap_or_clone)
 }
 
 /// A rule's matches as `Type path` keys.

@@ -96,63 +96,85 @@ pub(super) fn resolution(
     prepared: Option<&Prepared>,
     flagged: &BTreeSet<String>,
 ) -> Diagnostics {
-    let mut diags = Diagnostics::new();
+    use rayon::prelude::*;
     let apps: BTreeMap<&str, &crate::model::App> = prepared
         .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
         .unwrap_or_default();
-    for kong in &net.kong {
-        let host = kong
-            .hostnames
-            .first()
-            .map(String::as_str)
-            .unwrap_or(crate::routing::ANY_HOST);
-        let want = kong
-            .app
-            .as_deref()
-            .and_then(|a| apps.get(a))
-            .map(|a| (a.namespace.clone(), a.service.clone(), i32::from(a.port)));
-        for m in &kong.matches {
-            let probes = match m.kind {
-                MatchKind::Exact => vec![m.path.clone()],
-                MatchKind::Prefix => vec![
-                    m.path.clone(),
-                    format!("{}/x", m.path.trim_end_matches('/')),
-                ],
-            };
-            let at = Span::new(&kong.file, m.pos.line, m.pos.column);
-            for p in probes {
-                let got = net.through(kong, host, &p);
-                match (&got, &want) {
-                    (
-                        Outcome::Backend {
-                            backend,
-                            lattice_route,
-                            ..
-                        },
-                        Some((ns, svc, port)),
-                    ) => {
-                        let elsewhere = &backend.namespace != ns
-                            || &backend.name != svc
-                            || backend.port != Some(*port);
-                        if elsewhere && !flagged.contains(lattice_route) {
-                            let note = other_app_header(kong).unwrap_or_default();
-                            diags.push(
-                                Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}{note}", kong.name))
-                                    .at(at.clone())
-                                    .help("run `latgen render`; if it persists, check custom templates"),
-                            );
-                            break;
-                        }
-                    }
-                    (Outcome::Backend { .. }, None) => {}
-                    _ => {
+    // Each Kong route's requests are followed on their own: in parallel, found in order.
+    let found: Vec<Vec<Diagnostic>> = net
+        .kong
+        .par_iter()
+        .map(|kong| {
+            let want = kong
+                .app
+                .as_deref()
+                .and_then(|a| apps.get(a))
+                .map(|a| (&a.namespace, &a.service, i32::from(a.port)));
+            kong_resolution(net, kong, want, flagged)
+        })
+        .collect();
+    let mut diags = Diagnostics::new();
+    for d in found.into_iter().flatten() {
+        diags.push(d);
+    }
+    diags
+}
+
+/// Where one Kong route's requests go, against where its app (`want`: namespace, Service
+/// and port) is.
+fn kong_resolution(
+    net: &Network,
+    kong: &crate::routing::KongRoute,
+    want: Option<(&String, &String, i32)>,
+    flagged: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let host = kong
+        .hostnames
+        .first()
+        .map(String::as_str)
+        .unwrap_or(crate::routing::ANY_HOST);
+    for m in &kong.matches {
+        let probes = match m.kind {
+            MatchKind::Exact => vec![m.path.clone()],
+            MatchKind::Prefix => vec![
+                m.path.clone(),
+                format!("{}/x", m.path.trim_end_matches('/')),
+            ],
+        };
+        let at = || Span::new(&kong.file, m.pos.line, m.pos.column);
+        for p in probes {
+            let got = net.through(kong, host, &p);
+            match (&got, &want) {
+                (
+                    Outcome::Backend {
+                        backend,
+                        lattice_route,
+                        ..
+                    },
+                    Some((ns, svc, port)),
+                ) => {
+                    let elsewhere = &backend.namespace != *ns
+                        || &backend.name != *svc
+                        || backend.port != Some(*port);
+                    if elsewhere && !flagged.contains(lattice_route) {
+                        let note = other_app_header(kong).unwrap_or_default();
                         diags.push(
-                            Diagnostic::error(Code::RouteUnresolved, format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
-                                .at(at.clone())
-                                .help("the bridge's externalName, the URLRewrite hostname and a Lattice route's first hostname must agree, and that route must have a rule for the path"),
+                            Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}{note}", kong.name))
+                                .at(at())
+                                .help("run `latgen render`; if it persists, check custom templates"),
                         );
                         break;
                     }
+                }
+                (Outcome::Backend { .. }, None) => {}
+                _ => {
+                    diags.push(
+                        Diagnostic::error(Code::RouteUnresolved, format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
+                            .at(at())
+                            .help("the bridge's externalName, the URLRewrite hostname and a Lattice route's first hostname must agree, and that route must have a rule for the path"),
+                    );
+                    break;
                 }
             }
         }

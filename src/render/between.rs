@@ -37,7 +37,10 @@ struct Rule {
 fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
     let mut net = Network::default();
     net.add_file(rel, text, false).ok()?;
-    net.lattice.into_iter().next()
+    net.lattice
+        .into_iter()
+        .next()
+        .map(std::sync::Arc::unwrap_or_clone)
 }
 
 impl Between<'_> {

@@ -28,10 +28,9 @@ use std::collections::BTreeMap;
 use crate::crd::targetgrouppolicy::{
     TargetGroupPolicyHealthCheck, TargetGroupPolicySpec, TargetGroupPolicyTargetRef,
 };
-use crate::routing::Doc;
+use crate::routing::{APP_LABEL as APP_NAME, Doc};
 
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "latgen");
-const APP_NAME: &str = "app.kubernetes.io/name";
 const GROUP_LABEL: &str = "latgen.dev/group";
 const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
 
@@ -188,14 +187,13 @@ pub(super) enum Model {
 impl Model {
     /// The routing model of the object, as a check reads it (the kustomization is not
     /// read into it).
-    pub fn doc(&self) -> Option<Doc> {
+    pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
         match self {
-            Model::ReferenceGrant(_) => Some(Doc::other("ReferenceGrant")),
-            Model::TargetGroupPolicy(_) => Some(Doc::other("TargetGroupPolicy")),
-            Model::Route(r) => Some(Doc::from_route(&r.metadata, &r.spec)),
+            Model::ReferenceGrant(_) | Model::TargetGroupPolicy(_) => Some(Doc::other()),
+            Model::Route(r) => Some(Doc::from_route(file, &r.metadata, &r.spec)),
             Model::Service(s) => {
                 let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
-                Some(Doc::from_service(&s.metadata, external))
+                Some(Doc::from_service(file, &s.metadata, external))
             }
             Model::Kustomization(_) => None,
         }

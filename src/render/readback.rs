@@ -24,8 +24,9 @@ pub(super) struct CheckedFile {
 /// What the read-back of a rendered object finds besides checking it.
 #[derive(Clone, Copy, Default)]
 pub(super) struct ReadOptions<'m> {
-    /// The routing model of a route or Service.
-    pub keep_doc: bool,
+    /// The routing model of a route or Service, written to this path under the output
+    /// folder.
+    pub keep_doc: Option<&'m std::path::Path>,
     /// The fields the API server would add to it.
     pub stored_form: bool,
     /// The typed model the document must equal (a built-in template's).
@@ -100,7 +101,9 @@ pub(super) fn with_header(text: &str) -> (String, usize) {
     } else {
         HEADER_LINES
     };
-    let mut body = String::with_capacity(head.len() + text.len());
+    // With room for the closing line break, which minijinja leaves off: a string grown by
+    // one byte doubles.
+    let mut body = String::with_capacity(head.len() + text.len() + 1);
     body.push_str(head);
     body.push_str(text.trim_end());
     body.push('\n');
@@ -143,7 +146,7 @@ pub(super) fn typed_check(
         Kind::HttpRoute => {
             let d: Typed<HttpRouteSpec> = parse_typed(text)?;
             same_as_model(&d, read.model)?;
-            let doc = keep.then(|| Doc::from_route(&d.metadata, &d.spec));
+            let doc = keep.map(|file| Doc::from_route(file, &d.metadata, &d.spec));
             let added = added_by_server(stored(StoredKind::HttpRoute), &d.spec);
             (d.api_version, d.kind, d.metadata, doc, added)
         }
@@ -161,9 +164,9 @@ pub(super) fn typed_check(
         Kind::Service => {
             let svc: Service = parse_typed(text)?;
             same_as_model(&svc, read.model)?;
-            let doc = keep.then(|| {
+            let doc = keep.map(|file| {
                 let external = svc.spec.as_ref().and_then(|s| s.external_name.as_deref());
-                Doc::from_service(&svc.metadata, external)
+                Doc::from_service(file, &svc.metadata, external)
             });
             let added = added_by_server(stored(StoredKind::Service), &svc);
             (

@@ -1,5 +1,6 @@
 //! Reading a folder as it was at a Git revision, for `check --base`. Uses the `git` command
-//! (present wherever a PR is checked): `ls-tree` to list, one `cat-file --batch` to read.
+//! (present wherever a PR is checked): `ls-tree` to list, one `cat-file --batch` to read
+//! the files that are not, byte for byte, as they are now.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -30,9 +31,16 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
     Ok(out.stdout)
 }
 
-/// The files under `folder` at revision `rev`, by path relative to `folder`. A folder that
-/// did not exist at `rev` gives an empty map.
-pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+/// The files under `folder` at revision `rev`, by path relative to `folder`. A file whose
+/// object at `rev` is the text `now` has for it (the folder as it is, which a change leaves
+/// mostly as it was) is taken from `now`: hashing it is far cheaper than having Git read
+/// it. A folder that did not exist at `rev` gives an empty map.
+pub fn read_folder_at(
+    folder: &Path,
+    rev: &str,
+    now: &BTreeMap<PathBuf, String>,
+) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+    use rayon::prelude::*;
     let top = repository_root(folder)?;
     let rel = relative_to(folder, &top)?;
     let rel_str = rel.to_string_lossy().replace('\\', "/");
@@ -46,21 +54,45 @@ pub fn read_folder_at(folder: &Path, rev: &str) -> Result<BTreeMap<PathBuf, Stri
         ],
     )?;
     let (names, objects) = list_blobs(&top, rev, &rel_str)?;
-    if names.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let bodies = read_blobs(&top, &names, &objects)?;
-    Ok(names
+    let paths: Vec<PathBuf> = names
         .iter()
-        .zip(bodies)
-        .map(|(name, body)| {
-            let path = Path::new(name)
-                .strip_prefix(&rel)
-                .unwrap_or(Path::new(name))
-                .to_path_buf();
-            (path, body)
+        .map(|name| {
+            let name = Path::new(name);
+            name.strip_prefix(&rel).unwrap_or(name).to_path_buf()
         })
-        .collect())
+        .collect();
+    let same: Vec<Option<&String>> = (paths.par_iter().zip(&objects))
+        .map(|(path, id)| now.get(path).filter(|text| is_object(text, id)))
+        .collect();
+    let (unknown_names, unknown_objects): (Vec<String>, Vec<String>) = (names.iter().zip(&objects))
+        .zip(&same)
+        .filter(|(_, same)| same.is_none())
+        .map(|((name, id), _)| (name.clone(), id.clone()))
+        .unzip();
+    let mut read = read_blobs(&top, &unknown_names, &unknown_objects)?.into_iter();
+    let mut tree = Vec::with_capacity(paths.len());
+    for (path, same) in paths.into_iter().zip(same) {
+        let text = match same {
+            Some(text) => text.clone(),
+            None => read.next().expect("one answer per file asked for"),
+        };
+        tree.push((path, text));
+    }
+    Ok(tree.into_iter().collect())
+}
+
+/// Whether `text` is the Git object `id`: a blob's id is the SHA-1 of `blob <length>\0`
+/// and its bytes. (A repository of SHA-256 ids never matches: its files are all read.)
+fn is_object(text: &str, id: &str) -> bool {
+    use sha1::{Digest, Sha1};
+    let mut hash = Sha1::new();
+    hash.update(format!("blob {}\0", text.len()));
+    hash.update(text);
+    let digest = hash.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    id.len() == 2 * digest.len()
+        && (digest.iter().zip(id.as_bytes().chunks(2)))
+            .all(|(b, pair)| pair == [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]])
 }
 
 /// The root of the repository `folder` is in, canonical. The folder may not exist in the
@@ -128,6 +160,9 @@ fn list_blobs(top: &Path, rev: &str, rel: &str) -> Result<(Vec<String>, Vec<Stri
 /// The contents of `objects` (the files `names`, for messages), read through one
 /// `git cat-file --batch`, in order.
 fn read_blobs(top: &Path, names: &[String], objects: &[String]) -> Result<Vec<String>, Diagnostic> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut child = Command::new("git")
         .arg("-C")
         .arg(top)
@@ -239,4 +274,30 @@ pub fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Diagnostic
     }
     let bytes = git(&top, &["cat-file", "blob", &spec])?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id `git hash-object` gives a file holding `hello` and a line break.
+    const HELLO: &str = "ce013625030ba8dba906f756967f9e9ca394464a";
+
+    #[test]
+    fn a_text_is_the_object_git_names_for_it() {
+        assert!(is_object("hello\n", HELLO));
+    }
+
+    #[test]
+    fn a_text_of_other_bytes_is_not_that_object() {
+        assert!(!is_object("hello", HELLO));
+        assert!(!is_object("hello\r\n", HELLO));
+    }
+
+    /// A repository of SHA-256 ids: its files are read from Git, never taken as they are.
+    #[test]
+    fn an_id_of_another_length_matches_nothing() {
+        assert!(!is_object("hello\n", &format!("{HELLO}{}", &HELLO[..24])));
+        assert!(!is_object("hello\n", "ce01"));
+    }
 }

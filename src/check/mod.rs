@@ -45,6 +45,8 @@ pub struct CheckOptions<'a> {
     /// The routing states the rollout step read on its way to `built` (the base's, the
     /// first step's, the target's), so that they are not read twice.
     pub states: Option<crate::rollout::States>,
+    /// The committed tree, when it was read already (to read the base like it).
+    pub committed: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -71,8 +73,9 @@ pub struct CheckReport {
 pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     let built = opts.built.take();
     let known = opts.states.take();
+    let read = opts.committed.take();
     let opts = &*opts;
-    let (run, tree, rendered) = build_and_read(opts, built);
+    let (run, tree, rendered) = build_and_read(opts, built, read);
     let mut diags = run.diags;
     let mut sources = run.sources;
     let tree = tree?;
@@ -164,6 +167,7 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
 fn build_and_read(
     opts: &CheckOptions,
     built: Option<crate::Built>,
+    read: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
 ) -> (
     crate::Run,
     Result<BTreeMap<PathBuf, String>, Diagnostic>,
@@ -175,11 +179,8 @@ fn build_and_read(
             diags: b.diags,
             sources: b.sources,
         };
-        return (
-            run,
-            output::read_tree(&opts.out_dir),
-            Some(Ok((b.output, b.docs))),
-        );
+        let tree = read.unwrap_or_else(|| output::read_tree(&opts.out_dir));
+        return (run, tree, Some(Ok((b.output, b.docs))));
     }
     // Planning and parts of rendering are one thread: the committed tree is read meanwhile.
     let ((run, rendered), tree) = rayon::join(
@@ -194,7 +195,7 @@ fn build_and_read(
             }
             (run, rendered)
         },
-        || output::read_tree(&opts.out_dir),
+        || read.unwrap_or_else(|| output::read_tree(&opts.out_dir)),
     );
     (run, tree, rendered)
 }
@@ -336,10 +337,16 @@ fn change_findings(
     };
     let quota = prepared.config.quotas.rules_per_service as usize;
     diags.extend(change_warnings(before, after, quota, &opts.out_dir));
-    if let (Some(base), Some(states)) = (base, states) {
-        diags.extend(rollout_safety(opts, base, committed, rendered, states));
-    }
-    let (stale, diff) = staleness(opts, prepared, rendered, committed, base, tree)?;
+    // Whether the change is safe to roll out and whether it is up to date are independent.
+    let (safety, stale) = rayon::join(
+        || match (base, states) {
+            (Some(base), Some(states)) => rollout_safety(opts, base, committed, rendered, states),
+            _ => Diagnostics::new(),
+        },
+        || staleness(opts, prepared, rendered, committed, base, tree),
+    );
+    diags.extend(safety);
+    let (stale, diff) = stale?;
     diags.extend(stale);
     Ok((diags, diff))
 }

@@ -89,9 +89,18 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
         Err(d) => return finish(args, only(d), ui),
     };
-    // The base is read from Git while the project is built for the rollout step.
-    let (base, built) = rayon::join(
-        || base_tree(args.base.as_deref(), &out),
+    // The base is read while the project is built for the rollout step: the committed
+    // tree first, then from Git only the files the change touched.
+    let ((base, committed), built) = rayon::join(
+        || {
+            let Some(rev) = args.base.as_deref() else {
+                return (Ok(None), None);
+            };
+            let committed = crate::output::read_tree(&out);
+            let now = committed.as_ref().ok();
+            let base = base_tree(Some(rev), &out, now.unwrap_or(&Default::default()));
+            (base, Some(committed))
+        },
         || {
             args.base
                 .is_some()
@@ -128,6 +137,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         also_locks: args.also_lock.clone(),
         built,
         states,
+        committed,
     };
     match crate::check::check(&mut opts) {
         Ok(report) => finish(args, report, ui),
@@ -168,9 +178,12 @@ fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Outcome {
 
 /// The base revision, if one is given (`auto`: the merge base with the default branch, or
 /// none when there is no default branch to compare with), and the output folder at it.
+/// The output folder at the base revision `rev`, read from Git but for the files that are
+/// as they are in `now` (the folder as it is, when it was read).
 pub fn base_tree(
     rev: Option<&str>,
     output: &std::path::Path,
+    now: &crate::rollout::Tree,
 ) -> Result<Option<(String, crate::rollout::Tree)>, crate::diag::Diagnostic> {
     let Some(rev) = rev else {
         return Ok(None);
@@ -178,7 +191,7 @@ pub fn base_tree(
     let anchor = output.parent().unwrap_or(std::path::Path::new("."));
     match crate::git::resolve_base(anchor, rev)? {
         Some(rev) => {
-            let tree = crate::git::read_folder_at(output, &rev)?;
+            let tree = crate::git::read_folder_at(output, &rev, now)?;
             Ok(Some((rev, tree)))
         }
         None => {

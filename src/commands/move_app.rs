@@ -107,7 +107,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
         );
         return Some(Outcome::Found);
     }
-    let base = match super::check::base_tree(args.base.as_deref(), &out) {
+    let base = match super::check::base_tree(args.base.as_deref(), &out, &here) {
         Ok(b) => b,
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };

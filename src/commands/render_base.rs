@@ -29,7 +29,8 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
         Ok(t) => t.verifying(args.verify),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) = match super::check::base_tree(Some(rev), args.output) {
+    let (base, shipped) = match super::check::base_tree(Some(rev), args.output, &Default::default())
+    {
         Ok(Some((resolved, b))) => (
             output::manifests(&b).into_owned(),
             crate::stepwise::shipped(&paths.lock, &resolved),

@@ -55,7 +55,7 @@ fn rollout(args: &StatusArgs, paths: &crate::load::ProjectPaths, rev: &str, ui: 
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let out = super::args::output_dir(args.output.as_ref(), paths);
-    let (resolved, base) = match super::check::base_tree(Some(rev), &out) {
+    let (resolved, base) = match super::check::base_tree(Some(rev), &out, &Default::default()) {
         Ok(Some(b)) => b,
         Ok(None) => return Outcome::Success,
         Err(d) => return ui.fail(d, &Sources::default()),

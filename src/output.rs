@@ -69,22 +69,24 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
         .help("give a folder for -o, e.g. `-o generated/`"));
     }
     let mut files = Vec::new();
-    // Walked in name order, the files are read into a tree in one go: comparing paths one
-    // insertion at a time is a large part of reading tens of thousands of them.
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+    for entry in walkdir::WalkDir::new(dir) {
         let entry = entry.map_err(|e| {
             Diagnostic::error(Code::IoError, format!("cannot read the output folder: {e}"))
                 .at(Span::file(dir))
         })?;
         if entry.file_type().is_file() {
-            files.push(entry.into_path());
+            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+            files.push((path_order(rel), rel.to_path_buf(), entry.into_path()));
         }
     }
+    // In path order, the files are read into a tree in one go: comparing paths one insertion
+    // at a time is a large part of reading tens of thousands of them. Sorted once by a key
+    // (a walk sorted by name splits two paths at every comparison).
+    files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let read: Result<Vec<(PathBuf, String)>, Diagnostic> = files
         .into_par_iter()
-        .map(|p| {
+        .map(|(_, rel, p)| {
             let bytes = fs::read(&p).map_err(|e| io_error(&p, "read", &e))?;
-            let rel = p.strip_prefix(dir).unwrap_or(&p).to_path_buf();
             // Valid UTF-8, as latgen writes it, is kept as read rather than copied.
             let text = String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
@@ -92,6 +94,17 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
         })
         .collect();
     Ok(read?.into_iter().collect())
+}
+
+/// A key that orders paths as `Path` does, component by component: each component ends in
+/// a byte no name holds and that sorts before every byte one can.
+fn path_order(rel: &Path) -> Vec<u8> {
+    let mut key = Vec::with_capacity(rel.as_os_str().len() + 1);
+    for c in rel.components() {
+        key.extend_from_slice(c.as_os_str().as_encoded_bytes());
+        key.push(0);
+    }
+    key
 }
 
 /// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
@@ -554,4 +567,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
         let _ = fs::remove_file(&tmp);
         io_error(path, "write", &e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names that sort one way as text and the other as paths: `-`, `.` and `0` come
+    /// before `/` in ASCII, after it component by component.
+    #[test]
+    fn the_sort_key_orders_paths_as_paths_order() {
+        let paths = [
+            "kong/a.yaml",
+            "kong-x/a.yaml",
+            "kong.yaml",
+            "kong/a/b.yaml",
+            "kong/a-b.yaml",
+            "kong0/a.yaml",
+            "kong",
+            "lattice/z.yaml",
+            "a b/c",
+            "a/c",
+        ];
+        let mut by_key: Vec<&Path> = paths.iter().map(Path::new).collect();
+        by_key.sort_by_key(|p| path_order(p));
+        let mut by_path: Vec<&Path> = paths.iter().map(Path::new).collect();
+        by_path.sort();
+        assert_eq!(by_key, by_path);
+    }
 }

@@ -980,14 +980,29 @@ impl Network {
                 Source::Read(doc) => Ok((*doc.0).clone()),
             })
             .collect();
-        let mut net = Network::default();
+        let (mut kong, mut rest) = (Vec::new(), Vec::new());
         let mut errors = Vec::new();
         for ((path, _, _), entry) in files.iter().zip(entries) {
             match entry {
-                Ok(entry) => net.add_entry(entry),
+                Ok(Entry::Kong(routes)) => kong.extend(routes),
+                Ok(entry) => rest.push(entry),
                 Err(e) => errors.push((path.as_ref().to_path_buf(), e)),
             }
         }
+        // The Kong routes and their index, and the rest, are made side by side.
+        let (kong, mut net) = rayon::join(
+            || {
+                let mut net = Network::default();
+                kong.into_iter().for_each(|route| net.add_kong(route));
+                net
+            },
+            || {
+                let mut net = Network::default();
+                rest.into_iter().for_each(|entry| net.add_entry(entry));
+                net
+            },
+        );
+        (net.kong, net.by_match) = (kong.kong, kong.by_match);
         (net, errors)
     }
 

@@ -83,13 +83,6 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     // The base is compared with the committed manifests, so it is read the same way: a
     // file in the output folder that is not a manifest (a README) is neither side.
     let base = opts.base.as_ref().map(|b| manifests(b));
-    // A committed manifest that is exactly what was rendered is modelled from the render's
-    // typed read-back instead of being parsed a second time (half of check's time on a
-    // large tree). Such a model has no line numbers; see `network_findings`.
-    let to_model = match &rendered {
-        Some(Ok((out, docs))) => to_model(&committed, Some((out, docs))),
-        _ => to_model(&committed, None),
-    };
     let at_step = progress(opts, &committed);
     let states = change_states(
         base.as_deref(),
@@ -106,7 +99,16 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         .filter(|_| at_step.is_some())
         .map(|s| &s.head);
     let (committed_found, change_found) = rayon::join(
-        || committed_findings(&to_model, run.prepared.as_ref(), known, &opts.out_dir),
+        || {
+            // A committed manifest that is exactly what was rendered is modelled from the
+            // render's typed model instead of being parsed (half of check's time on a large
+            // tree). Such a model has no line numbers; see `network_findings`.
+            let manifests = match &rendered {
+                Some(Ok((out, docs))) => to_model(&committed, Some((out, docs))),
+                _ => to_model(&committed, None),
+            };
+            committed_findings(&manifests, run.prepared.as_ref(), known, &opts.out_dir)
+        },
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
                 let rendered = (rendered, states.as_ref());
@@ -147,7 +149,6 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
             None => crate::summary::summarize(b, &committed, price, at_step),
         }
     });
-    drop(to_model);
     let committed = match committed {
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
@@ -439,12 +440,20 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         .map(|r| format!("{}/{}", r.namespace, r.name))
         .collect();
     diags.extend(shadows);
-    diags.extend(unnamed_header_rules(net));
-    diags.extend(kong_plugins(net));
-    diags.extend(resolution(net, prepared, &flagged));
-    if let Some(prepared) = prepared {
-        diags.extend(route_quotas(net, prepared));
-    }
+    // Following every Kong route's requests is most of the work: the rest is found beside it.
+    let (resolved, rest) = rayon::join(
+        || resolution(net, prepared, &flagged),
+        || {
+            let mut diags = unnamed_header_rules(net);
+            diags.extend(kong_plugins(net));
+            if let Some(prepared) = prepared {
+                diags.extend(route_quotas(net, prepared));
+            }
+            diags
+        },
+    );
+    diags.extend(rest);
+    diags.extend(resolved);
     diags
 }
 

@@ -100,13 +100,7 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         .map(|s| &s.head);
     let (committed_found, change_found) = rayon::join(
         || {
-            // A committed manifest that is exactly what was rendered is modelled from the
-            // render's typed model instead of being parsed (half of check's time on a large
-            // tree). Such a model has no line numbers; see `network_findings`.
-            let manifests = match &rendered {
-                Some(Ok((out, docs))) => to_model(&committed, Some((out, docs))),
-                _ => to_model(&committed, None),
-            };
+            let manifests = to_model(&committed, rendered.as_ref());
             committed_findings(&manifests, run.prepared.as_ref(), known, &opts.out_dir)
         },
         || match (&run.prepared, &rendered) {
@@ -468,10 +462,12 @@ struct Manifest<'a> {
 }
 
 /// The committed manifests for the routing model, each with the render's model of it when
-/// it is exactly what was rendered.
+/// it is exactly what was rendered: modelled from the render's typed model instead of being
+/// parsed (half of check's time on a large tree). Such a model has no line numbers; see
+/// `network_findings`.
 fn to_model<'a>(
     committed: &'a BTreeMap<PathBuf, String>,
-    rendered: Option<(&'a Output, &'a crate::render::Docs)>,
+    rendered: Option<&'a Result<(Output, crate::render::Docs), Diagnostics>>,
 ) -> Vec<Manifest<'a>> {
     let manifest = |(rel, text, read): (&'a PathBuf, &'a String, Option<&'a Doc>)| Manifest {
         path: rel,
@@ -480,10 +476,10 @@ fn to_model<'a>(
         is_kong: is_kong_file(rel),
     };
     match rendered {
-        Some((out, docs)) => crate::rollout::with_known_docs(committed, (&out.files, docs))
+        Some(Ok((out, docs))) => crate::rollout::with_known_docs(committed, (&out.files, docs))
             .map(manifest)
             .collect(),
-        None => (committed.iter())
+        _ => (committed.iter())
             .filter(|(rel, _)| !crate::rollout::is_kustomization(rel))
             .map(|(rel, text)| manifest((rel, text, None)))
             .collect(),

@@ -414,15 +414,15 @@ impl<'a> Renderer<'a> {
 /// Renders one object. A custom template's output is read back into its typed object,
 /// always; a built-in template's only with `--verify` (then it must equal the typed
 /// model), since tests/proof.rs and the `pipeline` fuzz target prove that it does for any
-/// valid input. The routing model, when asked for, comes from the typed model of a
-/// built-in template's object and from the read-back of a custom one's.
+/// valid input. The routing model, when asked for, comes from a built-in template's object
+/// (see [`Object::doc`]) and from the read-back of a custom one's.
 fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendered, Diagnostic> {
     let object = (job.object)();
     let text = templates
         .render(job.template, object.context())
         .map_err(|e| template_error(job.template, None, &e))?;
     let custom = templates.is_custom(job.template);
-    let model = (!custom && (keep_doc || templates.verify)).then(|| object.model());
+    let model = (!custom && templates.verify).then(|| object.model());
     // Where the file goes under the output folder: the routing model names it.
     let path = keep_doc.then(|| PathBuf::from(job.side.dir()).join(&job.file));
     let checked = if custom || templates.verify {
@@ -439,9 +439,11 @@ fn render_job(templates: &Templates, job: Job, keep_doc: bool) -> Result<Rendere
             added: Vec::new(),
         }
     };
-    let doc = match &model {
-        Some(model) => path.as_deref().and_then(|p| model.doc(p)),
-        _ => checked.doc,
+    let doc = match (&model, path.as_deref()) {
+        _ if custom => checked.doc,
+        (Some(model), Some(p)) => model.doc(p),
+        (None, Some(p)) => object.doc(p),
+        (_, None) => None,
     };
     Ok(Rendered {
         side: job.side,

@@ -253,8 +253,11 @@ pub struct Network {
     /// Hostname ("" for a route that takes any host) → match path (a prefix without its
     /// trailing `/`) → Kong routes that declare it, so that finding the routes a request
     /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
-    by_match: HashMap<String, HashMap<String, Vec<usize>>>,
+    /// Made when first asked: a check of one tree follows each Kong route from itself.
+    by_match: std::sync::OnceLock<ByMatch>,
 }
+
+type ByMatch = HashMap<String, HashMap<String, Vec<usize>>>;
 
 // The indexes are made from the routes, and a hash map prints in no fixed order: a
 // network shows its routes.
@@ -765,6 +768,17 @@ impl Doc {
         Doc::of(file, &doc)
     }
 
+    /// The model of a bridge: a Service `namespace/name` of type ExternalName `target`,
+    /// written to `file`. Equal to what parsing it gives, without the typed Service.
+    pub fn bridge(file: &Path, namespace: &str, name: &str, target: &str) -> Doc {
+        let bridge = Bridge {
+            file: file.to_path_buf(),
+            target: target.to_string(),
+        };
+        let key = (namespace.to_string(), name.to_string());
+        Doc(Arc::new(Entry::Bridge(key, Arc::new(bridge))))
+    }
+
     /// The model of a typed Service (see [`Doc::from_route`]).
     pub fn from_service(file: &Path, meta: &ObjectMeta, external_name: Option<&str>) -> Doc {
         let doc = AnyDoc {
@@ -938,22 +952,31 @@ impl Network {
     }
 
     fn add_kong(&mut self, route: Arc<KongRoute>) {
-        let index = self.kong.len();
-        let any_host = [String::new()];
-        let hosts = match route.hostnames.as_slice() {
-            [] => &any_host[..],
-            named => named,
-        };
-        for host in hosts {
-            let by_path = self.by_match.entry(host.clone()).or_default();
-            for m in &route.matches {
-                let routes = by_path.entry(match_key(m).to_string()).or_default();
-                if routes.last() != Some(&index) {
-                    routes.push(index);
+        self.kong.push(route);
+        self.by_match.take();
+    }
+
+    fn by_match(&self) -> &ByMatch {
+        self.by_match.get_or_init(|| {
+            let mut by_match = ByMatch::new();
+            let any_host = [String::new()];
+            for (index, route) in self.kong.iter().enumerate() {
+                let hosts = match route.hostnames.as_slice() {
+                    [] => &any_host[..],
+                    named => named,
+                };
+                for host in hosts {
+                    let by_path = by_match.entry(host.clone()).or_default();
+                    for m in &route.matches {
+                        let routes = by_path.entry(match_key(m).to_string()).or_default();
+                        if routes.last() != Some(&index) {
+                            routes.push(index);
+                        }
+                    }
                 }
             }
-        }
-        self.kong.push(route);
+            by_match
+        })
     }
 
     /// Reads many manifests (path, text, which half) in parallel, keeping their order;
@@ -980,29 +1003,14 @@ impl Network {
                 Source::Read(doc) => Ok((*doc.0).clone()),
             })
             .collect();
-        let (mut kong, mut rest) = (Vec::new(), Vec::new());
+        let mut net = Network::default();
         let mut errors = Vec::new();
         for ((path, _, _), entry) in files.iter().zip(entries) {
             match entry {
-                Ok(Entry::Kong(routes)) => kong.extend(routes),
-                Ok(entry) => rest.push(entry),
+                Ok(entry) => net.add_entry(entry),
                 Err(e) => errors.push((path.as_ref().to_path_buf(), e)),
             }
         }
-        // The Kong routes and their index, and the rest, are made side by side.
-        let (kong, mut net) = rayon::join(
-            || {
-                let mut net = Network::default();
-                kong.into_iter().for_each(|route| net.add_kong(route));
-                net
-            },
-            || {
-                let mut net = Network::default();
-                rest.into_iter().for_each(|entry| net.add_entry(entry));
-                net
-            },
-        );
-        (net.kong, net.by_match) = (kong.kong, kong.by_match);
         (net, errors)
     }
 
@@ -1107,7 +1115,7 @@ impl Network {
         let keys = request_keys(path);
         let mut routes: Vec<usize> = [host, ""]
             .iter()
-            .filter_map(|h| self.by_match.get(*h))
+            .filter_map(|h| self.by_match().get(*h))
             .flat_map(|by_path| keys.iter().filter_map(|k| by_path.get(*k)))
             .flatten()
             .copied()

@@ -573,6 +573,36 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
 mod tests {
     use super::*;
 
+    /// Every file of a nested tree, by its path under the folder, in path order.
+    #[test]
+    fn every_file_of_a_nested_tree_is_read_from_its_own_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "top.yaml",
+            "kong/a.yaml",
+            "kong/deep/b.yaml",
+            "kong/deep/deeper/c.yaml",
+            "kong/z.yaml",
+            "lattice/d.yaml",
+            "zz.yaml",
+        ];
+        for f in files {
+            let path = dir.path().join(f);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, format!("# {f}\n")).unwrap();
+        }
+        let tree = read_tree(dir.path()).unwrap();
+        let read: Vec<(String, String)> = (tree.iter())
+            .map(|(p, t)| (p.display().to_string(), t.clone()))
+            .collect();
+        let mut want: Vec<(String, String)> = files
+            .iter()
+            .map(|f| (f.to_string(), format!("# {f}\n")))
+            .collect();
+        want.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+        assert_eq!(read, want);
+    }
+
     /// Names that sort one way as text and the other as paths: `-`, `.` and `0` come
     /// before `/` in ASCII, after it component by component.
     #[test]

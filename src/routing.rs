@@ -619,6 +619,12 @@ fn service_name_of(metadata: &Meta, name: &str, namespace: &str) -> String {
 #[derive(Clone, Debug)]
 pub struct Doc(Arc<Entry>);
 
+/// The position of what a model made without parsing holds: the one a typed object's
+/// model has (see [`Doc::from_route`]).
+pub fn no_position() -> Pos {
+    Pos::of(&unplaced(()))
+}
+
 fn unplaced<T>(value: T) -> Spanned<T> {
     use serde_saphyr::Location;
     Spanned::new(value, Location::UNKNOWN, Location::UNKNOWN)
@@ -777,6 +783,14 @@ impl Doc {
         };
         let key = (namespace.to_string(), name.to_string());
         Doc(Arc::new(Entry::Bridge(key, Arc::new(bridge))))
+    }
+
+    /// The model of a Kong HTTPRoute made from its routes (one per rule), without parsing
+    /// or typing it: see [`no_position`].
+    pub fn kong(routes: Vec<KongRoute>) -> Doc {
+        Doc(Arc::new(Entry::Kong(
+            routes.into_iter().map(Arc::new).collect(),
+        )))
     }
 
     /// The model of a typed Service (see [`Doc::from_route`]).

@@ -232,6 +232,7 @@ impl Object<'_> {
     pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
         match self {
             Object::Bridge(c) => Some(Doc::bridge(file, c.namespace, &c.name, &c.target)),
+            Object::KongRoute(c) => Some(Doc::kong(vec![kong_routing(c, file)])),
             _ => self.model().doc(file),
         }
     }
@@ -375,6 +376,47 @@ fn lattice_spec(
         parent_refs: parent_refs(gateway),
         hostnames: Some(vec![hostname.to_string()]),
         rules: Some(rules.collect()),
+    }
+}
+
+/// What the routing model reads of a Kong route (the one rule of [`kong_route_spec`]): the
+/// match paths, the Host rewrite, the dispatch header set, the bridge.
+fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::routing::KongRoute {
+    use crate::model::MatchKind;
+    let pos = crate::routing::no_position();
+    let matches = (c.matches.iter())
+        .map(|r| crate::routing::PathRule {
+            kind: match r.kind {
+                "Exact" => MatchKind::Exact,
+                _ => MatchKind::Prefix,
+            },
+            path: r.path.to_string(),
+            pos,
+            headers: Vec::new(),
+        })
+        .collect();
+    let mut header_changes = crate::routing::HeaderChanges::default();
+    if let Some(header) = c.dispatch_header.filter(|h| !h.is_empty()) {
+        header_changes
+            .set
+            .push((header.to_string(), c.app.to_string()));
+    }
+    crate::routing::KongRoute {
+        file: file.to_path_buf(),
+        namespace: c.namespace.to_string(),
+        name: c.name.to_string(),
+        app: Some(c.app.to_string()),
+        hostnames: c.hostnames.iter().map(|h| h.to_string()).collect(),
+        matches,
+        rewrite_host: Some(c.target.clone()),
+        header_changes,
+        plugins: None,
+        name_pos: pos,
+        backend: Some(crate::routing::BackendRef {
+            namespace: c.namespace.to_string(),
+            name: c.bridge.clone(),
+            port: Some(i32::from(c.port)),
+        }),
     }
 }
 

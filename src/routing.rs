@@ -924,6 +924,16 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
     }
 }
 
+impl LatticeRoute {
+    /// The Lattice route a manifest (on the Lattice side) holds, if it holds one.
+    pub fn parse(file: &Path, text: &str) -> Option<LatticeRoute> {
+        match Entry::of(file, &parse_doc(file, text).ok()?, false) {
+            Entry::Lattice(route) => Some(Arc::unwrap_or_clone(route)),
+            _ => None,
+        }
+    }
+}
+
 /// Which half of the output a file belongs to, by its first folder.
 pub fn is_kong_file(path: &Path) -> bool {
     crate::layout::side_of(path) == crate::layout::Side::Kong

@@ -7,17 +7,7 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::output::side_of;
 use crate::render::Side;
-use crate::routing::{LatticeRoute, LatticeRule, Network};
-
-/// The Lattice route a manifest holds, if it holds one.
-fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
-    let mut net = Network::default();
-    net.add_file(rel, text, false).ok()?;
-    net.lattice
-        .into_iter()
-        .next()
-        .map(std::sync::Arc::unwrap_or_clone)
-}
+use crate::routing::{LatticeRoute, LatticeRule};
 
 /// A rule's matches as `Type path` keys.
 fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
@@ -55,9 +45,10 @@ pub fn change_warnings(
         if side_of(rel) != Side::Lattice {
             continue;
         }
-        let (Some(before), Some(after)) =
-            (lattice_route(rel, before_text), lattice_route(rel, text))
-        else {
+        let (Some(before), Some(after)) = (
+            LatticeRoute::parse(rel, before_text),
+            LatticeRoute::parse(rel, text),
+        ) else {
             continue;
         };
         let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);

@@ -10,7 +10,7 @@ use super::{
 use crate::config::Config;
 use crate::model::{App, MatchKind};
 use crate::rollout::{Keep, Versions};
-use crate::routing::{LatticeRoute, Network};
+use crate::routing::LatticeRoute;
 use std::path::Path;
 
 /// Renders the objects between two versions with a project's templates and settings.
@@ -32,15 +32,6 @@ struct Rule {
     service: String,
     namespace: String,
     port: u16,
-}
-
-fn lattice_route(rel: &Path, text: &str) -> Option<LatticeRoute> {
-    let mut net = Network::default();
-    net.add_file(rel, text, false).ok()?;
-    net.lattice
-        .into_iter()
-        .next()
-        .map(std::sync::Arc::unwrap_or_clone)
 }
 
 impl Between<'_> {
@@ -77,7 +68,10 @@ impl Between<'_> {
 
 impl Versions for Between<'_> {
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String> {
-        let (old, new) = (lattice_route(rel, base)?, lattice_route(rel, target)?);
+        let (old, new) = (
+            LatticeRoute::parse(rel, base)?,
+            LatticeRoute::parse(rel, target)?,
+        );
         let number = self.config.parse_group_name(&new.name)?;
         if old.name != new.name || new.namespace != self.config.lattice.namespace {
             return None;

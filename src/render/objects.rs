@@ -226,9 +226,8 @@ impl Object<'_> {
         }
     }
 
-    /// The typed object the built-in template makes of this context.
     /// The routing model of the object written to `file`: made from the object itself for
-    /// a bridge (the most numerous kind), from its typed model otherwise.
+    /// a bridge or a Kong route (the most numerous kinds), from its typed model otherwise.
     pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
         match self {
             Object::Bridge(c) => Some(Doc::bridge(file, c.namespace, &c.name, &c.target)),
@@ -237,6 +236,7 @@ impl Object<'_> {
         }
     }
 
+    /// The typed object the built-in template makes of this context.
     pub fn model(&self) -> Model {
         match self {
             Object::GroupRoute(c) => route(

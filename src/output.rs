@@ -58,8 +58,70 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
 /// of thousands of small files). A missing folder is an empty tree.
 pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     use rayon::prelude::*;
+    let files = list_tree(dir)?;
+    let texts = files
+        .par_iter()
+        .map(|(_, p)| read_text(p))
+        .collect::<Result<Vec<String>, Diagnostic>>()?;
+    Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
+}
+
+/// Runs `work` and reads the tree under `dir` (as [`read_tree`] does) in the time `work`
+/// leaves a core idle. The reader takes any work the pool has pending before each file, so
+/// it fills the gaps between `work`'s parallel parts rather than competing with them; when
+/// `work` is done, its thread reads what is left too.
+pub fn read_tree_while<R: Send>(
+    dir: &Path,
+    work: impl FnOnce() -> R + Send,
+) -> (R, Result<BTreeMap<PathBuf, String>, Diagnostic>) {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listed: OnceLock<Result<Vec<(PathBuf, PathBuf)>, Diagnostic>> = OnceLock::new();
+    let next = AtomicUsize::new(0);
+    // Files are taken one at a time from a shared counter, by whichever thread is free;
+    // each thread keeps what it read by the file's place in the list.
+    let read_some = |yielding: bool| {
+        let mut got = Vec::new();
+        let Some(Ok(files)) = listed.get() else {
+            return Ok(got);
+        };
+        loop {
+            while yielding && rayon::yield_now() == Some(rayon::Yield::Executed) {}
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((_, p)) = files.get(i) else {
+                return Ok(got);
+            };
+            got.push((i, read_text(p)?));
+        }
+    };
+    let ((result, mine), theirs) = rayon::join(
+        || {
+            let result = work();
+            (result, read_some(false))
+        },
+        || {
+            listed.get_or_init(|| list_tree(dir));
+            read_some(true)
+        },
+    );
+    let tree = (|| {
+        let Some(files) = listed.into_inner().transpose()? else {
+            return Ok(BTreeMap::new());
+        };
+        let mut texts = mine?;
+        texts.extend(theirs?);
+        texts.sort_unstable_by_key(|(i, _)| *i);
+        let texts = texts.into_iter().map(|(_, text)| text);
+        Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
+    })();
+    (result, tree)
+}
+
+/// The files under `dir` in path order, each by its path relative to `dir` and its full
+/// path. A missing folder holds none.
+fn list_tree(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, Diagnostic> {
     if !dir.exists() {
-        return Ok(BTreeMap::new());
+        return Ok(Vec::new());
     }
     if !dir.is_dir() {
         return Err(Diagnostic::error(
@@ -83,17 +145,14 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     // at a time is a large part of reading tens of thousands of them. Sorted once by a key
     // (a walk sorted by name splits two paths at every comparison).
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let read: Result<Vec<(PathBuf, String)>, Diagnostic> = files
-        .into_par_iter()
-        .map(|(_, rel, p)| {
-            let bytes = fs::read(&p).map_err(|e| io_error(&p, "read", &e))?;
-            // Valid UTF-8, as latgen writes it, is kept as read rather than copied.
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            Ok((rel, text))
-        })
-        .collect();
-    Ok(read?.into_iter().collect())
+    Ok(files.into_iter().map(|(_, rel, p)| (rel, p)).collect())
+}
+
+/// One file's text. Valid UTF-8, as latgen writes it, is kept as read rather than copied.
+fn read_text(p: &Path) -> Result<String, Diagnostic> {
+    let bytes = fs::read(p).map_err(|e| io_error(p, "read", &e))?;
+    Ok(String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// A key that orders paths as `Path` does, component by component: each component ends in
@@ -601,6 +660,41 @@ mod tests {
             .collect();
         want.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
         assert_eq!(read, want);
+    }
+
+    /// Read in the gaps of parallel work, a tree is read exactly as on its own, and the
+    /// work's result comes back with it.
+    #[test]
+    fn a_tree_read_alongside_work_is_the_tree_read_alone() {
+        use rayon::prelude::*;
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..300 {
+            let path = dir.path().join(format!("side{}/f{i:03}.yaml", i % 3));
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, format!("# {i}\n")).unwrap();
+        }
+        let work = || (0..100_000u64).into_par_iter().map(|n| n % 7).sum::<u64>();
+        let (sum, tree) = read_tree_while(dir.path(), work);
+        assert_eq!(sum, work());
+        let tree = tree.unwrap();
+        assert_eq!(tree.len(), 300);
+        assert_eq!(tree, read_tree(dir.path()).unwrap());
+    }
+
+    /// A file where the folder should be is refused, and the work still runs.
+    #[test]
+    fn a_file_for_the_tree_is_refused_alongside_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("generated");
+        fs::write(&file, "not a folder\n").unwrap();
+        let (done, tree) = read_tree_while(&file, || 42);
+        assert_eq!(done, 42);
+        let err = tree.unwrap_err();
+        assert!(
+            err.message.contains("is a file, not a folder"),
+            "{}",
+            err.message
+        );
     }
 
     /// Names that sort one way as text and the other as paths: `-`, `.` and `0` come

@@ -177,21 +177,24 @@ fn build_and_read(
         let tree = read.unwrap_or_else(|| output::read_tree(&opts.out_dir));
         return (run, tree, Some(Ok((b.output, b.docs))));
     }
-    // Planning and parts of rendering are one thread: the committed tree is read meanwhile.
-    let ((run, rendered), tree) = rayon::join(
-        || {
-            let mut run = crate::prepare(&opts.paths);
-            let rendered = run.prepared.as_ref().map(|p| {
-                crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates)
-            });
-            if let Some(Ok((out, _))) = &rendered {
-                run.diags
-                    .extend(crate::render::not_stored_findings(out, opts.templates));
-            }
-            (run, rendered)
-        },
-        || read.unwrap_or_else(|| output::read_tree(&opts.out_dir)),
-    );
+    let build = || {
+        let mut run = crate::prepare(&opts.paths);
+        let rendered = run
+            .prepared
+            .as_ref()
+            .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
+        if let Some(Ok((out, _))) = &rendered {
+            run.diags
+                .extend(crate::render::not_stored_findings(out, opts.templates));
+        }
+        (run, rendered)
+    };
+    // Loading, validating and planning are partly one thread: the committed tree is read
+    // in the gaps.
+    let ((run, rendered), tree) = match read {
+        Some(tree) => (build(), tree),
+        None => output::read_tree_while(&opts.out_dir, build),
+    };
     (run, tree, rendered)
 }
 

@@ -57,24 +57,62 @@ pub struct Loaded {
 /// Reads everything; problems are collected in `diags` and the broken pieces left out.
 pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     let project = Project::new(&paths.root);
-    let mut loaded = Loaded {
-        sources: Sources::within(project.clone()),
-        ..Loaded::default()
+    // The settings and the lock (thousands of lines in a large project) are parsed while
+    // the declarations are found and parsed.
+    let ((config, lock, mut texts, found), (decls, decl_texts, decl_found)) = rayon::join(
+        || read_settings(paths, &project),
+        || read_declarations(paths, &project),
+    );
+    diags.extend(found);
+    diags.extend(decl_found);
+    // The texts go into the sources in one go: in file order, they are merged rather than
+    // inserted one by one.
+    texts.extend(decl_texts);
+    let mut sources = Sources::within(project);
+    sources.extend(texts);
+    Loaded {
+        config: config.unwrap_or_default(),
+        decls,
+        lock: lock.unwrap_or_default(),
+        sources,
+    }
+}
+
+/// `latgen.yaml` and `latgen.lock`, each when it is there and parses, with their texts.
+#[allow(clippy::type_complexity)]
+fn read_settings(
+    paths: &ProjectPaths,
+    project: &Project,
+) -> (
+    Option<Config>,
+    Option<Lock>,
+    Vec<(PathBuf, String)>,
+    Diagnostics,
+) {
+    let mut diags = Diagnostics::new();
+    let mut texts = Vec::new();
+    let mut read = |path: &Path, diags: &mut Diagnostics| {
+        let text = read_optional(path, project, diags)?;
+        texts.push((path.to_path_buf(), text.clone()));
+        Some(text)
     };
-    if let Some(text) = read_optional(&paths.config, &project, &mut loaded.sources, diags)
-        && let Some(config) = crate::config::parse(&paths.config, &text, diags)
-    {
-        loaded.config = config;
-    }
-    if let Some(text) = read_optional(&paths.lock, &project, &mut loaded.sources, diags)
-        && let Some(lock) = crate::lock::parse(&paths.lock, &text, diags)
-    {
-        loaded.lock = lock;
-    }
+    let config = read(&paths.config, &mut diags)
+        .and_then(|text| crate::config::parse(&paths.config, &text, &mut diags));
+    let lock = read(&paths.lock, &mut diags)
+        .and_then(|text| crate::lock::parse(&paths.lock, &text, &mut diags));
+    (config, lock, texts, diags)
+}
+
+/// The declarations under the apps folder, in file order, with their texts.
+fn read_declarations(
+    paths: &ProjectPaths,
+    project: &Project,
+) -> (Vec<LoadedDecl>, Vec<(PathBuf, String)>, Diagnostics) {
     // Reading and parsing are independent per file: do them in parallel, then merge in
     // the sorted file order so that the result never depends on scheduling.
     use rayon::prelude::*;
-    let files = find_declarations(&paths.apps_dir, &project, diags);
+    let mut diags = Diagnostics::new();
+    let files = find_declarations(&paths.apps_dir, project, &mut diags);
     crate::progress::stage("reading declarations", Some(files.len()));
     let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
         .into_par_iter()
@@ -88,20 +126,22 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
             (file, text, decl, d)
         })
         .collect();
+    let mut texts = Vec::with_capacity(parsed.len());
+    let mut decls = Vec::with_capacity(parsed.len());
     for (file, text, decl, d) in parsed {
         diags.extend(d);
         if let Some(text) = text {
-            loaded.sources.insert(file.clone(), text);
+            texts.push((file.clone(), text));
         }
         if let Some(decl) = decl {
             let stem = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            loaded.decls.push(LoadedDecl { file, stem, decl });
+            decls.push(LoadedDecl { file, stem, decl });
         }
     }
-    loaded
+    (decls, texts, diags)
 }
 
 /// A project from texts instead of files (for tools and fuzzing): the settings, the lock,
@@ -221,18 +261,9 @@ fn admit_link(e: &walkdir::DirEntry, project: &Project, refused: &mut Vec<Diagno
         .is_ok()
 }
 
-fn read_optional(
-    path: &Path,
-    project: &Project,
-    sources: &mut Sources,
-    diags: &mut Diagnostics,
-) -> Option<String> {
+fn read_optional(path: &Path, project: &Project, diags: &mut Diagnostics) -> Option<String> {
     match project.read(path) {
-        Ok(Some(bytes)) => {
-            let text = decode(path, bytes, diags)?;
-            sources.insert(path.to_path_buf(), text.clone());
-            Some(text)
-        }
+        Ok(Some(bytes)) => decode(path, bytes, diags),
         Ok(None) => None,
         Err(d) => {
             diags.push(d);

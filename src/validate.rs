@@ -2,7 +2,7 @@
 //! Kubernetes, Gateway API, Lattice and Kong accept, and the apps against each other
 //! (unique names, no path claimed twice). All problems are collected.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde_saphyr::Spanned;
@@ -19,11 +19,19 @@ use crate::platform;
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
     check_service_name_prefix(loaded, config_file, diags);
-    let mut apps: Vec<App> = loaded
-        .decls
-        .iter()
-        .filter_map(|d| validate_app(d, &loaded.config, diags))
+    // Each declaration on its own, in parallel; the findings merged in declaration order.
+    use rayon::prelude::*;
+    let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
+        .map(|d| {
+            let mut found = Diagnostics::new();
+            (validate_app(d, &loaded.config, &mut found), found)
+        })
         .collect();
+    let mut apps = Vec::with_capacity(checked.len());
+    for (app, found) in checked {
+        diags.extend(found);
+        apps.extend(app);
+    }
     apps.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.file.cmp(&b.file)));
     check_unique_names(&mut apps, diags);
     check_path_claims(&apps, diags);
@@ -518,11 +526,12 @@ fn check_kong_hostnames(config: &Config, bad: &mut impl FnMut(String, &str)) {
 }
 
 fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
-    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    // Sorted by name, an app declared twice follows its first declaration.
+    let mut first = 0;
     let mut drop = Vec::new();
     for (i, app) in apps.iter().enumerate() {
-        if let Some(&j) = first.get(&app.name) {
-            let other = &apps[j];
+        if i > 0 && apps[first].name == app.name {
+            let other = &apps[first];
             diags.push(
                 Diagnostic::error(
                     Code::DuplicateApp,
@@ -534,7 +543,7 @@ fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
             );
             drop.push(i);
         } else {
-            first.insert(app.name.clone(), i);
+            first = i;
         }
     }
     for i in drop.into_iter().rev() {
@@ -545,8 +554,9 @@ fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
 /// Two apps may not claim the same match on the same host: path-routed apps share Kong's
 /// host space, host-routed apps each have their own.
 fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
-    let mut claims: BTreeMap<(Option<&str>, MatchKind, &str), &App> = BTreeMap::new();
-    let mut hosts: BTreeMap<&str, &App> = BTreeMap::new();
+    // Only looked up, never listed: the findings follow the apps' order.
+    let mut claims: HashMap<(Option<&str>, MatchKind, &str), &App> = HashMap::new();
+    let mut hosts: HashMap<&str, &App> = HashMap::new();
     for app in apps {
         if let Some(h) = &app.host
             && let Some(other) = hosts.insert(h, app)

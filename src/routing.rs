@@ -244,8 +244,8 @@ pub struct Network {
     // Routes are shared with the documents they come from (and so between the networks
     // of two versions of a tree): a network adds only its indexes.
     pub kong: Vec<Arc<KongRoute>>,
-    /// (namespace, name) → bridge.
-    pub bridges: BTreeMap<(String, String), Arc<Bridge>>,
+    /// Namespace → name → bridge: looked up by borrowed names.
+    bridges: BTreeMap<String, BTreeMap<String, Arc<Bridge>>>,
     pub lattice: Vec<Arc<LatticeRoute>>,
     /// First hostname → index in `lattice` (the first route to claim it), so that finding
     /// the Lattice service of a request is a look-up, not a scan.
@@ -360,6 +360,22 @@ pub enum Outcome {
     NoLatticeService(String),
     /// The Lattice service has no rule for the path: Lattice answers 404.
     NoLatticeRule { lattice_route: String },
+}
+
+/// A request that reached a Service: the Service, the Lattice route that sent it there,
+/// and the 0-based index of that route's rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Reached<'a> {
+    pub backend: &'a BackendRef,
+    pub service: &'a LatticeRoute,
+    pub rule: usize,
+}
+
+impl Reached<'_> {
+    /// The Lattice route as `namespace/name`.
+    pub fn lattice_route(&self) -> String {
+        format!("{}/{}", self.service.namespace, self.service.name)
+    }
 }
 
 /// The host a request to a Kong route that matches every host is followed with. It stands
@@ -968,8 +984,11 @@ impl Network {
                 }
                 self.lattice.push(route);
             }
-            Entry::Bridge(key, bridge) => {
-                self.bridges.insert(key, bridge);
+            Entry::Bridge((namespace, name), bridge) => {
+                self.bridges
+                    .entry(namespace)
+                    .or_default()
+                    .insert(name, bridge);
             }
             Entry::Nothing => {}
         }
@@ -1082,43 +1101,63 @@ impl Network {
         path: &str,
         headers: &Headers,
     ) -> Outcome {
+        match self.follow(kong, host, path, headers) {
+            Ok(reached) => Outcome::Backend {
+                backend: reached.backend.clone(),
+                kong_route: format!("{}/{}", kong.namespace, kong.name),
+                lattice_route: reached.lattice_route(),
+                rule: reached.rule,
+            },
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// Where a request through `kong` ends, by reference: the Service it reaches, or the
+    /// outcome that says why it reaches none. A check follows tens of thousands of
+    /// requests, most of which arrive: their outcome is not built.
+    pub fn follow<'a>(
+        &'a self,
+        kong: &'a KongRoute,
+        host: &str,
+        path: &str,
+        headers: &Headers,
+    ) -> Result<Reached<'a>, Outcome> {
         let Some(backend) = &kong.backend else {
-            return Outcome::NoBridge(String::new());
+            return Err(Outcome::NoBridge(String::new()));
         };
-        let Some(bridge) = self
-            .bridges
-            .get(&(backend.namespace.clone(), backend.name.clone()))
-        else {
-            return Outcome::NoBridge(backend.name.clone());
+        let Some(bridge) = self.bridge(&backend.namespace, &backend.name) else {
+            return Err(Outcome::NoBridge(backend.name.clone()));
         };
         let lattice_host = kong.rewrite_host.as_deref().unwrap_or(host);
         if bridge.target != lattice_host {
-            return Outcome::HostMismatch {
+            return Err(Outcome::HostMismatch {
                 bridge_target: bridge.target.clone(),
                 rewrite_host: lattice_host.to_string(),
-            };
+            });
         }
         let Some(service) = self.lattice_service(lattice_host) else {
-            return Outcome::NoLatticeService(lattice_host.to_string());
+            return Err(Outcome::NoLatticeService(lattice_host.to_string()));
         };
-        // Named only in the outcome: a check follows tens of thousands of requests.
-        let route = || format!("{}/{}", service.namespace, service.name);
         let headers = kong.header_changes.apply(headers);
-        for (i, rule) in service.rules.iter().enumerate() {
-            if rule.matches.iter().any(|m| m.lattice_match(path, &headers))
-                && let Some(b) = &rule.backend
+        for (rule, r) in service.rules.iter().enumerate() {
+            if r.matches.iter().any(|m| m.lattice_match(path, &headers))
+                && let Some(backend) = &r.backend
             {
-                return Outcome::Backend {
-                    backend: b.clone(),
-                    kong_route: format!("{}/{}", kong.namespace, kong.name),
-                    lattice_route: route(),
-                    rule: i,
-                };
+                return Ok(Reached {
+                    backend,
+                    service,
+                    rule,
+                });
             }
         }
-        Outcome::NoLatticeRule {
-            lattice_route: route(),
-        }
+        Err(Outcome::NoLatticeRule {
+            lattice_route: format!("{}/{}", service.namespace, service.name),
+        })
+    }
+
+    /// The bridge Service `namespace/name`.
+    pub fn bridge(&self, namespace: &str, name: &str) -> Option<&Arc<Bridge>> {
+        self.bridges.get(namespace)?.get(name)
     }
 
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
@@ -1163,7 +1202,7 @@ impl Network {
             }
             out.push(route.file.as_path());
             if let Some(b) = &route.backend
-                && let Some(bridge) = self.bridges.get(&(b.namespace.clone(), b.name.clone()))
+                && let Some(bridge) = self.bridge(&b.namespace, &b.name)
             {
                 out.push(bridge.file.as_path());
             }
@@ -1190,7 +1229,7 @@ impl Network {
             let bridge = r
                 .backend
                 .as_ref()
-                .and_then(|b| self.bridges.get(&(b.namespace.clone(), b.name.clone())));
+                .and_then(|b| self.bridge(&b.namespace, &b.name));
             let sends_to = match (&r.rewrite_host, r.hostnames.is_empty()) {
                 (Some(h), _) => hosts.contains(h.as_str()),
                 // The request's own host: any, for a route that takes any host.

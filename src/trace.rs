@@ -158,8 +158,7 @@ pub fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
     t.headers = winner.header_changes.apply(&Headers::new());
     if let Some(b) = &winner.backend {
         t.bridge = net
-            .bridges
-            .get(&(b.namespace.clone(), b.name.clone()))
+            .bridge(&b.namespace, &b.name)
             .map(|bridge| (format!("{}/{}", b.namespace, b.name), &**bridge));
         let lattice_host = winner.rewrite_host.clone().unwrap_or(host.to_string());
         // Lattice sees the request only when the bridge and the Host agree.

@@ -1,6 +1,7 @@
 //! What the committed manifests show on their own: shadowed rules, Kong routes that
 //! resolve nowhere or elsewhere, and routes over their quotas.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Prepared;
@@ -8,7 +9,7 @@ use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::model::MatchKind;
 use crate::platform;
-use crate::routing::{Network, Outcome};
+use crate::routing::Network;
 /// In each Lattice route, in rule order under string-prefix first match: an earlier rule
 /// that takes all of a later rule's traffic, and prefixes of different backends nested
 /// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
@@ -134,30 +135,23 @@ fn kong_resolution(
         .first()
         .map(String::as_str)
         .unwrap_or(crate::routing::ANY_HOST);
+    let no_headers = crate::routing::Headers::new();
     for m in &kong.matches {
         let probes = match m.kind {
-            MatchKind::Exact => vec![m.path.clone()],
-            MatchKind::Prefix => vec![
-                m.path.clone(),
-                format!("{}/x", m.path.trim_end_matches('/')),
+            MatchKind::Exact => [Some(Cow::Borrowed(m.path.as_str())), None],
+            MatchKind::Prefix => [
+                Some(Cow::Borrowed(m.path.as_str())),
+                Some(Cow::Owned(format!("{}/x", m.path.trim_end_matches('/')))),
             ],
         };
         let at = || Span::new(&kong.file, m.pos.line, m.pos.column);
-        for p in probes {
-            let got = net.through(kong, host, &p);
-            match (&got, &want) {
-                (
-                    Outcome::Backend {
-                        backend,
-                        lattice_route,
-                        ..
-                    },
-                    Some((ns, svc, port)),
-                ) => {
-                    let elsewhere = &backend.namespace != *ns
-                        || &backend.name != *svc
-                        || backend.port != Some(*port);
-                    if elsewhere && !flagged.contains(lattice_route) {
+        for p in probes.iter().flatten() {
+            match (net.follow(kong, host, p, &no_headers), want) {
+                (Ok(reached), Some((ns, svc, port))) => {
+                    let b = reached.backend;
+                    let elsewhere = &b.namespace != ns || &b.name != svc || b.port != Some(port);
+                    if elsewhere && !flagged.contains(&reached.lattice_route()) {
+                        let got = net.through(kong, host, p);
                         let note = other_app_header(kong).unwrap_or_default();
                         diags.push(
                             Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}{note}", kong.name))
@@ -167,8 +161,8 @@ fn kong_resolution(
                         break;
                     }
                 }
-                (Outcome::Backend { .. }, None) => {}
-                _ => {
+                (Ok(_), None) => {}
+                (Err(got), _) => {
                     diags.push(
                         Diagnostic::error(Code::RouteUnresolved, format!("Kong route `{}` sends {p} nowhere: {got}", kong.name))
                             .at(at())

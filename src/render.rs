@@ -785,35 +785,23 @@ fn assemble(
     mut diags: Diagnostics,
     templates: &Templates,
 ) -> Result<(Output, Docs), Diagnostics> {
-    let mut out = Output::default();
-    let (mut files, mut docs) = (Vec::new(), Vec::new());
-    let mut resources: BTreeMap<Side, Vec<String>> = BTreeMap::new();
+    let mut names = Vec::with_capacity(rendered.len());
+    let mut parts = Vec::with_capacity(rendered.len());
     for x in rendered {
-        resources.entry(x.side).or_default().push(x.file.clone());
-        let path = PathBuf::from(x.side.dir()).join(&x.file);
-        if let Some(doc) = x.doc {
-            docs.push((path.clone(), doc));
-        }
-        if !x.added.is_empty() {
-            out.not_stored.push(NotStored {
-                file: path.clone(),
-                template: x.template,
-                added: x.added,
-            });
-        }
-        files.push((path, x.body));
+        names.push((x.side, x.file));
+        parts.push((x.body, x.doc, x.template, x.added));
     }
-    // Built from a list in one go, not file by file: comparing paths is most of the cost
-    // of a tree, and a list in nearly sorted order sorts in few comparisons.
-    out.files = files.into_iter().collect();
-    // In path order, as the files are.
-    docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
-    let docs = Docs::from_docs(docs);
-    out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
-    for side in [Side::Lattice, Side::Kong] {
-        let mut list = resources.remove(&side).unwrap_or_default();
-        list.sort();
-        match kustomization(templates, &list) {
+    // The kustomizations (a line per file) are rendered while the tree is put together.
+    let (kustomizations, (mut out, docs)) = rayon::join(
+        || {
+            let of = |side| kustomization_of(templates, side, &names);
+            let (lattice, kong) = rayon::join(|| of(Side::Lattice), || of(Side::Kong));
+            [(Side::Lattice, lattice), (Side::Kong, kong)]
+        },
+        || tree_of(&names, parts),
+    );
+    for (side, body) in kustomizations {
+        match body {
             Ok(body) => {
                 out.files
                     .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
@@ -829,8 +817,54 @@ fn assemble(
     }
 }
 
-/// The kustomization file of one side, listing its files.
-fn kustomization(templates: &Templates, resources: &[String]) -> Result<String, Diagnostic> {
+/// What a rendered object holds besides its place: its text, its routing model, its
+/// template, and the fields the API server would add to it.
+type Parts = (String, Option<Doc>, &'static str, Vec<crate::stored::Added>);
+
+/// The rendered files (`names`, with their `parts` in the same order) as a tree, with
+/// their routing models in path order.
+fn tree_of(names: &[(Side, String)], parts: Vec<Parts>) -> (Output, Docs) {
+    let mut out = Output::default();
+    let (mut files, mut docs) = (Vec::with_capacity(parts.len()), Vec::new());
+    for ((side, file), (body, doc, template, added)) in names.iter().zip(parts) {
+        let path = PathBuf::from(side.dir()).join(file);
+        if let Some(doc) = doc {
+            docs.push((path.clone(), doc));
+        }
+        if !added.is_empty() {
+            out.not_stored.push(NotStored {
+                file: path.clone(),
+                template,
+                added,
+            });
+        }
+        files.push((path, body));
+    }
+    // Built from a list in one go, not file by file: comparing paths is most of the cost
+    // of a tree, and a list in nearly sorted order sorts in few comparisons.
+    out.files = files.into_iter().collect();
+    // In path order, as the files are.
+    docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
+    out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
+    (out, Docs::from_docs(docs))
+}
+
+/// The kustomization file of one side, listing the side's files in name order.
+fn kustomization_of(
+    templates: &Templates,
+    side: Side,
+    names: &[(Side, String)],
+) -> Result<String, Diagnostic> {
+    let mut list: Vec<&str> = (names.iter())
+        .filter(|(s, _)| *s == side)
+        .map(|(_, f)| f.as_str())
+        .collect();
+    list.sort_unstable();
+    kustomization(templates, &list)
+}
+
+/// A kustomization file listing `resources`.
+fn kustomization(templates: &Templates, resources: &[&str]) -> Result<String, Diagnostic> {
     let job = Job {
         side: Side::Lattice,
         file: String::new(),

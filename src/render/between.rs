@@ -4,8 +4,8 @@
 //! templates, and the same read-back when there is one, as every other object.
 
 use super::{
-    BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, KustomizationCtx, Object,
-    RuleCtx, Side, Templates, render_job,
+    BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object, RuleCtx, Side,
+    Templates, render_job,
 };
 use crate::config::Config;
 use crate::model::{App, MatchKind};
@@ -151,20 +151,9 @@ impl Versions for Between<'_> {
     }
 
     fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
-        let mut list: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-        list.sort();
-        let job = Job {
-            side: Side::Lattice,
-            file: String::new(),
-            template: "kustomization.yaml.j2",
-            object: Box::new(|| Object::Kustomization(KustomizationCtx { resources: &list })),
-            expect: Expect {
-                kind: Kind::Kustomization,
-                name: String::new(),
-                namespace: None,
-                service_name: None,
-            },
-        };
-        render_job(self.templates, job, false).ok().map(|r| r.body)
+        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
+        list.sort_unstable();
+        super::kustomization(self.templates, &list).ok()
     }
 }

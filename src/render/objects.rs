@@ -140,7 +140,7 @@ pub(super) struct KongRoute<'a> {
 /// `kustomization.yaml.j2`: a side's list of files.
 #[derive(Serialize)]
 pub(super) struct KustomizationCtx<'a> {
-    pub resources: &'a [String],
+    pub resources: &'a [&'a str],
 }
 
 /// The context of one object, as its template gets it.
@@ -259,7 +259,7 @@ impl Object<'_> {
             Object::Kustomization(c) => Model::Kustomization(Kustomization {
                 api_version: "kustomize.config.k8s.io/v1beta1".into(),
                 kind: "Kustomization".into(),
-                resources: c.resources.to_vec(),
+                resources: c.resources.iter().map(|r| r.to_string()).collect(),
             }),
         }
     }

@@ -41,14 +41,15 @@ impl Docs {
     /// `known_docs` has none.
     pub fn read_like(files: &Tree, known: &Tree, known_docs: &Docs) -> Docs {
         use rayon::prelude::*;
-        let taken: Vec<_> = with_known_docs(files, (known, known_docs)).collect();
+        // Paired with the known texts one by one; the texts compared in parallel.
+        let taken: Vec<_> = known_candidates(files, (known, known_docs)).collect();
         Docs(
             taken
                 .into_par_iter()
-                .filter_map(|(rel, text, doc)| {
-                    let doc = match doc {
-                        Some(d) => d.clone(),
-                        None => Doc::parse(rel, text).ok()?,
+                .filter_map(|(rel, text, known)| {
+                    let doc = match known {
+                        Some((t, d)) if t == text => d.clone(),
+                        _ => Doc::parse(rel, text).ok()?,
                     };
                     Some((rel.clone(), doc))
                 })
@@ -98,8 +99,21 @@ impl Docs {
 /// sorted alike, so they are walked side by side rather than looked up file by file.
 pub fn with_known_docs<'a>(
     files: &'a Tree,
-    (known, known_docs): (&'a Tree, &'a Docs),
+    known: (&'a Tree, &'a Docs),
 ) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<&'a Doc>)> {
+    known_candidates(files, known).map(|(rel, text, known)| {
+        let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| d);
+        (rel, text, doc)
+    })
+}
+
+/// Like [`with_known_docs`], with the known text beside each document instead of compared
+/// with the file's: the caller compares them (in parallel, for a large tree).
+#[allow(clippy::type_complexity)]
+fn known_candidates<'a>(
+    files: &'a Tree,
+    (known, known_docs): (&'a Tree, &'a Docs),
+) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<(&'a String, &'a Doc)>)> {
     let mut texts = known.iter().peekable();
     let mut docs = known_docs.0.iter().peekable();
     files
@@ -108,11 +122,9 @@ pub fn with_known_docs<'a>(
         .map(move |(rel, text)| {
             while texts.next_if(|(p, _)| *p < rel).is_some() {}
             while docs.next_if(|(p, _)| p < rel).is_some() {}
-            let same = texts.peek().is_some_and(|(p, t)| *p == rel && *t == text);
-            let doc = (docs.peek().copied())
-                .filter(|(p, _)| same && p == rel)
-                .map(|(_, d)| d);
-            (rel, text, doc)
+            let known = texts.peek().filter(|(p, _)| *p == rel).map(|(_, t)| *t);
+            let doc = (docs.peek().copied()).filter(|(p, _)| p == rel);
+            (rel, text, known.zip(doc.map(|(_, d)| d)))
         })
 }
 
@@ -126,8 +138,11 @@ pub fn subtree(tree: &Tree, keep: &BTreeSet<PathBuf>) -> Tree {
 /// The files whose text differs between two trees (kustomizations aside). Both are
 /// sorted alike, so they are walked side by side.
 pub fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
+    use rayon::prelude::*;
     use std::cmp::Ordering;
-    let mut changed = BTreeSet::new();
+    // Paired one by one; the texts (most of the work in trees of tens of thousands of
+    // files) compared in parallel.
+    let mut pairs = Vec::with_capacity(a.len().max(b.len()));
     let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
     loop {
         let order = match (x.peek(), y.peek()) {
@@ -136,21 +151,22 @@ pub fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
             (None, Some(_)) => Ordering::Greater,
             (Some((p, _)), Some((q, _))) => p.cmp(q),
         };
-        let rel = match order {
-            Ordering::Less => x.next().map(|(p, _)| p),
-            Ordering::Greater => y.next().map(|(q, _)| q),
-            Ordering::Equal => {
-                let (Some((p, s)), Some((_, t))) = (x.next(), y.next()) else {
-                    break;
-                };
-                (s != t).then_some(p)
-            }
+        let pair = match order {
+            Ordering::Less => x.next().map(|(p, s)| (p, Some(s), None)),
+            Ordering::Greater => y.next().map(|(q, t)| (q, None, Some(t))),
+            Ordering::Equal => x
+                .next()
+                .zip(y.next())
+                .map(|((p, s), (_, t))| (p, Some(s), Some(t))),
         };
-        if let Some(rel) = rel.filter(|r| !is_kustomization(r)) {
-            changed.insert(rel.clone());
-        }
+        pairs.extend(pair);
     }
-    changed
+    let changed: Vec<&PathBuf> = pairs
+        .into_par_iter()
+        .filter(|(rel, s, t)| s != t && !is_kustomization(rel))
+        .map(|(rel, _, _)| rel)
+        .collect();
+    changed.into_iter().cloned().collect()
 }
 
 /// What of a change the networks of its trees show it can affect: the requests it can
@@ -165,23 +181,30 @@ pub struct Scope {
 
 impl Scope {
     pub fn of(nets: &[&Network], changed: &BTreeSet<PathBuf>) -> Scope {
+        use rayon::prelude::*;
+        // Each network's part is found on its own, in parallel (each is a pass over the
+        // routes of a whole tree, and the first look-up of a network indexes it).
         let mut keys = crate::routing::Reroutable::default();
-        for net in nets {
-            keys.extend(net.reroutable(changed));
+        for k in nets
+            .par_iter()
+            .map(|n| n.reroutable(changed))
+            .collect::<Vec<_>>()
+        {
+            keys.extend(k);
         }
         let probes: BTreeSet<(String, String)> = nets
             .iter()
             .flat_map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
             .collect();
+        let on_the_way = nets.par_iter().map(|net| {
+            (probes.iter())
+                .flat_map(|(h, p)| net.files_on_the_way(h, p))
+                .map(Path::to_path_buf)
+                .collect::<BTreeSet<PathBuf>>()
+        });
         let mut files = changed.clone();
-        for (h, p) in &probes {
-            for net in nets {
-                files.extend(
-                    net.files_on_the_way(h, p)
-                        .into_iter()
-                        .map(Path::to_path_buf),
-                );
-            }
+        for mut more in on_the_way.collect::<Vec<_>>() {
+            files.append(&mut more);
         }
         Scope {
             probes: probes.into_iter().collect(),
@@ -437,7 +460,7 @@ pub enum Keep {
 }
 
 /// How a step's files are made that are neither the base's nor the target's.
-pub trait Versions {
+pub trait Versions: Sync {
     /// A Lattice route between `base` and `target` (same path), or None when it cannot be
     /// made.
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;
@@ -515,15 +538,19 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
 /// `tree` with each side's kustomization made anew for the files it holds.
 fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
     tree.retain(|rel, _| !is_kustomization(rel));
-    for side in [Side::Lattice, Side::Kong] {
+    // Each side's (a line per file) on its own.
+    let of = |side: Side| {
         let files: Vec<&Path> = tree
             .keys()
             .filter_map(|p| p.strip_prefix(side.dir()).ok())
             .collect();
-        if files.is_empty() {
-            continue;
-        }
-        if let Some(text) = versions.kustomization(side, &files) {
+        (!files.is_empty())
+            .then(|| versions.kustomization(side, &files))
+            .flatten()
+    };
+    let (lattice, kong) = rayon::join(|| of(Side::Lattice), || of(Side::Kong));
+    for (side, text) in [(Side::Lattice, lattice), (Side::Kong, kong)] {
+        if let Some(text) = text {
             tree.insert(Path::new(side.dir()).join("kustomization.yaml"), text);
         }
     }
@@ -572,14 +599,27 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
             }
         }
     }
-    let mut tree = base.clone();
-    for (rel, text) in state.edits {
+    if (state.edits.iter()).all(|(rel, text)| base.get(rel) == text.as_ref()) {
+        return base.clone();
+    }
+    with_kustomizations(overlaid(base, state.edits), versions)
+}
+
+/// `base` with `edits` made, its kustomizations left out. The files (tens of thousands)
+/// are copied in parallel.
+fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<String>>) -> Tree {
+    use rayon::prelude::*;
+    let kept: Vec<(&PathBuf, &String)> = (base.iter())
+        .filter(|(rel, _)| !is_kustomization(rel) && !edits.contains_key(*rel))
+        .collect();
+    let copied: Vec<(PathBuf, String)> = (kept.par_iter())
+        .map(|(rel, text)| ((*rel).clone(), (*text).clone()))
+        .collect();
+    let mut tree: Tree = copied.into_iter().collect();
+    for (rel, text) in edits {
         apply(&mut tree, &rel, text);
     }
-    if tree == *base {
-        return tree;
-    }
-    with_kustomizations(tree, versions)
+    tree
 }
 
 /// A tree as a base and edits to some of its files (None: the file is gone).

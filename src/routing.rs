@@ -1277,34 +1277,48 @@ impl Network {
         self.probes_where(|_, _| true).into_iter().collect()
     }
 
-    /// The [`Network::probes`] that `keep` accepts (host, path).
-    pub fn probes_where(&self, keep: impl Fn(&str, &str) -> bool) -> BTreeSet<(String, String)> {
-        let mut out = BTreeSet::new();
-        // One buffer for every candidate path: most are not kept, and are never allocated.
-        let mut p = String::new();
-        for r in &self.kong {
-            let hosts: Vec<&str> = if r.hostnames.is_empty() {
-                vec![ANY_HOST]
-            } else {
-                r.hostnames.iter().map(String::as_str).collect()
-            };
-            for m in &r.matches {
-                let v = m.path.trim_end_matches('/');
-                for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
-                    p.clear();
-                    match suffix {
-                        None => p.push_str(&m.path),
-                        Some(s) => {
-                            p.push_str(v);
-                            p.push_str(s);
+    /// The [`Network::probes`] that `keep` accepts (host, path). The Kong routes are
+    /// gone through in parallel: a rollout asks this of every route of a large tree.
+    pub fn probes_where(
+        &self,
+        keep: impl Fn(&str, &str) -> bool + Sync,
+    ) -> BTreeSet<(String, String)> {
+        use rayon::prelude::*;
+        self.kong
+            .par_chunks(512)
+            .map(|routes| {
+                let mut out = BTreeSet::new();
+                // One buffer for every candidate path: most are not kept, and are never
+                // allocated.
+                let mut p = String::new();
+                for r in routes {
+                    let hosts: Vec<&str> = if r.hostnames.is_empty() {
+                        vec![ANY_HOST]
+                    } else {
+                        r.hostnames.iter().map(String::as_str).collect()
+                    };
+                    for m in &r.matches {
+                        let v = m.path.trim_end_matches('/');
+                        for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
+                            p.clear();
+                            match suffix {
+                                None => p.push_str(&m.path),
+                                Some(s) => {
+                                    p.push_str(v);
+                                    p.push_str(s);
+                                }
+                            }
+                            for h in hosts.iter().filter(|h| keep(h, &p)) {
+                                out.insert((h.to_string(), p.clone()));
+                            }
                         }
                     }
-                    for h in hosts.iter().filter(|h| keep(h, &p)) {
-                        out.insert((h.to_string(), p.clone()));
-                    }
                 }
-            }
-        }
-        out
+                out
+            })
+            .reduce(BTreeSet::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            })
     }
 }

@@ -90,16 +90,20 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Err(d) => return finish(args, only(d), ui),
     };
     // The base is read while the project is built for the rollout step: the committed
-    // tree first, then from Git only the files the change touched.
-    let ((base, committed), built) = rayon::join(
+    // tree first, then from Git only the files the change touched, and the base's lock.
+    let ((base, committed, shipped), built) = rayon::join(
         || {
             let Some(rev) = args.base.as_deref() else {
-                return (Ok(None), None);
+                return (Ok(None), None, None);
             };
             let committed = crate::output::read_tree(&out);
             let now = committed.as_ref().ok();
             let base = base_tree(Some(rev), &out, now.unwrap_or(&Default::default()));
-            (base, Some(committed))
+            let shipped = match &base {
+                Ok(Some((rev, _))) => crate::stepwise::shipped(&paths.lock, rev),
+                _ => None,
+            };
+            (base, Some(committed), shipped)
         },
         || {
             args.base
@@ -113,7 +117,6 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
     };
     let (step, built, states) = match (base.as_ref(), built) {
         (Some((rev, b)), Some(built)) => {
-            let shipped = crate::stepwise::shipped(&paths.lock, rev);
             let shown = args.base.as_deref().unwrap_or(rev);
             let base = crate::output::manifests(b);
             match rollout_step(built, &templates, &base, shipped, shown) {

@@ -169,10 +169,6 @@ fn path_order(rel: &Path) -> Vec<u8> {
 /// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
 /// the tree itself when it holds nothing else (as latgen writes it).
 pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, String>> {
-    let is_manifest = |p: &Path| {
-        (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
-            && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
-    };
     if tree.keys().all(|p| is_manifest(p)) {
         return Cow::Borrowed(tree);
     }
@@ -182,6 +178,28 @@ pub fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, 
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect(),
     )
+}
+
+/// A YAML file under `lattice/` or `kong/`.
+fn is_manifest(p: &Path) -> bool {
+    is_plain_manifest(p) || is_manifest_by_components(p)
+}
+
+/// [`is_manifest`] told from the path's bytes, for the names latgen writes: asked of every
+/// file of a large tree, where parsing each path into components showed. Never true where
+/// [`is_manifest_by_components`] is false.
+fn is_plain_manifest(p: &Path) -> bool {
+    let b = p.as_os_str().as_encoded_bytes();
+    let name = b.rsplit(|&c| c == b'/').next().unwrap_or(b);
+    (b.starts_with(b"lattice/") || b.starts_with(b"kong/"))
+        && [&b".yaml"[..], b".yml"]
+            .iter()
+            .any(|e| name.len() > e.len() && name.ends_with(e) && name[0] != b'.')
+}
+
+fn is_manifest_by_components(p: &Path) -> bool {
+    (p.starts_with(Side::Lattice.dir()) || p.starts_with(Side::Kong.dir()))
+        && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
 
 pub use crate::layout::side_of;
@@ -695,6 +713,41 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    /// The manifests told by their bytes are manifests by their components too, and
+    /// latgen's own names are told by their bytes.
+    #[test]
+    fn manifests_told_by_bytes_are_manifests() {
+        let cases = [
+            ("kong/httproute-shop.yaml", true),
+            ("lattice/httproute-group-1.yaml", true),
+            ("kong/kustomization.yaml", true),
+            ("kong/deep/x.yml", true),
+            ("kong//x.yaml", true),
+            ("kong/./x.yaml", true),
+            ("kong/.x.yaml", true),
+            ("kong/.yaml", false),
+            ("kong/x.yaml.bak", false),
+            ("kong/x.json", false),
+            ("kongx/a.yaml", false),
+            ("kong", false),
+            ("README.md", false),
+            ("x/kong/a.yaml", false),
+            ("lattice/x.yaml/.", true),
+        ];
+        for (p, manifest) in cases {
+            let p = Path::new(p);
+            assert_eq!(is_manifest(p), manifest, "{}", p.display());
+            assert!(
+                !is_plain_manifest(p) || is_manifest_by_components(p),
+                "{}",
+                p.display()
+            );
+        }
+        assert!(is_plain_manifest(Path::new(
+            "kong/service-shop-lattice.yaml"
+        )));
     }
 
     /// Names that sort one way as text and the other as paths: `-`, `.` and `0` come

@@ -3,7 +3,7 @@
 //! in its rollout. Worked out from the output trees alone (the base's and the PR's), so it
 //! describes what Argo CD will apply, hand edits included.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::layout::side_of;
@@ -74,7 +74,7 @@ fn apps(net: &Network) -> BTreeMap<String, String> {
 }
 
 /// Every backend a Lattice rule sends requests to.
-fn backends(net: &Network) -> std::collections::BTreeSet<String> {
+fn backends(net: &Network) -> BTreeSet<String> {
     net.lattice
         .iter()
         .flat_map(|r| r.rules.iter().filter_map(|x| x.backend.as_ref()))
@@ -88,11 +88,9 @@ fn service_name(net: &Network, domain: &str) -> String {
         .map_or_else(|| domain.to_string(), |r| r.name.clone())
 }
 
-fn file_counts(base: &Tree, head: &Tree, side: Side) -> FileCounts {
+fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side) -> FileCounts {
     let mut c = FileCounts::default();
-    // The changed files come from walking both trees side by side: looking each of tens
-    // of thousands of paths up in the other tree was a tenth of `check --base`.
-    for p in crate::rollout::changed_files(base, head) {
+    for p in changed.iter().cloned() {
         if side_of(&p) != side {
             continue;
         }
@@ -126,7 +124,18 @@ pub fn summarize_states(
     service_hour_usd: f64,
     progress: Option<Progress>,
 ) -> PrSummary {
-    let (was, is) = (apps(before), apps(after));
+    // The two states' apps and backends, and the files that changed (both trees walked
+    // side by side: looking each of tens of thousands of paths up in the other tree was a
+    // tenth of `check --base`), are found in parallel.
+    let (((was, old), (is, new)), changed) = rayon::join(
+        || {
+            rayon::join(
+                || (apps(before), backends(before)),
+                || (apps(after), backends(after)),
+            )
+        },
+        || crate::rollout::changed_files(base, head),
+    );
     let moved = is
         .iter()
         .filter_map(|(app, to)| {
@@ -136,7 +145,6 @@ pub fn summarize_states(
         })
         .collect();
     let price = service_hour_usd * HOURS_PER_MONTH;
-    let (old, new) = (backends(before), backends(after));
     PrSummary {
         added: is
             .keys()
@@ -151,8 +159,8 @@ pub fn summarize_states(
         moved,
         backends_added: new.difference(&old).cloned().collect(),
         backends_removed: old.difference(&new).cloned().collect(),
-        lattice: file_counts(base, head, Side::Lattice),
-        kong: file_counts(base, head, Side::Kong),
+        lattice: file_counts(base, head, &changed, Side::Lattice),
+        kong: file_counts(base, head, &changed, Side::Kong),
         services_before: before.lattice.len(),
         services_after: after.lattice.len(),
         monthly_before: before.lattice.len() as f64 * price,

@@ -61,8 +61,21 @@ pub fn read_folder_at(
             name.strip_prefix(&rel).unwrap_or(name).to_path_buf()
         })
         .collect();
-    let same: Vec<Option<&String>> = (paths.par_iter().zip(&objects))
-        .map(|(path, id)| now.get(path).filter(|text| is_object(text, id)))
+    // Git lists the files in byte order, which is the tree's order but where a name holds
+    // a byte below `/`: they are paired side by side, and looked up only where the orders
+    // part. The texts are then hashed in parallel.
+    let mut cursor = now.iter().peekable();
+    let known: Vec<Option<&String>> = (paths.iter())
+        .map(|path| {
+            while cursor.next_if(|(p, _)| *p < path).is_some() {}
+            match cursor.peek() {
+                Some((p, text)) if *p == path => Some(*text),
+                _ => now.get(path),
+            }
+        })
+        .collect();
+    let same: Vec<Option<&String>> = (known.into_par_iter().zip(&objects))
+        .map(|(text, id)| text.filter(|text| is_object(text, id)))
         .collect();
     let (unknown_names, unknown_objects): (Vec<String>, Vec<String>) = (names.iter().zip(&objects))
         .zip(&same)
@@ -292,6 +305,48 @@ mod tests {
     fn a_text_of_other_bytes_is_not_that_object() {
         assert!(!is_object("hello", HELLO));
         assert!(!is_object("hello\r\n", HELLO));
+    }
+
+    /// A folder at a commit is what Git holds, whether a file is taken from the folder as
+    /// it is (unchanged) or read from Git (changed, gone, or named so that Git's byte order
+    /// and the folder's path order part: `kong-x/`, `kong.yaml` and `kong/`).
+    #[test]
+    fn a_folder_at_a_commit_is_what_git_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let run = |args: &[&str]| git(root, args).unwrap();
+        run(&["init", "-q"]);
+        run(&["config", "user.name", "t"]);
+        run(&["config", "user.email", "t@example.com"]);
+        run(&["config", "commit.gpgsign", "false"]);
+        let names = [
+            "out/kong/a.yaml",
+            "out/kong/b.yaml",
+            "out/kong-x/a.yaml",
+            "out/kong.yaml",
+            "out/kong0/a.yaml",
+            "out/lattice/z.yaml",
+        ];
+        for n in names {
+            let p = root.join(n);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, format!("{n} as committed\n")).unwrap();
+        }
+        run(&["add", "-A"]);
+        run(&["commit", "-q", "-m", "base"]);
+        let out = root.join("out");
+        let mut now = crate::output::read_tree(&out).unwrap();
+        now.insert("kong/b.yaml".into(), "edited\n".into());
+        now.remove(Path::new("kong0/a.yaml"));
+        let at = read_folder_at(&out, "HEAD", &now).unwrap();
+        let want: BTreeMap<PathBuf, String> = names
+            .iter()
+            .map(|n| {
+                let rel = Path::new(n).strip_prefix("out").unwrap().to_path_buf();
+                (rel, format!("{n} as committed\n"))
+            })
+            .collect();
+        assert_eq!(at, want);
     }
 
     /// A repository of SHA-256 ids: its files are read from Git, never taken as they are.

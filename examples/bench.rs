@@ -37,7 +37,7 @@ fn args() -> Args {
         helm: None,
         chart: None,
         out: None,
-        runs: 5,
+        runs: 7,
         work: PathBuf::from("target/bench"),
     };
     let mut it = std::env::args().skip(1);
@@ -99,44 +99,63 @@ fn measure(
     mut make: impl FnMut() -> Command,
     before: &mut dyn FnMut(),
 ) -> (Duration, Option<u64>) {
-    let gnu_time = Path::new("/usr/bin/time").exists();
-    let mut times = Vec::new();
-    let mut rss = None;
+    let mut rounds = measure_rounds(runs, &mut [(&mut make, before)]);
+    rounds.remove(0)
+}
+
+/// A command to time and what to do before each of its runs (untimed).
+type Timed<'a> = (&'a mut dyn FnMut() -> Command, &'a mut dyn FnMut());
+
+/// Runs several commands in `runs` rounds, one run of each per round, so that the machine's
+/// drift from one minute to the next touches them alike; for each, the median wall time
+/// and the largest peak RSS (KiB).
+fn measure_rounds(runs: usize, cmds: &mut [Timed<'_>]) -> Vec<(Duration, Option<u64>)> {
+    let mut times = vec![Vec::new(); cmds.len()];
+    let mut rss: Vec<Option<u64>> = vec![None; cmds.len()];
     for _ in 0..runs {
-        before();
-        let cmd = make();
-        let mut full = if gnu_time {
-            let mut c = Command::new("/usr/bin/time");
-            c.arg("-f")
-                .arg("LATGEN_BENCH_RSS=%M")
-                .arg(cmd.get_program())
-                .args(cmd.get_args());
-            if let Some(d) = cmd.get_current_dir() {
-                c.current_dir(d);
-            }
-            c
-        } else {
-            cmd
-        };
-        let start = Instant::now();
-        let out = full.output().expect("runs");
-        times.push(start.elapsed());
-        assert!(
-            out.status.success(),
-            "{:?} failed: {}",
-            full,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let err = String::from_utf8_lossy(&out.stderr);
-        if let Some(kb) = err
-            .lines()
-            .find_map(|l| l.strip_prefix("LATGEN_BENCH_RSS="))
-            .and_then(|v| v.trim().parse::<u64>().ok())
-        {
-            rss = Some(rss.map_or(kb, |r: u64| r.max(kb)));
+        for (i, (make, before)) in cmds.iter_mut().enumerate() {
+            before();
+            let (time, kb) = run_once(make());
+            times[i].push(time);
+            rss[i] = match (rss[i], kb) {
+                (Some(r), Some(kb)) => Some(r.max(kb)),
+                (r, kb) => r.or(kb),
+            };
         }
     }
-    (median(times), rss)
+    times.into_iter().map(median).zip(rss).collect()
+}
+
+/// One timed run of `cmd`: its wall time and, with GNU time, its peak RSS (KiB).
+fn run_once(cmd: Command) -> (Duration, Option<u64>) {
+    let mut full = if Path::new("/usr/bin/time").exists() {
+        let mut c = Command::new("/usr/bin/time");
+        c.arg("-f")
+            .arg("LATGEN_BENCH_RSS=%M")
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        if let Some(d) = cmd.get_current_dir() {
+            c.current_dir(d);
+        }
+        c
+    } else {
+        cmd
+    };
+    let start = Instant::now();
+    let out = full.output().expect("runs");
+    let time = start.elapsed();
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        full,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let kb = err
+        .lines()
+        .find_map(|l| l.strip_prefix("LATGEN_BENCH_RSS="))
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    (time, kb)
 }
 
 /// Reading every input file and writing as many files of the same sizes as the output:
@@ -469,14 +488,24 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         }
     };
     let render = &["render", "apps", "-o", "generated"][..];
-    let first = measure(runs, latgen(latgen_bin, &dir, render), &mut { clean });
+    let check = &["check", "apps", "-o", "generated"][..];
+    // In rounds (a render into an empty folder, a render with nothing changed, a check),
+    // so that the three are compared at the same moments.
+    let mut timed = measure_rounds(
+        runs,
+        &mut [
+            (&mut latgen(latgen_bin, &dir, render), &mut { clean }),
+            (&mut latgen(latgen_bin, &dir, render), &mut || {}),
+            (&mut latgen(latgen_bin, &dir, check), &mut || {}),
+        ],
+    );
+    let (first, again, check) = (timed.remove(0), timed.remove(0), timed.remove(0));
+    // One more render with nothing changed, untimed: the files it wrote, by mtime.
     let before = mtimes(&out);
-    let again = measure(runs, latgen(latgen_bin, &dir, render), &mut || {});
+    run_once(latgen(latgen_bin, &dir, render)());
     let after = mtimes(&out);
     let touched = before.iter().zip(&after).filter(|(b, a)| b != a).count()
         + before.len().abs_diff(after.len());
-    let check = &["check", "apps", "-o", "generated"][..];
-    let check = measure(runs, latgen(latgen_bin, &dir, check), &mut || {});
     let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
     let parse = parse_floor(&out, runs);
     let helm_result = helm.map(|(bin, chart)| measure_helm(&dir, bin, chart, &values, runs));
@@ -618,7 +647,7 @@ fn write_method(md: &mut String, a: &Args) {
     );
     let _ = writeln!(
         md,
-        "- latgen renders its built-in templates without parsing the output back: a property test and a fuzz assertion verify that their output parses back into the typed objects. Custom templates (`--templates`), and any render with `--verify`, are still parsed back at run time; the last column of the stages table is the least that read-back would add: every output file parsed as YAML into nothing, on all cores.\n- `latgen check --base HEAD` is timed on a change of one app added, its Lattice half rendered: the size's folder is committed to Git, one path-routed app is added to `apps/`, `latgen render apps --base HEAD` writes the first of the two steps, and `latgen check apps --base HEAD` checks it.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting.\n"
+        "- latgen renders its built-in templates without parsing the output back: a property test and a fuzz assertion verify that their output parses back into the typed objects. Custom templates (`--templates`), and any render with `--verify`, are still parsed back at run time; the last column of the stages table is the least that read-back would add: every output file parsed as YAML into nothing, on all cores.\n- `latgen check --base HEAD` is timed on a change of one app added, its Lattice half rendered: the size's folder is committed to Git, one path-routed app is added to `apps/`, `latgen render apps --base HEAD` writes the first of the two steps, and `latgen check apps --base HEAD` checks it.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting. A render into an empty folder, a render with nothing changed and a check are timed in rounds (one run of each per round), so that the comparison of check with render is made at the same moments.\n"
     );
 }
 

@@ -117,10 +117,7 @@ fn measure_rounds(runs: usize, cmds: &mut [Timed<'_>]) -> Vec<(Duration, Option<
             before();
             let (time, kb) = run_once(make());
             times[i].push(time);
-            rss[i] = match (rss[i], kb) {
-                (Some(r), Some(kb)) => Some(r.max(kb)),
-                (r, kb) => r.or(kb),
-            };
+            rss[i] = rss[i].max(kb);
         }
     }
     times.into_iter().map(median).zip(rss).collect()
@@ -232,7 +229,7 @@ struct Row {
     stages: Stages,
     first: (Duration, Option<u64>),
     again: (Duration, Option<u64>),
-    /// Files the runs with nothing changed wrote (by modification time).
+    /// Files a render with nothing changed wrote (by modification time), after the rounds.
     touched: usize,
     check: (Duration, Option<u64>),
     /// `check --base HEAD` with one app added and its Lattice half rendered.
@@ -491,7 +488,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let check = &["check", "apps", "-o", "generated"][..];
     // In rounds (a render into an empty folder, a render with nothing changed, a check),
     // so that the three are compared at the same moments.
-    let mut timed = measure_rounds(
+    let timed = measure_rounds(
         runs,
         &mut [
             (&mut latgen(latgen_bin, &dir, render), &mut { clean }),
@@ -499,7 +496,8 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
             (&mut latgen(latgen_bin, &dir, check), &mut || {}),
         ],
     );
-    let (first, again, check) = (timed.remove(0), timed.remove(0), timed.remove(0));
+    let [first, again, check]: [(Duration, Option<u64>); 3] =
+        timed.try_into().expect("one result per command timed");
     // One more render with nothing changed, untimed: the files it wrote, by mtime.
     let before = mtimes(&out);
     run_once(latgen(latgen_bin, &dir, render)());
@@ -526,7 +524,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     }
 }
 
-/// A maker of `latgen ARGS` commands run in `dir`, for [`measure`].
+/// A maker of `latgen ARGS` commands run in `dir`, for [`measure`] and [`measure_rounds`].
 fn latgen<'a>(bin: &'a Path, dir: &'a Path, args: &'a [&'a str]) -> impl FnMut() -> Command + 'a {
     move || {
         let mut c = Command::new(bin);

@@ -65,7 +65,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     );
     diags.extend(found);
     diags.extend(decl_found);
-    // The texts go into the sources in one go: in file order, they are merged rather than
+    // The texts go into the sources in one go (a tree built from them, then merged), not
     // inserted one by one.
     texts.extend(decl_texts);
     let mut sources = Sources::within(project);

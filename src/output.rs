@@ -69,7 +69,7 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
 /// Runs `work` and reads the tree under `dir` (as [`read_tree`] does) in the time `work`
 /// leaves a core idle. The reader takes any work the pool has pending before each file, so
 /// it fills the gaps between `work`'s parallel parts rather than competing with them; when
-/// `work` is done, its thread reads what is left too.
+/// `work` is done, what is left is read on every thread of the pool.
 pub fn read_tree_while<R: Send>(
     dir: &Path,
     work: impl FnOnce() -> R + Send,
@@ -96,8 +96,19 @@ pub fn read_tree_while<R: Send>(
     };
     let ((result, mine), theirs) = rayon::join(
         || {
+            use rayon::prelude::*;
             let result = work();
-            (result, read_some(false))
+            // Waits for the listing if the reader is still at it (or makes it, if the
+            // reader has not started).
+            listed.get_or_init(|| list_tree(dir));
+            let rest: Result<Vec<Vec<_>>, Diagnostic> = (0..rayon::current_num_threads())
+                .into_par_iter()
+                .map(|_| read_some(false))
+                .collect();
+            (
+                result,
+                rest.map(|r| r.into_iter().flatten().collect::<Vec<_>>()),
+            )
         },
         || {
             listed.get_or_init(|| list_tree(dir));

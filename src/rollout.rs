@@ -182,8 +182,9 @@ pub struct Scope {
 impl Scope {
     pub fn of(nets: &[&Network], changed: &BTreeSet<PathBuf>) -> Scope {
         use rayon::prelude::*;
-        // Each network's part is found on its own, in parallel (each is a pass over the
-        // routes of a whole tree, and the first look-up of a network indexes it).
+        // Each network's part is found on its own, in parallel: each is a pass over the
+        // routes of a whole tree, and the first request followed through a network
+        // indexes it.
         let mut keys = crate::routing::Reroutable::default();
         for k in nets
             .par_iter()

@@ -90,10 +90,7 @@ fn service_name(net: &Network, domain: &str) -> String {
 
 fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side) -> FileCounts {
     let mut c = FileCounts::default();
-    for p in changed.iter().cloned() {
-        if side_of(&p) != side {
-            continue;
-        }
+    for p in changed.iter().filter(|p| side_of(p) == side).cloned() {
         match (base.contains_key(&p), head.contains_key(&p)) {
             (false, _) => c.added.push(p),
             (_, false) => c.removed.push(p),

@@ -189,8 +189,8 @@ fn build_and_read(
         }
         (run, rendered)
     };
-    // Loading, validating and planning are partly one thread: the committed tree is read
-    // in the gaps.
+    // The build leaves a core idle at times (listing the declarations, merging what was
+    // read, planning): the committed tree is read in those gaps.
     let ((run, rendered), tree) = match read {
         Some(tree) => (build(), tree),
         None => output::read_tree_while(&opts.out_dir, build),

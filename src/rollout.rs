@@ -536,9 +536,9 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
     .collect()
 }
 
-/// `tree` with each side's kustomization made anew for the files it holds.
+/// `tree` (which holds no kustomization: see [`overlaid`]) with each side's kustomization
+/// made for the files it holds.
 fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
-    tree.retain(|rel, _| !is_kustomization(rel));
     // Each side's (a line per file) on its own.
     let of = |side: Side| {
         let files: Vec<&Path> = tree

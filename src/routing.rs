@@ -329,6 +329,37 @@ impl Reroutable {
     }
 }
 
+/// The probes of one Kong route that `keep` accepts, into `out`; `p` is the buffer each
+/// candidate path is made in.
+fn kept_probes(
+    r: &KongRoute,
+    keep: &impl Fn(&str, &str) -> bool,
+    p: &mut String,
+    out: &mut BTreeSet<(String, String)>,
+) {
+    let hosts: Vec<&str> = if r.hostnames.is_empty() {
+        vec![ANY_HOST]
+    } else {
+        r.hostnames.iter().map(String::as_str).collect()
+    };
+    for m in &r.matches {
+        let v = m.path.trim_end_matches('/');
+        for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
+            p.clear();
+            match suffix {
+                None => p.push_str(&m.path),
+                Some(s) => {
+                    p.push_str(v);
+                    p.push_str(s);
+                }
+            }
+            for h in hosts.iter().filter(|h| keep(h, p)) {
+                out.insert((h.to_string(), p.clone()));
+            }
+        }
+    }
+}
+
 /// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
 fn match_key(m: &PathRule) -> &str {
     match m.kind {
@@ -375,6 +406,16 @@ impl Reached<'_> {
     /// The Lattice route as `namespace/name`.
     pub fn lattice_route(&self) -> String {
         format!("{}/{}", self.service.namespace, self.service.name)
+    }
+
+    /// The outcome of the request, sent through `kong`, that reached this Service.
+    pub fn outcome(&self, kong: &KongRoute) -> Outcome {
+        Outcome::Backend {
+            backend: self.backend.clone(),
+            kong_route: format!("{}/{}", kong.namespace, kong.name),
+            lattice_route: self.lattice_route(),
+            rule: self.rule,
+        }
     }
 }
 
@@ -1102,12 +1143,7 @@ impl Network {
         headers: &Headers,
     ) -> Outcome {
         match self.follow(kong, host, path, headers) {
-            Ok(reached) => Outcome::Backend {
-                backend: reached.backend.clone(),
-                kong_route: format!("{}/{}", kong.namespace, kong.name),
-                lattice_route: reached.lattice_route(),
-                rule: reached.rule,
-            },
+            Ok(reached) => reached.outcome(kong),
             Err(outcome) => outcome,
         }
     }
@@ -1292,27 +1328,7 @@ impl Network {
                 // allocated.
                 let mut p = String::new();
                 for r in routes {
-                    let hosts: Vec<&str> = if r.hostnames.is_empty() {
-                        vec![ANY_HOST]
-                    } else {
-                        r.hostnames.iter().map(String::as_str).collect()
-                    };
-                    for m in &r.matches {
-                        let v = m.path.trim_end_matches('/');
-                        for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
-                            p.clear();
-                            match suffix {
-                                None => p.push_str(&m.path),
-                                Some(s) => {
-                                    p.push_str(v);
-                                    p.push_str(s);
-                                }
-                            }
-                            for h in hosts.iter().filter(|h| keep(h, &p)) {
-                                out.insert((h.to_string(), p.clone()));
-                            }
-                        }
-                    }
+                    kept_probes(r, &keep, &mut p, &mut out);
                 }
                 out
             })

@@ -1,7 +1,6 @@
 //! What the committed manifests show on their own: shadowed rules, Kong routes that
 //! resolve nowhere or elsewhere, and routes over their quotas.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Prepared;
@@ -137,21 +136,17 @@ fn kong_resolution(
         .unwrap_or(crate::routing::ANY_HOST);
     let no_headers = crate::routing::Headers::new();
     for m in &kong.matches {
-        let probes = match m.kind {
-            MatchKind::Exact => [Some(Cow::Borrowed(m.path.as_str())), None],
-            MatchKind::Prefix => [
-                Some(Cow::Borrowed(m.path.as_str())),
-                Some(Cow::Owned(format!("{}/x", m.path.trim_end_matches('/')))),
-            ],
-        };
+        // A prefix is also followed one segment further down.
+        let below =
+            (m.kind == MatchKind::Prefix).then(|| format!("{}/x", m.path.trim_end_matches('/')));
         let at = || Span::new(&kong.file, m.pos.line, m.pos.column);
-        for p in probes.iter().flatten() {
+        for p in std::iter::once(m.path.as_str()).chain(below.as_deref()) {
             match (net.follow(kong, host, p, &no_headers), want) {
                 (Ok(reached), Some((ns, svc, port))) => {
                     let b = reached.backend;
                     let elsewhere = &b.namespace != ns || &b.name != svc || b.port != Some(port);
                     if elsewhere && !flagged.contains(&reached.lattice_route()) {
-                        let got = net.through(kong, host, p);
+                        let got = reached.outcome(kong);
                         let note = other_app_header(kong).unwrap_or_default();
                         diags.push(
                             Diagnostic::error(Code::RouteMismatch, format!("Kong route `{}` sends {p} to {got}, not to its app's Service {ns}/{svc}:{port}{note}", kong.name))

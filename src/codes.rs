@@ -111,6 +111,7 @@ codes! {
     IsolationConflict = "isolation-conflict", Error, "two `isolate` apps in one group";
     RpsBudget = "rps-budget", Error, "a group's declared peak rps is over the per-service budget";
     NestedPrefix = "nested-prefix", Error, "two apps' prefixes nest in one Lattice route: Lattice misroutes the outer app's traffic";
+    OrderDependentGroup = "order-dependent-group", Error, "one request can match two apps' rules in one Lattice route, so it routes right only in an order of rules the controller does not keep";
     RuleShadowed = "rule-shadowed", Error, "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)";
     UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it, or no Kong route sets the header it matches";
     KongPluginConflict = "kong-plugin-conflict", Warning, "a KongPlugin on a Kong route latgen writes may silently replace its Host rewrite or dispatch header";
@@ -120,7 +121,6 @@ codes! {
     StaleOutput = "stale-output", Error, "generated/ differs from what `latgen render` writes";
     LockStale = "lock-stale", Error, "latgen.lock differs from what `latgen render` writes";
     UnsafeRollout = "unsafe-rollout", Error, "one side of the change could go live first and break routing";
-    PriorityChurn = "priority-churn", Warning, "a change renumbers more than 5 rules of one route";
     TemplateError = "template-error", Error, "a template cannot be compiled or rendered";
     RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
     NotStoredForm = "not-stored-form", Warning, "a template leaves out a field the API server sets, so Argo CD never sees the object in sync";

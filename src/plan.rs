@@ -6,8 +6,11 @@
 //! order, to the lowest-numbered group with room (an emptied group's number
 //! counts as a group with room, so it is reused first). Room means: rules within the quota,
 //! distinct backends within the target-group quota, no second isolated app, the declared rps
-//! within the per-service budget, and no prefix of another app nested segment-wise under or
-//! over one of this app's prefixes.
+//! within the per-service budget, and no path of another app that one request could match
+//! together with one of this app's (Lattice compares paths as strings: `/shop` and
+//! `/shopping`, `/shop` and `/shop/cart`), so that every group routes right whatever order
+//! the controller leaves its rules in. A locked placement is kept even where it breaks that
+//! last rule (it was valid when it was written); `check` reports such a pair.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -133,8 +136,10 @@ struct GroupState {
     backends: BTreeMap<Backend, u32>,
     isolated: Option<AppId>,
     rps: u64,
-    /// PathPrefix values in the group and their app, for nesting look-ups.
+    /// PathPrefix values in the group and their app, for overlap look-ups.
     prefixes: BTreeMap<String, AppId>,
+    /// Exact values in the group and their app.
+    exacts: BTreeMap<String, AppId>,
     apps: Vec<AppId>,
 }
 
@@ -162,6 +167,22 @@ pub enum NoRoom {
         other_path: String,
         other: AppId,
     },
+    /// One request can match both the app's `path` and `other_path`, of `other`, already
+    /// in the group (string-sharing prefixes, or an Exact path under a prefix): the group
+    /// would route right only in one order of its rules, which the controller does not keep.
+    Overlap {
+        path: String,
+        other_path: String,
+        other: AppId,
+    },
+}
+
+/// Whether a placement may keep a pair of apps whose paths overlap (see [`NoRoom::Overlap`]):
+/// a locked one may, since it was valid when it was written and moving it is a rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overlaps {
+    Refuse,
+    Keep,
 }
 
 struct Planner<'a> {
@@ -178,6 +199,10 @@ struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     fn fits(&self, number: u32, id: AppId) -> Result<(), NoRoom> {
+        self.fits_keeping(number, id, Overlaps::Refuse)
+    }
+
+    fn fits_keeping(&self, number: u32, id: AppId, overlaps: Overlaps) -> Result<(), NoRoom> {
         let app = &self.apps[id];
         let Some(g) = self.groups.get(&number) else {
             return Ok(());
@@ -212,13 +237,31 @@ impl<'a> Planner<'a> {
                 });
             }
         }
-        for p in self.prefixes(app) {
-            if let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id) {
-                return Err(NoRoom::Nested {
-                    path: p.value.clone(),
-                    other_path,
-                    other,
-                });
+        for p in self.path_matches(app) {
+            let clash = match p.kind {
+                MatchKind::Prefix => {
+                    nested_with(&g.prefixes, &p.value, id).map(|(other_path, other)| {
+                        NoRoom::Nested {
+                            path: p.value.clone(),
+                            other_path,
+                            other,
+                        }
+                    })
+                }
+                MatchKind::Exact => None,
+            };
+            let clash = clash.or_else(|| {
+                (overlaps == Overlaps::Refuse)
+                    .then(|| overlapping(g, p.kind, &p.value, id))
+                    .flatten()
+                    .map(|(other_path, other)| NoRoom::Overlap {
+                        path: p.value.clone(),
+                        other_path,
+                        other,
+                    })
+            });
+            if let Some(why) = clash {
+                return Err(why);
             }
         }
         Ok(())
@@ -226,7 +269,10 @@ impl<'a> Planner<'a> {
 
     fn place(&mut self, number: u32, id: AppId) {
         let app = &self.apps[id];
-        let prefixes: Vec<String> = self.prefixes(app).map(|p| p.value.clone()).collect();
+        let paths: Vec<(MatchKind, String)> = self
+            .path_matches(app)
+            .map(|p| (p.kind, p.value.clone()))
+            .collect();
         let g = self.groups.entry(number).or_default();
         g.rules += rules_needed(app, self.config);
         *g.backends.entry(app.backend()).or_default() += 1;
@@ -234,8 +280,11 @@ impl<'a> Planner<'a> {
             g.isolated = Some(id);
         }
         g.rps += app.peak_rps.unwrap_or(0);
-        for p in prefixes {
-            g.prefixes.insert(p, id);
+        for (kind, path) in paths {
+            match kind {
+                MatchKind::Prefix => g.prefixes.insert(path, id),
+                MatchKind::Exact => g.exacts.insert(path, id),
+            };
         }
         g.apps.push(id);
         if number > self.highest {
@@ -250,13 +299,11 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The app's prefixes that must not nest with another app's in its group: all of them
-    /// when Lattice matches paths, none when it matches the header Kong sets.
-    fn prefixes<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b crate::model::PathMatch> {
+    /// The app's paths that must not overlap another app's in its group: all of them when
+    /// Lattice matches paths, none when it matches the header Kong sets (one value per app).
+    fn path_matches<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b crate::model::PathMatch> {
         let header = self.config.header_dispatch();
-        app.paths
-            .iter()
-            .filter(move |p| !header && p.kind == MatchKind::Prefix)
+        app.paths.iter().filter(move |_| !header)
     }
 
     /// The number a new group gets: an emptied group's first, else the next one.
@@ -312,6 +359,33 @@ fn nested_with(
         .take_while(|(p, _)| p.starts_with(&below))
         .find(|(p, other)| **other != me && platform::nests_under(p, path))
         .map(|(p, &other)| (p.clone(), other))
+}
+
+/// Another app's path in group `g` that one request could match together with `path` (of
+/// kind `kind`), compared as Lattice compares them ([`platform::lattice_matches_overlap`]).
+fn overlapping(g: &GroupState, kind: MatchKind, path: &str, me: AppId) -> Option<(String, AppId)> {
+    let other = |found: Option<(&String, &AppId)>| {
+        found
+            .filter(|(_, other)| **other != me)
+            .map(|(p, &other)| (p.clone(), other))
+    };
+    // Prefixes `path` starts with (itself included): one look-up per character boundary.
+    let above = (1..=path.len())
+        .filter(|&i| path.is_char_boundary(i))
+        .find_map(|i| other(g.prefixes.get_key_value(&path[..i])));
+    let same_exact = || other(g.exacts.get_key_value(path));
+    // Paths that start with a prefix: the range of keys from it on that share it.
+    let below = |map: &BTreeMap<String, AppId>| {
+        map.range::<str, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
+            .take_while(|(p, _)| p.starts_with(path))
+            .find_map(|found| other(Some(found)))
+    };
+    match kind {
+        MatchKind::Exact => above.or_else(same_exact),
+        MatchKind::Prefix => above
+            .or_else(|| below(&g.prefixes))
+            .or_else(|| below(&g.exacts)),
+    }
 }
 
 impl<'a> Planner<'a> {
@@ -510,7 +584,7 @@ impl Passes<'_> {
     fn place_locked(&self, planner: &mut Planner, order: &[AppId], diags: &mut Diagnostics) {
         for &id in order.iter().filter(|&&id| self.in_lock(id)) {
             let (number, pos) = self.lock.apps[&self.apps[id].name];
-            match planner.fits(number, id) {
+            match planner.fits_keeping(number, id, Overlaps::Keep) {
                 Ok(()) => planner.place(number, id),
                 Err(why) => diags.push(
                     self.no_room(id, number, &why, self.at_lock(pos), Origin::Lock)
@@ -532,7 +606,7 @@ impl Passes<'_> {
             let Some(&(m, pos)) = self.lock.moves.get(&self.apps[id].name) else {
                 continue;
             };
-            match planner.fits(m.to, id) {
+            match planner.fits_keeping(m.to, id, Overlaps::Keep) {
                 Ok(()) => {
                     planner.place(m.to, id);
                     moves.insert(id, m);
@@ -738,6 +812,21 @@ impl NoRoom {
                     "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: their prefixes nest, and Lattice would send `{inner}x` to `{inner_app}` although it belongs to `{outer_app}` ({outer})"
                 )
             }
+            NoRoom::Overlap {
+                path,
+                other_path,
+                other,
+            } => {
+                let (me, them) = (&app.name, &apps[*other].name);
+                let longer = if path.len() >= other_path.len() {
+                    path
+                } else {
+                    other_path
+                };
+                format!(
+                    "apps `{me}` ({path}) and `{them}` ({other_path}) cannot share {group}: Lattice compares paths as strings, so `{longer}` matches both rules, and which app gets it would depend on an order of rules the controller does not keep"
+                )
+            }
         }
     }
 
@@ -759,6 +848,7 @@ impl NoRoom {
             NoRoom::Isolated { .. } => Code::IsolationConflict,
             NoRoom::Rps { .. } => Code::RpsBudget,
             NoRoom::Nested { .. } => Code::NestedPrefix,
+            NoRoom::Overlap { .. } => Code::OrderDependentGroup,
         }
     }
 
@@ -766,7 +856,9 @@ impl NoRoom {
     fn other_app(&self) -> Option<(AppId, &'static str)> {
         match self {
             NoRoom::Isolated { other } => Some((*other, "the other isolated app")),
-            NoRoom::Nested { other, .. } => Some((*other, "the other app")),
+            NoRoom::Nested { other, .. } | NoRoom::Overlap { other, .. } => {
+                Some((*other, "the other app"))
+            }
             _ => None,
         }
     }

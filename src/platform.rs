@@ -139,6 +139,24 @@ pub fn string_prefix_matches(prefix: &str, path: &str) -> bool {
     path.starts_with(prefix)
 }
 
+/// Whether one request can match both of two Lattice path matches, compared as Lattice
+/// compares them (as strings, case-sensitively): a prefix and any path or prefix that starts
+/// with it (`/shop` and `/shopping`, `/shop` and Exact `/shop/cart`), or two equal paths.
+/// Two rules of different apps that can both match depend on their order, and the
+/// controller does not keep the order latgen writes (a rule new to a listener is created
+/// after every other one, and the reorder of more than 5 rules fails: see DESIGN §7).
+pub fn lattice_matches_overlap(
+    a: (crate::model::MatchKind, &str),
+    b: (crate::model::MatchKind, &str),
+) -> bool {
+    use crate::model::MatchKind::{Exact, Prefix};
+    let covers = |(kind, path): (crate::model::MatchKind, &str), other: &str| match kind {
+        Prefix => other.starts_with(path),
+        Exact => other == path,
+    };
+    covers(a, b.1) || covers(b, a.1)
+}
+
 /// Whether prefix `inner` lies strictly under prefix `outer` segment-wise (`/shop/cart` under
 /// `/shop`, everything under `/`). Two such prefixes of different backends in one Lattice
 /// route misroute: `/shop/cartx` belongs to `/shop` but string-matches `/shop/cart` first.
@@ -275,6 +293,25 @@ mod tests {
         assert!(!segment_prefix_matches("/shop", "/shopping"));
         assert!(segment_prefix_matches("/", "/anything"));
         assert!(segment_prefix_matches("/shop/", "/shop"));
+    }
+
+    #[test]
+    fn lattice_matches_overlap_when_one_request_can_match_both() {
+        use crate::model::MatchKind::{Exact, Prefix};
+        let overlap = |a, b| lattice_matches_overlap(a, b) && lattice_matches_overlap(b, a);
+        // String-sharing siblings and segment-wise nesting: `/shopping` matches both.
+        assert!(overlap((Prefix, "/shop"), (Prefix, "/shopping")));
+        assert!(overlap((Prefix, "/shop"), (Prefix, "/shop/cart")));
+        assert!(overlap((Prefix, "/"), (Prefix, "/a")));
+        // An Exact path under a prefix, and two equal Exact paths.
+        assert!(overlap((Prefix, "/shop"), (Exact, "/shop-admin")));
+        assert!(overlap((Exact, "/healthz"), (Exact, "/healthz")));
+        // No request matches both: siblings that share no prefix, an Exact path shorter
+        // than the prefix, two different Exact paths, and case (Lattice is case-sensitive).
+        assert!(!overlap((Prefix, "/shop"), (Prefix, "/blog")));
+        assert!(!overlap((Prefix, "/shopping"), (Exact, "/shop")));
+        assert!(!overlap((Exact, "/a"), (Exact, "/ab")));
+        assert!(!overlap((Prefix, "/Shop"), (Prefix, "/shopping")));
     }
 
     #[test]

@@ -981,7 +981,65 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
     }
 }
 
+/// Two rules of one Lattice route, to different backends, that one request can match both:
+/// the route sends it where its rule order says, and the controller does not keep that order.
+#[derive(Debug, Clone, Copy)]
+pub struct OrderDependence<'a> {
+    /// The rule that comes first in the route as written (the one that matches first).
+    pub first: (&'a PathRule, Option<&'a BackendRef>),
+    pub then: (&'a PathRule, Option<&'a BackendRef>),
+}
+
+impl OrderDependence<'_> {
+    /// The key of the pair, whatever the order of its rules: the two (path type, path,
+    /// backend) triples, sorted.
+    pub fn key(&self) -> [(MatchKind, String, Option<BackendRef>); 2] {
+        let side = |(m, b): (&PathRule, Option<&BackendRef>)| (m.kind, m.path.clone(), b.cloned());
+        let mut key = [side(self.first), side(self.then)];
+        key.sort();
+        key
+    }
+}
+
 impl LatticeRoute {
+    /// Pairs of rules to different backends that one request can match both, whose
+    /// matches' headers do not exclude each other, and that the route as written orders
+    /// right (the later path is not one the earlier matches whole): they route right only
+    /// while the rules keep this order. Pairs ordered wrong, and prefixes that nest
+    /// segment-wise, misroute in any order and are other findings.
+    pub fn order_dependent(&self) -> Vec<OrderDependence<'_>> {
+        let rules: Vec<(&PathRule, Option<&BackendRef>)> = self
+            .rules
+            .iter()
+            .flat_map(|r| r.matches.iter().map(move |m| (m, r.backend.as_ref())))
+            .collect();
+        let mut pairs = Vec::new();
+        for (i, &(a, a_backend)) in rules.iter().enumerate() {
+            for &(b, b_backend) in &rules[i + 1..] {
+                let overlap =
+                    crate::platform::lattice_matches_overlap((a.kind, &a.path), (b.kind, &b.path));
+                if a_backend == b_backend || !overlap || a.headers_exclusive(b) {
+                    continue;
+                }
+                let wrong_order = a.kind == MatchKind::Prefix && b.path.starts_with(&a.path)
+                    || a.kind == MatchKind::Exact && b.kind == MatchKind::Exact;
+                // As check's shadowing finding reads it (`nested-prefix`): an inner prefix
+                // first, not written segment-safely.
+                let nested = a.kind == MatchKind::Prefix
+                    && b.kind == MatchKind::Prefix
+                    && !a.path.ends_with('/')
+                    && crate::platform::nests_under(&a.path, &b.path);
+                if !wrong_order && !nested {
+                    pairs.push(OrderDependence {
+                        first: (a, a_backend),
+                        then: (b, b_backend),
+                    });
+                }
+            }
+        }
+        pairs
+    }
+
     /// The Lattice route a manifest (on the Lattice side) holds, if it holds one.
     pub fn parse(file: &Path, text: &str) -> Option<LatticeRoute> {
         match Entry::of(file, &parse_doc(file, text).ok()?, false) {

@@ -258,15 +258,15 @@ fn a_pin_to_a_group_that_does_not_exist_is_refused_as_a_move_there_is() {
     let (headline, help) = headline_and_help(&pinned.stderr);
     assert_eq!(
         headline,
-        "group-09 does not exist, and a new group would be group-03"
+        "group-09 does not exist, and a new group would be group-04"
     );
-    assert_eq!(help, "name a group in use, or group-03 to open a new one");
+    assert_eq!(help, "name a group in use, or group-04 to open a new one");
     assert_eq!(headline_and_help(&moved.stderr), (headline, help));
     // The next new group is taken.
     common::app(
         dir,
         "news",
-        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 3\n",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 4\n",
     );
     assert_eq!(latgen(dir, &["render"]).code, Some(0));
 }
@@ -388,9 +388,34 @@ fn the_lower_bound_counts_apps_whose_prefixes_nest() {
     assert_eq!(o.code, Some(0));
     assert_eq!(
         o.stdout,
-        "3 shared groups now; the path-routed apps fit in no fewer than 3 (lower bound: `/shop`, `/shop/cart` and `/shop/cart/v2` nest, and apps whose prefixes nest never share a group)\n\
+        "3 shared groups now; the path-routed apps fit in no fewer than 3 (lower bound: one request can match each of `/shop`, `/shop/cart` and `/shop/cart/v2` (Lattice compares paths as strings), and apps whose paths one request can match both never share a group)\n\
          1 host-routed app has a Lattice service of its own, which no move changes\n\
          no move brings the count down\n"
+    );
+}
+
+/// Lattice compares paths as strings: `/pay`, `/payment` and `/payments` (and an Exact path
+/// that starts with them) can all match one request, so their apps need a group each, and
+/// the bound counts the chain.
+#[test]
+fn the_lower_bound_counts_apps_whose_paths_share_their_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    common::path_app(dir, "pay", &["/pay"]);
+    common::path_app(dir, "payment", &["/payment"]);
+    common::app(
+        dir,
+        "payments",
+        "namespace: web\nservice: { name: payments, port: 80 }\npaths: [{ exact: /payments }]\n",
+    );
+    common::path_app(dir, "blog", &["/blog"]);
+    let c = latgen::rebalance::compaction(&common::built(dir).prepared).unwrap();
+    assert_eq!((c.groups_now, c.lower_bound), (3, 3));
+    assert!(
+        c.bound_by
+            .starts_with("one request can match each of `/pay`, `/payment` and `/payments`"),
+        "{}",
+        c.bound_by
     );
 }
 

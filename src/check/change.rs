@@ -3,11 +3,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::codes::Code;
+use crate::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::output::side_of;
 use crate::render::Side;
-use crate::routing::{LatticeRoute, LatticeRule};
+use crate::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
 
 /// A rule's matches as `Type path` keys.
 fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
@@ -22,44 +22,114 @@ fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
 /// - `group-at-quota`: the controller creates the new rules before it deletes the old
 ///   ones, so for a while the route holds both; over the quota, the extra rules are
 ///   dropped without an error.
-/// - `priority-churn`: the controller renumbers rules whose position changes; more than 5
-///   at once need a BatchUpdateRule call, which the Lattice API caps at 5 items.
+/// - `order-dependent-group` (an error): the change puts two apps whose paths one request
+///   can match both into one route, which then routes right only in an order of rules the
+///   controller does not keep. Pairs the old route had already are the committed
+///   findings' (warnings).
 pub fn change_warnings(
     old: &BTreeMap<PathBuf, String>,
     new: &BTreeMap<PathBuf, String>,
     quota: usize,
     out_dir: &Path,
+    names: &AppNames,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Both trees are sorted alike: walked side by side, not looked up file by file.
     let mut before = old.iter().peekable();
     for (rel, text) in new {
         while before.next_if(|(p, _)| *p < rel).is_some() {}
-        let Some(before_text) = before
-            .peek()
-            .filter(|(p, t)| *p == rel && *t != text)
-            .map(|(_, t)| *t)
-        else {
-            continue;
-        };
-        if side_of(rel) != Side::Lattice {
+        let before_text = before.peek().filter(|(p, _)| *p == rel).map(|(_, t)| *t);
+        if before_text == Some(text) || side_of(rel) != Side::Lattice {
             continue;
         }
-        let (Some(before), Some(after)) = (
-            LatticeRoute::parse(rel, before_text),
-            LatticeRoute::parse(rel, text),
-        ) else {
+        let Some(after) = LatticeRoute::parse(rel, text) else {
+            continue;
+        };
+        let before = before_text.and_then(|t| LatticeRoute::parse(rel, t));
+        let at = |m: &crate::routing::PathRule| {
+            Span::new(out_dir.join(rel), m.pos.line.max(1), m.pos.column)
+        };
+        let had: BTreeSet<_> = (before.iter())
+            .flat_map(|b| b.order_dependent())
+            .map(|p| p.key())
+            .collect();
+        for pair in after.order_dependent() {
+            if !had.contains(&pair.key()) {
+                diags.push(order_dependence(&after, &pair, names, Severity::Error, &at));
+            }
+        }
+        let Some(before) = before else {
             continue;
         };
         let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
         if let Some(d) = group_at_quota(&before, &after, quota) {
-            diags.push(d.at(span.clone()));
-        }
-        if let Some(d) = priority_churn(&before, &after) {
             diags.push(d.at(span));
         }
     }
     diags
+}
+
+/// The app each backend of the project serves, to name apps in findings about Lattice rules
+/// (which name only their backend).
+#[derive(Debug, Default)]
+pub struct AppNames(BTreeMap<BackendRef, String>);
+
+impl AppNames {
+    pub fn of(apps: &[crate::model::App]) -> Self {
+        AppNames(
+            apps.iter()
+                .map(|a| {
+                    let backend = BackendRef {
+                        namespace: a.namespace.clone(),
+                        name: a.service.clone(),
+                        port: Some(i32::from(a.port)),
+                    };
+                    (backend, a.name.clone())
+                })
+                .collect(),
+        )
+    }
+
+    /// The app `backend` serves, else the backend itself (`namespace/service:port`).
+    pub fn name(&self, backend: Option<&BackendRef>) -> String {
+        match backend {
+            Some(b) => self.0.get(b).cloned().unwrap_or_else(|| b.to_string()),
+            None => "no backend".to_string(),
+        }
+    }
+}
+
+/// `order-dependent-group` for `pair` of `route`, as `severity`: an error where a change
+/// creates the pair, a warning where it is committed already.
+pub(super) fn order_dependence(
+    route: &LatticeRoute,
+    pair: &OrderDependence<'_>,
+    names: &AppNames,
+    severity: Severity,
+    at: &dyn Fn(&crate::routing::PathRule) -> Span,
+) -> Diagnostic {
+    let ((first, first_backend), (then, then_backend)) = (pair.first, pair.then);
+    let (right, wrong) = (names.name(first_backend), names.name(then_backend));
+    let shown = |m: &crate::routing::PathRule| match m.kind {
+        crate::model::MatchKind::Exact => format!("`{}` (Exact)", m.path),
+        crate::model::MatchKind::Prefix => format!("`{}`", m.path),
+    };
+    let message = format!(
+        "{}: {} (app `{right}`) and {} (app `{wrong}`) share one Lattice service, which compares paths as strings, so `{}` matches both rules; it reaches `{right}` only while {} comes first, and the controller does not keep that order (a rule added later is created after every other one, and a reorder of more than 5 rules fails): then `{wrong}` gets `{}`",
+        route.name,
+        shown(first),
+        shown(then),
+        first.path,
+        shown(first),
+        first.path,
+    );
+    let d = match severity {
+        Severity::Error => Diagnostic::error(Code::OrderDependentGroup, message),
+        Severity::Warning => Diagnostic::warning(Code::OrderDependentGroup, message),
+    };
+    d.at(at(then))
+        .related(at(first), "matches the same requests")
+        .help("keep the two apps in different groups: `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")
 }
 
 /// `group-at-quota`: the old and new rules together are over the quota.
@@ -90,40 +160,4 @@ fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> 
         )
         .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
     )
-}
-
-/// `priority-churn`: more than 5 rules change position.
-fn priority_churn(before: &LatticeRoute, after: &LatticeRoute) -> Option<Diagnostic> {
-    let order = |r: &LatticeRoute| -> Vec<String> {
-        r.rules
-            .iter()
-            .map(|rule| {
-                let backend = rule
-                    .backend
-                    .as_ref()
-                    .map(|b| b.to_string())
-                    .unwrap_or_default();
-                format!(
-                    "{} -> {backend}",
-                    match_keys(rule).collect::<Vec<_>>().join(",")
-                )
-            })
-            .collect()
-    };
-    let (was, will) = (order(before), order(after));
-    let moved = will
-        .iter()
-        .enumerate()
-        .filter(|(i, rule)| was.iter().position(|b| b == *rule).is_some_and(|j| j != *i))
-        .count();
-    (moved > 5).then(|| {
-        Diagnostic::warning(
-            Code::PriorityChurn,
-            format!(
-                "{moved} rules of {} change position, so their priorities change: more than the 5 one BatchUpdateRule call takes",
-                after.name
-            ),
-        )
-        .help("watch the controller's events for this route when it syncs, or add the new paths in smaller changes")
-    })
 }

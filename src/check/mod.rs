@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::Prepared;
-use crate::codes::Code;
+use crate::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::load::ProjectPaths;
 use crate::output::{self, manifests};
@@ -20,11 +20,13 @@ mod rollout;
 mod routes;
 mod staleness;
 
-pub use change::change_warnings;
+pub use change::{AppNames, change_warnings};
 
 use crate::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
-use routes::{kong_plugins, resolution, route_quotas, shadowing, unnamed_header_rules};
+use routes::{
+    kong_plugins, order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules,
+};
 use staleness::staleness;
 
 pub struct CheckOptions<'a> {
@@ -274,8 +276,15 @@ fn progress(
 }
 
 /// A Kong route that is broken because its half went first is an ordering problem: the
-/// unsafe-rollout finding says which half to ship first, so it stands alone.
+/// unsafe-rollout finding says which half to ship first, so it stands alone. A pair of
+/// order-dependent rules the change creates is an error; the committed tree's warning about
+/// the same pair goes.
 fn drop_superseded(diags: Diagnostics) -> Diagnostics {
+    let created: BTreeSet<String> = diags
+        .iter()
+        .filter(|d| d.code == Code::OrderDependentGroup && d.severity == Severity::Error)
+        .map(|d| d.message.clone())
+        .collect();
     let reordered: BTreeSet<PathBuf> = diags
         .iter()
         .filter(|d| d.code == Code::UnsafeRollout)
@@ -284,7 +293,10 @@ fn drop_superseded(diags: Diagnostics) -> Diagnostics {
     let mut kept = Diagnostics::new();
     for d in diags {
         let superseded = d.code == Code::RouteUnresolved
-            && d.span.as_ref().is_some_and(|s| reordered.contains(&s.file));
+            && d.span.as_ref().is_some_and(|s| reordered.contains(&s.file))
+            || d.code == Code::OrderDependentGroup
+                && d.severity == Severity::Warning
+                && created.contains(&d.message);
         if !superseded {
             kept.push(d);
         }
@@ -312,8 +324,8 @@ fn quote_committed(
     }
 }
 
-/// What rendering shows about the change: quota during the switch, priority churn, safety
-/// of the rollout (with a base), and staleness with its diff.
+/// What rendering shows about the change: quota during the switch, order-dependent pairs it
+/// creates, safety of the rollout (with a base), and staleness with its diff.
 fn change_findings(
     opts: &CheckOptions,
     prepared: &Prepared,
@@ -334,7 +346,8 @@ fn change_findings(
         _ => &rendered.files,
     };
     let quota = prepared.config.quotas.rules_per_service as usize;
-    diags.extend(change_warnings(before, after, quota, &opts.out_dir));
+    let names = AppNames::of(&prepared.apps);
+    diags.extend(change_warnings(before, after, quota, &opts.out_dir, &names));
     // Whether the change is safe to roll out and whether it is up to date are independent.
     let (safety, stale) = rayon::join(
         || match (base, states) {
@@ -443,6 +456,8 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         || {
             let mut diags = unnamed_header_rules(net);
             diags.extend(kong_plugins(net));
+            let names = prepared.map(|p| AppNames::of(&p.apps)).unwrap_or_default();
+            diags.extend(order_dependence(net, &names));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
             }

@@ -89,6 +89,26 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
     diags
 }
 
+/// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
+/// only in their committed order (see [`crate::routing::LatticeRoute::order_dependent`]).
+/// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
+pub(super) fn order_dependence(net: &Network, names: &super::change::AppNames) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for route in &net.lattice {
+        let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
+        for pair in route.order_dependent() {
+            diags.push(super::change::order_dependence(
+                route,
+                &pair,
+                names,
+                crate::codes::Severity::Warning,
+                &at,
+            ));
+        }
+    }
+    diags
+}
+
 /// Every Kong route must reach, through its bridge and rewritten Host, a Lattice rule that
 /// sends each of its paths to its own app's Service.
 pub(super) fn resolution(

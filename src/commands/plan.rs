@@ -1,5 +1,7 @@
-//! `latgen plan`: the shared stages up to the plan, then the fewest moves that bring the
-//! number of shared groups down, printed as `latgen move` commands.
+//! `latgen plan`: the shared stages up to the plan, then the moves that separate apps whose
+//! rules depend on their order (when a group holds such a pair), else the fewest moves that
+//! bring the number of shared groups down; printed, or with `--apply` recorded in the lock
+//! for `render --base` to ship.
 
 use super::args::InputArgs;
 use super::{Outcome, Ui, plural};
@@ -9,6 +11,10 @@ use crate::diag::Sources;
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    /// Record the moves in latgen.lock (as `latgen move` starts them), for
+    /// `latgen render --base REV` to ship in safe steps.
+    #[arg(long)]
+    pub apply: bool,
     #[command(flatten)]
     pub color: super::args::ColorArg,
 }
@@ -41,18 +47,92 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
             plural(c.dedicated, "host-routed app")
         );
     }
+    let (pairs, separating) = crate::rebalance::separation(&prepared);
+    if !pairs.is_empty() {
+        return separate(args, &prepared, &pairs, &separating, ui);
+    }
     if c.moves.is_empty() {
         println!("no move brings the count down");
         return Outcome::Success;
     }
+    let verb = if args.apply { "recorded" } else { "printed" };
     println!(
-        "{} bring it to {}, saving {}/month; each move is three PRs, and nothing is applied until you run them:",
+        "{} bring it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
         plural(c.moves.len(), "move"),
         c.groups_after,
         crate::rebalance::dollars((c.groups_now - c.groups_after) as f64 * price)
     );
-    for (app, _, to) in &c.moves {
-        println!("  latgen move {app} --group {to}");
+    finish(args, &prepared, &c.moves, ui)
+}
+
+/// Groups hold order-dependent pairs: the moves that separate them come first.
+fn separate(
+    args: &PlanArgs,
+    prepared: &crate::Prepared,
+    pairs: &[crate::rebalance::OrderDependentPair],
+    moves: &[(String, u32, u32)],
+    ui: Ui,
+) -> Outcome {
+    let (count, route) = match pairs.len() {
+        1 => ("1 pair of apps".to_string(), "routes"),
+        n => (format!("{n} pairs of apps"), "route"),
+    };
+    println!(
+        "{count} {route} right only in the order latgen wrote their rules, which the controller does not keep:"
+    );
+    for p in pairs {
+        let [(a, pa), (b, pb)] = &p.apps;
+        println!(
+            "  {}: {a} ({pa}) and {b} ({pb})",
+            prepared.config.group_name(p.group)
+        );
     }
+    let verb = if args.apply { "recorded" } else { "printed" };
+    println!(
+        "{} separate them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
+        plural(moves.len(), "move")
+    );
+    finish(args, prepared, moves, ui)
+}
+
+/// Prints `moves`; with `--apply`, records them in the lock and says how to ship them.
+fn finish(
+    args: &PlanArgs,
+    prepared: &crate::Prepared,
+    moves: &[(String, u32, u32)],
+    ui: Ui,
+) -> Outcome {
+    let name = |n: u32| prepared.config.group_name(n);
+    for (app, from, to) in moves {
+        if args.apply {
+            println!("  {app}: {} -> {}", name(*from), name(*to));
+        } else {
+            println!("  latgen move {app} --group {to}");
+        }
+    }
+    if !args.apply {
+        println!(
+            "`latgen plan --apply` records them all in latgen.lock; `latgen render --base REV` then ships them in safe steps"
+        );
+        return Outcome::Success;
+    }
+    let mut lock = prepared.plan.lock.clone();
+    for (app, _, to) in moves {
+        lock.moves.insert(
+            app.clone(),
+            crate::lock::Move {
+                to: *to,
+                step: crate::lock::Step::AddRules,
+            },
+        );
+    }
+    let paths = args.input.paths();
+    let text = crate::lock::serialize(&lock);
+    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
+        return ui.fail(d, &Sources::default());
+    }
+    println!(
+        "next: `latgen render --base origin/main` writes the first safe step (the Lattice side adds the apps to their new groups); ship it, and run it again after each merge until it says the change is complete"
+    );
     Outcome::Success
 }

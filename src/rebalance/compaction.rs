@@ -7,7 +7,9 @@ use crate::diag::Diagnostic;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{AppId, Backend, MatchKind};
-use crate::plan::{Group, Occupancy, Plan, ancestors};
+#[cfg(test)]
+use crate::plan::ancestors;
+use crate::plan::{Group, Occupancy, Plan};
 
 /// A proposal to bring the number of shared groups down.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,7 +17,8 @@ pub struct Compaction {
     pub groups_now: usize,
     /// The fewest groups the path-routed apps could fit in: total rules over capacity,
     /// Services over the target-group quota, isolated apps, total declared rps over the
-    /// budget, the longest chain of apps whose prefixes nest — whichever is largest.
+    /// budget, the longest chain of apps whose paths one request can match all — whichever
+    /// is largest.
     pub lower_bound: usize,
     /// What sets the bound, in words (`/shop and /shop/cart nest …`).
     pub bound_by: String,
@@ -86,7 +89,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let isolated = members().filter(|&id| apps[id].isolate).count();
     let rps: u64 = members().filter_map(|id| apps[id].peak_rps).sum();
     let budget = config.throughput.rps_per_service;
-    let chain = nested_chain(prepared);
+    let chain = overlap_chain(prepared);
     let chain_paths: Vec<String> = chain.iter().map(|p| format!("`{p}`")).collect();
     [
         (
@@ -108,7 +111,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
         (
             chain.len(),
             format!(
-                "{} nest, and apps whose prefixes nest never share a group",
+                "one request can match each of {} (Lattice compares paths as strings), and apps whose paths one request can match both never share a group",
                 and_list(&chain_paths)
             ),
         ),
@@ -120,42 +123,47 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     )
 }
 
-/// The prefixes of the longest chain of path-routed apps whose prefixes nest one in the
-/// next (`/shop`, `/shop/cart`, `/shop/cart/v2`), outermost first: no two of those apps can
-/// share a group, so the chain's length is a lower bound.
-fn nested_chain(prepared: &Prepared) -> Vec<&str> {
-    // Under header dispatch, prefixes never decide where an app may go.
+/// The paths of the longest chain of path-routed apps whose paths one request can match all
+/// (`/pay`, `/payment`, `/payments`: each a string prefix of the next, the last a prefix or
+/// an Exact path), shortest first: no two of those apps can share a group, so the chain's
+/// length is a lower bound.
+fn overlap_chain(prepared: &Prepared) -> Vec<&str> {
+    // Under header dispatch, paths never decide where an app may go.
     if prepared.config.header_dispatch() {
         return Vec::new();
     }
-    let prefixes: BTreeMap<&str, AppId> = prepared
-        .plan
-        .groups
-        .iter()
-        .flat_map(Group::members)
-        .flat_map(|id| {
-            let app = &prepared.apps[id];
-            app.paths
-                .iter()
-                .filter(|p| p.kind == MatchKind::Prefix)
-                .map(move |p| (p.value.as_str(), id))
-        })
+    let grouped = || {
+        prepared
+            .plan
+            .groups
+            .iter()
+            .flat_map(Group::members)
+            .flat_map(|id| prepared.apps[id].paths.iter().map(move |p| (p, id)))
+    };
+    let prefixes: BTreeMap<&str, AppId> = grouped()
+        .filter(|(p, _)| p.kind == MatchKind::Prefix)
+        .map(|(p, id)| (p.value.as_str(), id))
         .collect();
     let mut best: Vec<(&str, AppId)> = Vec::new();
-    for (&path, &id) in &prefixes {
-        let mut chain = vec![(path, id)];
-        for above in ancestors(path) {
-            if let Some(&other) = prefixes.get(above)
+    for (p, id) in grouped() {
+        let path = p.value.as_str();
+        // Every prefix `path` starts with, shortest first, one app each; `path`'s app last.
+        let mut chain: Vec<(&str, AppId)> = Vec::new();
+        let starts = (1..path.len()).filter(|&i| path.is_char_boundary(i));
+        for start in starts.map(|i| &path[..i]) {
+            if let Some(&other) = prefixes.get(start)
+                && other != id
                 && chain.iter().all(|&(_, app)| app != other)
             {
-                chain.push((above, other));
+                chain.push((start, other));
             }
         }
+        chain.push((path, id));
         if chain.len() > best.len() {
             best = chain;
         }
     }
-    best.iter().rev().map(|&(p, _)| p).collect()
+    best.iter().map(|&(p, _)| p).collect()
 }
 
 /// `a`, `a and b`, `a, b and c`.

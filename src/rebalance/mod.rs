@@ -9,10 +9,12 @@
 mod compaction;
 mod cost;
 mod moves;
+mod separation;
 
 pub use compaction::{Compaction, compaction};
 pub use cost::{Cost, HOURS_PER_MONTH, cost, cost_table, dollars};
 pub use moves::{MoveResult, move_app};
+pub use separation::{OrderDependentPair, separation};
 
 use crate::codes::Code;
 use crate::diag::Diagnostic;

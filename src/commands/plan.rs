@@ -56,8 +56,9 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
         return Outcome::Success;
     }
     let verb = if args.apply { "recorded" } else { "printed" };
+    let bring = if c.moves.len() == 1 { "brings" } else { "bring" };
     println!(
-        "{} bring it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
+        "{} {bring} it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
         plural(c.moves.len(), "move"),
         c.groups_after,
         crate::rebalance::dollars((c.groups_now - c.groups_after) as f64 * price)
@@ -88,8 +89,9 @@ fn separate(
         );
     }
     let verb = if args.apply { "recorded" } else { "printed" };
+    let separate = if moves.len() == 1 { "separates" } else { "separate" };
     println!(
-        "{} separate them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
+        "{} {separate} them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
         plural(moves.len(), "move")
     );
     finish(args, prepared, moves, ui)

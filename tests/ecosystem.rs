@@ -293,9 +293,25 @@ fn trace_explains_segment_and_string_matching() {
     assert_eq!(v["notMatching"][0]["route"], "kong-routes/cart");
     assert_eq!(v["kong"]["over"], serde_json::json!([]));
     let (_, v) = trace_json(&["/shopping"]);
-    // Lattice: /shop would match /shopping as a string, but /shopping comes first.
+    // Lattice: /shop would match /shopping as a string, so the two apps are in different
+    // groups: no other rule of /shopping's group matches it, whatever the rules' order.
+    assert!(
+        v["lattice"]["laterMatching"]
+            .as_array()
+            .is_none_or(|later| later.is_empty()),
+        "{v:#}"
+    );
+    assert_ne!(v["lattice"]["route"], trace_json(&["/shop"]).1["lattice"]["route"]);
+    // A committed pair (check's `order-dependent-group` fixture): trace shows the later
+    // rule that would take /shopping if the controller put it first.
+    let fixture = common::root().join("tests/check/order-dependent-group");
+    let run = latgen(
+        &fixture,
+        &["trace", "/shopping", "-o", "generated", "--format", "json"],
+    );
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
     let later = &v["lattice"]["laterMatching"];
-    assert_eq!(later[0]["match"]["value"], "/shop");
+    assert_eq!(later[0]["match"]["value"], "/shop", "{v:#}");
     assert!(later[0]["rule"].as_u64() > v["lattice"]["rule"].as_u64());
     let (_, v) = trace_json(&["/shop/cart/x"]);
     assert_eq!(v["kong"]["over"][0]["route"], "kong-routes/shop-web");

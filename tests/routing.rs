@@ -278,3 +278,56 @@ fn empty_fields_model_alike_from_text_and_from_typed_objects() {
         without_positions(&format!("{b:#?}"))
     );
 }
+
+/// The order the AWS Gateway API Controller (v2.1.3) leaves a group's rules in when `late`
+/// is the app added last: a rule new to a listener is created at the next free priority,
+/// after every existing rule (`pkg/deploy/lattice/rule_manager.go`, `create`), and the
+/// reorder that follows sends every rule of the listener in one `BatchUpdateRule` call
+/// (`rule_synthesizer.go`, `adjustPriorities`), which the Lattice API caps at 5 rules. So in
+/// a route of more than 5 rules the late app's rules stay last.
+fn added_last(
+    route: &latgen::routing::LatticeRoute,
+    late: &latgen::routing::BackendRef,
+) -> latgen::routing::LatticeRoute {
+    const BATCH_UPDATE_MAX: usize = 5;
+    let mut r = route.clone();
+    if r.rules.len() > BATCH_UPDATE_MAX {
+        r.rules
+            .sort_by_key(|rule| rule.backend.as_ref() == Some(late));
+    }
+    r
+}
+
+/// The example routes every probe right whichever app of each group the controller added
+/// last, which is the order a group is left in after a new app, a move into it or a path
+/// change (see `added_last`).
+#[test]
+fn example_routes_right_whichever_app_of_a_group_was_added_last() {
+    let built = common::built(&common::root());
+    let net = Network::from_files(
+        built
+            .output
+            .files
+            .iter()
+            .map(|(p, t)| (p.as_path(), t.as_str())),
+    )
+    .unwrap();
+    let (apps, config) = (&built.prepared.apps, &built.prepared.config);
+    let mut orders = 0;
+    for (i, route) in net.lattice.iter().enumerate() {
+        let backends: std::collections::BTreeSet<_> = route
+            .rules
+            .iter()
+            .filter_map(|r| r.backend.clone())
+            .collect();
+        for late in &backends {
+            let mut shuffled = net.clone();
+            shuffled.lattice[i] = std::sync::Arc::new(added_last(route, late));
+            if let Err(e) = common::oracle::misroutes(apps, config, &shuffled, &[Headers::new()]) {
+                panic!("{} added last to {}: {e}", late, route.name);
+            }
+            orders += 1;
+        }
+    }
+    assert!(orders > 70, "tried {orders} orders");
+}

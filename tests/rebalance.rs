@@ -1,6 +1,7 @@
 //! Rebalancing: `latgen move` through its three steps, adds and removals in two halves, each
 //! step routed through the generated manifests and accepted by `check --base`; refused moves
-//! change nothing; compaction reaches the lower bound with the fewest moves; cost figures.
+//! change nothing; compaction reaches the lower bound with the fewest moves; `plan --apply`
+//! separates order-dependent pairs in safe steps; cost figures.
 
 mod common;
 
@@ -503,4 +504,62 @@ fn cost_reproduces_the_field_report() {
         "{}",
         o.stdout
     );
+}
+
+/// A group planned before apps whose paths one request can match both were kept apart
+/// (here: a lock that puts `/shop`, `/shopping` and `/shop-admin` in one group): `check`
+/// warns, `plan --apply` records the moves that separate them, and `render --base` ships
+/// them in three steps, each accepted by `check --base` with every path routed; at the end
+/// no pair is left and `check` finds nothing.
+#[test]
+fn plan_apply_separates_committed_order_dependent_pairs_in_safe_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (name, path) in [
+        ("shop", "/shop"),
+        ("shopping", "/shopping"),
+        ("shop-admin", "/shop-admin"),
+        ("blog", "/blog"),
+    ] {
+        common::path_app(dir, name, &[path]);
+    }
+    std::fs::write(
+        dir.join("latgen.lock"),
+        "version: 1\napps:\n  blog: 1\n  shop: 1\n  shop-admin: 1\n  shopping: 1\n",
+    )
+    .unwrap();
+    common::git(dir, &["init", "-q"]);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    commit(dir, "a group planned before the overlap rule");
+    let warned = latgen(dir, &["check", "--format", "json"]);
+    assert_eq!(warned.code, Some(0), "{}", warned.stdout);
+    assert_eq!(warned.stdout.matches("order-dependent-group").count(), 2);
+    let applied = latgen(dir, &["plan", "--apply"]);
+    assert_eq!(applied.code, Some(0), "{}", applied.stderr);
+    assert!(
+        applied.stdout.contains("  shop: group-01 -> group-02"),
+        "{}",
+        applied.stdout
+    );
+    for step in 1..=3 {
+        let r = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(r.code, Some(0), "step {step}: {}", r.stderr);
+        assert!(
+            r.stderr.starts_with(&format!("step {step} of 3")),
+            "{}",
+            r.stderr
+        );
+        let c = check_base(dir);
+        assert_eq!(c.code, Some(0), "step {step}: {}", c.stdout);
+        assert_routes(dir);
+        commit(dir, &format!("step {step}"));
+    }
+    let clean = latgen(dir, &["check"]);
+    assert_eq!(clean.code, Some(0), "{}", clean.stdout);
+    assert!(
+        !clean.stdout.contains("order-dependent-group"),
+        "{}",
+        clean.stdout
+    );
+    assert!(lock(dir).contains("  shop: 2\n"), "{}", lock(dir));
 }

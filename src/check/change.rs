@@ -25,7 +25,10 @@ fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
 /// - `order-dependent-group` (an error): the change puts two apps whose paths one request
 ///   can match both into one route, which then routes right only in an order of rules the
 ///   controller does not keep. Pairs the old route had already are the committed
-///   findings' (warnings).
+///   findings' (warnings). A route new to the tree is not read here (reading every new
+///   route would double a first render's time): the planner puts no such pair into a new
+///   group (a new app is placed apart, a move's target is checked when it starts), and the
+///   committed findings still warn of one a hand-edited lock makes.
 pub fn change_warnings(
     old: &BTreeMap<PathBuf, String>,
     new: &BTreeMap<PathBuf, String>,
@@ -38,29 +41,31 @@ pub fn change_warnings(
     let mut before = old.iter().peekable();
     for (rel, text) in new {
         while before.next_if(|(p, _)| *p < rel).is_some() {}
-        let before_text = before.peek().filter(|(p, _)| *p == rel).map(|(_, t)| *t);
-        if before_text == Some(text) || side_of(rel) != Side::Lattice {
-            continue;
-        }
-        let Some(after) = LatticeRoute::parse(rel, text) else {
+        let Some(before_text) = before
+            .peek()
+            .filter(|(p, t)| *p == rel && *t != text)
+            .map(|(_, t)| *t)
+        else {
             continue;
         };
-        let before = before_text.and_then(|t| LatticeRoute::parse(rel, t));
+        if side_of(rel) != Side::Lattice {
+            continue;
+        }
+        let (Some(before), Some(after)) = (
+            LatticeRoute::parse(rel, before_text),
+            LatticeRoute::parse(rel, text),
+        ) else {
+            continue;
+        };
         let at = |m: &crate::routing::PathRule| {
             Span::new(out_dir.join(rel), m.pos.line.max(1), m.pos.column)
         };
-        let had: BTreeSet<_> = (before.iter())
-            .flat_map(|b| b.order_dependent())
-            .map(|p| p.key())
-            .collect();
+        let had: BTreeSet<_> = before.order_dependent().iter().map(|p| p.key()).collect();
         for pair in after.order_dependent() {
             if !had.contains(&pair.key()) {
                 diags.push(order_dependence(&after, &pair, names, Severity::Error, &at));
             }
         }
-        let Some(before) = before else {
-            continue;
-        };
         let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
         if let Some(d) = group_at_quota(&before, &after, quota) {
             diags.push(d.at(span));

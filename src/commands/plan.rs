@@ -56,7 +56,11 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
         return Outcome::Success;
     }
     let verb = if args.apply { "recorded" } else { "printed" };
-    let bring = if c.moves.len() == 1 { "brings" } else { "bring" };
+    let bring = if c.moves.len() == 1 {
+        "brings"
+    } else {
+        "bring"
+    };
     println!(
         "{} {bring} it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
         plural(c.moves.len(), "move"),
@@ -89,7 +93,11 @@ fn separate(
         );
     }
     let verb = if args.apply { "recorded" } else { "printed" };
-    let separate = if moves.len() == 1 { "separates" } else { "separate" };
+    let separate = if moves.len() == 1 {
+        "separates"
+    } else {
+        "separate"
+    };
     println!(
         "{} {separate} them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
         plural(moves.len(), "move")

@@ -1021,8 +1021,11 @@ impl LatticeRoute {
                 if a_backend == b_backend || !overlap || a.headers_exclusive(b) {
                     continue;
                 }
-                let wrong_order = a.kind == MatchKind::Prefix && b.path.starts_with(&a.path)
-                    || a.kind == MatchKind::Exact && b.kind == MatchKind::Exact;
+                // As check's shadowing finding reads it (`rule-shadowed`): the earlier rule
+                // takes every request of the later one, its headers included.
+                let wrong_order = (a.kind == MatchKind::Prefix && b.path.starts_with(&a.path)
+                    || a.kind == MatchKind::Exact && b.kind == MatchKind::Exact)
+                    && b.headers_imply(a);
                 // As check's shadowing finding reads it (`nested-prefix`): an inner prefix
                 // first, not written segment-safely.
                 let nested = a.kind == MatchKind::Prefix

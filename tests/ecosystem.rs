@@ -301,7 +301,10 @@ fn trace_explains_segment_and_string_matching() {
             .is_none_or(|later| later.is_empty()),
         "{v:#}"
     );
-    assert_ne!(v["lattice"]["route"], trace_json(&["/shop"]).1["lattice"]["route"]);
+    assert_ne!(
+        v["lattice"]["route"],
+        trace_json(&["/shop"]).1["lattice"]["route"]
+    );
     // A committed pair (check's `order-dependent-group` fixture): trace shows the later
     // rule that would take /shopping if the controller put it first.
     let fixture = common::root().join("tests/check/order-dependent-group");

@@ -331,3 +331,39 @@ fn example_routes_right_whichever_app_of_a_group_was_added_last() {
     }
     assert!(orders > 70, "tried {orders} orders");
 }
+
+/// A Lattice route of two rules to two Services: `first` then `then`, each a match given
+/// as YAML.
+fn two_rule_route(first: &str, then: &str) -> latgen::routing::LatticeRoute {
+    let rule = |m: &str, svc: &str| {
+        format!(
+            "    - matches:\n        - {m}\n      backendRefs:\n        - name: {svc}\n          port: 80\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: group-01\n  namespace: lattice-groups\nspec:\n  hostnames: [group-01.lattice.internal]\n  rules:\n{}{}",
+        rule(first, "shop"),
+        rule(then, "promo")
+    );
+    latgen::routing::LatticeRoute::parse(Path::new("lattice/httproute-group-01.yaml"), &text)
+        .expect("a Lattice route")
+}
+
+/// A pair is order-dependent where the written order routes right: `/shopping` before
+/// `/shop`, or `/shop` first with a header the later rule does not need (so `/shopping`
+/// without the header still reaches the later rule, and with it the earlier one takes it
+/// whichever app owns it). A pair written in the wrong order is `rule-shadowed` instead.
+#[test]
+fn order_dependent_pairs_are_those_the_written_order_routes_right() {
+    let count = |first: &str, then: &str| two_rule_route(first, then).order_dependent().len();
+    let prefix = |p: &str| format!("{{path: {{type: PathPrefix, value: {p}}}}}");
+    assert_eq!(count(&prefix("/shopping"), &prefix("/shop")), 1);
+    assert_eq!(
+        count(&prefix("/shop"), &prefix("/shopping")),
+        0,
+        "shadowed, not order-dependent"
+    );
+    let with_header = "{path: {type: PathPrefix, value: /shop}, headers: [{type: Exact, name: x-env, value: canary}]}";
+    assert_eq!(count(with_header, &prefix("/shopping")), 1);
+    assert_eq!(count(&prefix("/blog"), &prefix("/shop")), 0);
+}

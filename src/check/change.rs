@@ -134,7 +134,7 @@ pub(super) fn order_dependence(
     };
     d.at(at(then))
         .related(at(first), "matches the same requests")
-        .help("keep the two apps in different groups: `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")
+        .help("keep the two apps in different groups: once no move is in flight, `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")
 }
 
 /// `group-at-quota`: the old and new rules together are over the quota.

@@ -149,7 +149,8 @@ fn overlap_chain(prepared: &Prepared) -> Vec<&str> {
         let path = p.value.as_str();
         // Every prefix `path` starts with, shortest first, one app each; `path`'s app last.
         let mut chain: Vec<(&str, AppId)> = Vec::new();
-        let starts = (1..path.len()).filter(|&i| path.is_char_boundary(i));
+        // The path itself too: another app's prefix equal to this app's Exact path.
+        let starts = (1..=path.len()).filter(|&i| path.is_char_boundary(i));
         for start in starts.map(|i| &path[..i]) {
             if let Some(&other) = prefixes.get(start)
                 && other != id

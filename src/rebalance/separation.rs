@@ -67,6 +67,10 @@ pub fn separation(prepared: &Prepared) -> (Vec<OrderDependentPair>, Vec<(String,
 /// A path of `a` and one of `b` that one request can match both, if any.
 fn overlap(prepared: &Prepared, a: AppId, b: AppId) -> Option<(String, String)> {
     let apps = &prepared.apps;
+    // Two apps on one Service reach it in either order: `check` reports no such pair.
+    if apps[a].backend() == apps[b].backend() {
+        return None;
+    }
     apps[a].paths.iter().find_map(|pa| {
         apps[b]
             .paths
@@ -77,8 +81,9 @@ fn overlap(prepared: &Prepared, a: AppId, b: AppId) -> Option<(String, String)> 
 }
 
 /// The apps to move out of a group so that none of `clashes` is left: each time the app in
-/// the most clashes (on a tie, the one with fewer rules, then the later name, so that the
-/// earlier-named stays), until none is left.
+/// the most clashes (an app without a `group:` pin first, since a pin must agree with the
+/// lock; on a tie, the one with fewer rules, then the later name, so that the earlier-named
+/// stays), until none is left.
 fn evict(prepared: &Prepared, mut clashes: Vec<(AppId, AppId)>) -> Vec<AppId> {
     let apps = &prepared.apps;
     let mut out = Vec::new();
@@ -88,8 +93,11 @@ fn evict(prepared: &Prepared, mut clashes: Vec<(AppId, AppId)>) -> Vec<AppId> {
             *count.entry(a).or_default() += 1;
             *count.entry(b).or_default() += 1;
         }
+        let unpinned = |id: AppId| apps[id].pin.is_none();
         let Some((&worst, _)) = count.iter().max_by(|(a, ca), (b, cb)| {
-            ca.cmp(cb)
+            unpinned(**a)
+                .cmp(&unpinned(**b))
+                .then_with(|| ca.cmp(cb))
                 .then_with(|| apps[**b].rule_count().cmp(&apps[**a].rule_count()))
                 .then_with(|| apps[**a].name.cmp(&apps[**b].name))
         }) else {

@@ -19,7 +19,7 @@ use crate::codes::Code;
 use crate::config::Config;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::lock::{Lock, LockState, Move, Step};
-use crate::model::{App, AppId, Backend, MatchKind, Pos};
+use crate::model::{App, AppId, Backend, MatchKind, PathMatch, Pos};
 use crate::platform;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,32 +237,11 @@ impl<'a> Planner<'a> {
                 });
             }
         }
-        for p in self.path_matches(app) {
-            let clash = match p.kind {
-                MatchKind::Prefix => {
-                    nested_with(&g.prefixes, &p.value, id).map(|(other_path, other)| {
-                        NoRoom::Nested {
-                            path: p.value.clone(),
-                            other_path,
-                            other,
-                        }
-                    })
-                }
-                MatchKind::Exact => None,
-            };
-            let clash = clash.or_else(|| {
-                (overlaps == Overlaps::Refuse)
-                    .then(|| overlapping(g, p.kind, &p.value, id))
-                    .flatten()
-                    .map(|(other_path, other)| NoRoom::Overlap {
-                        path: p.value.clone(),
-                        other_path,
-                        other,
-                    })
-            });
-            if let Some(why) = clash {
-                return Err(why);
-            }
+        if let Some(why) = self
+            .path_matches(app)
+            .find_map(|p| clash(g, p, id, overlaps))
+        {
+            return Err(why);
         }
         Ok(())
     }
@@ -301,7 +280,7 @@ impl<'a> Planner<'a> {
 
     /// The app's paths that must not overlap another app's in its group: all of them when
     /// Lattice matches paths, none when it matches the header Kong sets (one value per app).
-    fn path_matches<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b crate::model::PathMatch> {
+    fn path_matches<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b PathMatch> {
         let header = self.config.header_dispatch();
         app.paths.iter().filter(move |_| !header)
     }
@@ -361,31 +340,42 @@ fn nested_with(
         .map(|(p, &other)| (p.clone(), other))
 }
 
-/// Another app's path in group `g` that one request could match together with `path` (of
-/// kind `kind`), compared as Lattice compares them ([`platform::lattice_matches_overlap`]).
-fn overlapping(g: &GroupState, kind: MatchKind, path: &str, me: AppId) -> Option<(String, AppId)> {
-    let other = |found: Option<(&String, &AppId)>| {
-        found
-            .filter(|(_, other)| **other != me)
-            .map(|(p, &other)| (p.clone(), other))
-    };
-    // Prefixes `path` starts with (itself included): one look-up per character boundary.
-    let above = (1..=path.len())
-        .filter(|&i| path.is_char_boundary(i))
-        .find_map(|i| other(g.prefixes.get_key_value(&path[..i])));
-    let same_exact = || other(g.exacts.get_key_value(path));
-    // Paths that start with a prefix: the range of keys from it on that share it.
-    let below = |map: &BTreeMap<String, AppId>| {
-        map.range::<str, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
-            .take_while(|(p, _)| p.starts_with(path))
-            .find_map(|found| other(Some(found)))
-    };
-    match kind {
-        MatchKind::Exact => above.or_else(same_exact),
-        MatchKind::Prefix => above
-            .or_else(|| below(&g.prefixes))
-            .or_else(|| below(&g.exacts)),
+/// Why app `id`'s path `p` cannot join group `g`: another app's prefix nests with it, or
+/// (unless `overlaps` keeps them) another app's path overlaps it.
+fn clash(g: &GroupState, p: &PathMatch, id: AppId, overlaps: Overlaps) -> Option<NoRoom> {
+    let path = p.value.clone();
+    if p.kind == MatchKind::Prefix
+        && let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id)
+    {
+        return Some(NoRoom::Nested {
+            path,
+            other_path,
+            other,
+        });
     }
+    if overlaps == Overlaps::Keep {
+        return None;
+    }
+    let (other_path, other) = overlapping(g, p.kind, &p.value, id)?;
+    Some(NoRoom::Overlap {
+        path,
+        other_path,
+        other,
+    })
+}
+
+/// Another app's path in group `g` that one request could match together with `path` (of
+/// kind `kind`), as [`platform::lattice_matches_overlap`] says. A group holds at most 16
+/// paths (the CRD's rules; under header dispatch none are kept), so they are scanned.
+fn overlapping(g: &GroupState, kind: MatchKind, path: &str, me: AppId) -> Option<(String, AppId)> {
+    let prefixes = g.prefixes.iter().map(|(p, &a)| (MatchKind::Prefix, p, a));
+    let exacts = g.exacts.iter().map(|(p, &a)| (MatchKind::Exact, p, a));
+    prefixes
+        .chain(exacts)
+        .find(|&(k, p, other)| {
+            other != me && platform::lattice_matches_overlap((kind, path), (k, p))
+        })
+        .map(|(_, p, other)| (p.clone(), other))
 }
 
 impl<'a> Planner<'a> {

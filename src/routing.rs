@@ -114,6 +114,27 @@ impl PathRule {
         })
     }
 
+    /// Whether this match, earlier in a Lattice route, takes every request of `later`: its
+    /// prefix starts `later`'s path (or both are the same Exact path), and every request
+    /// that meets `later`'s header conditions meets this one's (`rule-shadowed`).
+    pub fn takes_all_of(&self, later: &PathRule) -> bool {
+        let path = match self.kind {
+            MatchKind::Prefix => later.path.starts_with(&self.path),
+            MatchKind::Exact => later.kind == MatchKind::Exact && self.path == later.path,
+        };
+        path && later.headers_imply(self)
+    }
+
+    /// Whether this prefix, earlier in a Lattice route, lies segment-wise under the prefix
+    /// `later` and is not written segment-safely (ending in `/`): Lattice gives it
+    /// `later`'s `…x` requests in the written order (`nested-prefix`).
+    pub fn nests_inside(&self, later: &PathRule) -> bool {
+        self.kind == MatchKind::Prefix
+            && later.kind == MatchKind::Prefix
+            && !self.path.ends_with('/')
+            && crate::platform::nests_under(&self.path, &later.path)
+    }
+
     /// Whether no request meets both matches' header conditions: one header must have two
     /// different values.
     pub fn headers_exclusive(&self, other: &PathRule) -> bool {
@@ -130,6 +151,15 @@ pub struct BackendRef {
     pub namespace: String,
     pub name: String,
     pub port: Option<i32>,
+}
+
+impl BackendRef {
+    /// Whether this is `app`'s Service, on its port.
+    pub fn is_of(&self, app: &crate::model::App) -> bool {
+        self.namespace == app.namespace
+            && self.name == app.service
+            && self.port == Some(i32::from(app.port))
+    }
 }
 
 impl std::fmt::Display for BackendRef {
@@ -1021,18 +1051,8 @@ impl LatticeRoute {
                 if a_backend == b_backend || !overlap || a.headers_exclusive(b) {
                     continue;
                 }
-                // As check's shadowing finding reads it (`rule-shadowed`): the earlier rule
-                // takes every request of the later one, its headers included.
-                let wrong_order = (a.kind == MatchKind::Prefix && b.path.starts_with(&a.path)
-                    || a.kind == MatchKind::Exact && b.kind == MatchKind::Exact)
-                    && b.headers_imply(a);
-                // As check's shadowing finding reads it (`nested-prefix`): an inner prefix
-                // first, not written segment-safely.
-                let nested = a.kind == MatchKind::Prefix
-                    && b.kind == MatchKind::Prefix
-                    && !a.path.ends_with('/')
-                    && crate::platform::nests_under(&a.path, &b.path);
-                if !wrong_order && !nested {
+                // Misrouted in the written order already: check's shadowing findings.
+                if !a.takes_all_of(b) && !a.nests_inside(b) {
                     pairs.push(OrderDependence {
                         first: (a, a_backend),
                         then: (b, b_backend),

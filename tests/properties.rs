@@ -239,11 +239,7 @@ proptest! {
     fn the_plan_does_not_depend_on_input_order(specs in prop::collection::vec(spec(), 1..30), seed in any::<u64>()) {
         let apps = apps_from(&specs);
         let mut shuffled = apps.clone();
-        let mut s = seed | 1;
-        for i in (1..shuffled.len()).rev() {
-            s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-            shuffled.swap(i, (s % (i as u64 + 1)) as usize);
-        }
+        shuffle(&mut shuffled, seed);
         let (a, _) = plan_of(&apps, &LockState::default());
         let (b, _) = plan_of(&shuffled, &LockState::default());
         prop_assert_eq!(&a.lock, &b.lock);
@@ -362,10 +358,7 @@ proptest! {
         prop_assert_eq!(p.groups.len(), apps.len().div_ceil(6));
         let t = latgen::render::Templates::load(None).unwrap();
         let out = latgen::render::render(&p, &apps, &config, &t).unwrap();
-        let net = latgen::routing::Network::from_files(
-            out.files.iter().map(|(p, t)| (p.as_path(), t.as_str())),
-        )
-        .unwrap();
+        let net = common::network(&out.files);
         let forged: Vec<latgen::routing::Headers> = [None, Some("app-000"), Some("APP-001")]
             .iter()
             .map(|v| v.iter().map(|v| ("x-latgen-app".to_string(), v.to_string())).collect())
@@ -458,19 +451,24 @@ proptest! {
     }
 }
 
-/// `net` with every Lattice route's rules in another order (a Fisher-Yates shuffle driven
-/// by `seed`): an order the controller could leave them in.
+/// `items` in another order: a Fisher-Yates shuffle driven by `seed` (xorshift).
+fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut s = seed | 1;
+    for i in (1..items.len()).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        items.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+}
+
+/// `net` with every Lattice route's rules in another order (driven by `seed`): an order the
+/// controller could leave them in.
 fn with_rules_shuffled(net: &latgen::routing::Network, seed: u64) -> latgen::routing::Network {
     let mut out = net.clone();
-    let mut s = seed | 1;
-    for route in &mut out.lattice {
+    for (k, route) in out.lattice.iter_mut().enumerate() {
         let mut r = (**route).clone();
-        for i in (1..r.rules.len()).rev() {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            r.rules.swap(i, (s % (i as u64 + 1)) as usize);
-        }
+        shuffle(&mut r.rules, seed.wrapping_add(k as u64));
         *route = std::sync::Arc::new(r);
     }
     out
@@ -499,22 +497,8 @@ fn order_config(header: bool) -> Config {
 
 /// Plans, renders and models `apps`: the plan and the routing model of its output.
 fn planned_network(apps: &[App], config: &Config) -> (Plan, latgen::routing::Network) {
-    let mut diags = Diagnostics::new();
-    let p = plan::plan(
-        apps,
-        &Lock::default(),
-        Path::new("latgen.lock"),
-        config,
-        &mut diags,
-    );
-    assert!(!diags.has_errors(), "{diags:?}");
-    let t = latgen::render::Templates::load(None).unwrap();
-    let out = latgen::render::render(&p, apps, config, &t).unwrap();
-    let net = latgen::routing::Network::from_files(
-        out.files.iter().map(|(p, t)| (p.as_path(), t.as_str())),
-    )
-    .unwrap();
-    (p, net)
+    let (p, files) = common::plan_and_render(apps, config);
+    (p, common::network(&files))
 }
 
 /// The lower bound `latgen plan` reports for `plan`.

@@ -17,14 +17,7 @@ fn assert_routing_equivalent(dir: &Path) -> usize {
 /// headers a client adds of its own.
 fn assert_routes_with(dir: &Path, forged: &[Headers]) -> usize {
     let built = common::built(dir);
-    let net = Network::from_files(
-        built
-            .output
-            .files
-            .iter()
-            .map(|(p, t)| (p.as_path(), t.as_str())),
-    )
-    .unwrap();
+    let net = common::network(&built.output.files);
     match common::oracle::misroutes(&built.prepared.apps, &built.prepared.config, &net, forged) {
         Ok(checked) => checked,
         Err(e) => panic!("{e}"),
@@ -304,14 +297,7 @@ fn added_last(
 #[test]
 fn example_routes_right_whichever_app_of_a_group_was_added_last() {
     let built = common::built(&common::root());
-    let net = Network::from_files(
-        built
-            .output
-            .files
-            .iter()
-            .map(|(p, t)| (p.as_path(), t.as_str())),
-    )
-    .unwrap();
+    let net = common::network(&built.output.files);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     let mut orders = 0;
     for (i, route) in net.lattice.iter().enumerate() {

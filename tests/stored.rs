@@ -12,11 +12,9 @@ mod common;
 mod generate;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use latgen::config::{Config, Protocol};
-use latgen::diag::Diagnostics;
-use latgen::lock::Lock;
 use latgen::model::{App, HealthCheck, MatchKind, PathMatch, Pos};
 use latgen::stored::{Added, prune_to_defaults, structural_default};
 use proptest::prelude::*;
@@ -300,19 +298,7 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
 
 /// Plans and renders `apps` in memory with `config`, as `render` would write them.
 fn render(apps: &[App], config: &Config) -> BTreeMap<PathBuf, String> {
-    let mut diags = Diagnostics::new();
-    let plan = latgen::plan::plan(
-        apps,
-        &Lock::default(),
-        Path::new("latgen.lock"),
-        config,
-        &mut diags,
-    );
-    assert!(!diags.has_errors(), "{diags:?}");
-    let templates = latgen::render::Templates::load(None).unwrap();
-    latgen::render::render(&plan, apps, config, &templates)
-        .unwrap()
-        .files
+    common::plan_and_render(apps, config).1
 }
 
 /// The settings that change what the templates write.

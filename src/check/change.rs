@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::model::App;
 use crate::output::side_of;
 use crate::render::Side;
 use crate::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
@@ -22,9 +23,10 @@ fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
 /// - `group-at-quota`: the controller creates the new rules before it deletes the old
 ///   ones, so for a while the route holds both; over the quota, the extra rules are
 ///   dropped without an error.
-/// - `order-dependent-group` (an error): the change puts two apps whose paths one request
-///   can match both into one route, which then routes right only in an order of rules the
-///   controller does not keep. Pairs the old route had already are the committed
+/// - `order-dependent-group`, of severity `created` (an error for the PR gate, a warning
+///   for `render`), naming apps from `apps`: the change puts two apps whose paths one
+///   request can match both into one route, which then routes right only in an order of
+///   rules the controller does not keep. Pairs the old route had already are the committed
 ///   findings' (warnings). A route new to the tree is not read here (reading every new
 ///   route would double a first render's time): the planner puts no such pair into a new
 ///   group (a new app is placed apart, a move's target is checked when it starts), and the
@@ -34,7 +36,7 @@ pub fn change_warnings(
     new: &BTreeMap<PathBuf, String>,
     quota: usize,
     out_dir: &Path,
-    names: &AppNames,
+    (apps, created): (&[App], Severity),
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Both trees are sorted alike: walked side by side, not looked up file by file.
@@ -63,7 +65,7 @@ pub fn change_warnings(
         let had: BTreeSet<_> = before.order_dependent().iter().map(|p| p.key()).collect();
         for pair in after.order_dependent() {
             if !had.contains(&pair.key()) {
-                diags.push(order_dependence(&after, &pair, names, Severity::Error, &at));
+                diags.push(order_dependence(&after, &pair, apps, created, &at));
             }
         }
         let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
@@ -74,33 +76,18 @@ pub fn change_warnings(
     diags
 }
 
-/// The app each backend of the project serves, to name apps in findings about Lattice rules
-/// (which name only their backend).
-#[derive(Debug, Default)]
-pub struct AppNames(BTreeMap<BackendRef, String>);
-
-impl AppNames {
-    pub fn of(apps: &[crate::model::App]) -> Self {
-        AppNames(
-            apps.iter()
-                .map(|a| {
-                    let backend = BackendRef {
-                        namespace: a.namespace.clone(),
-                        name: a.service.clone(),
-                        port: Some(i32::from(a.port)),
-                    };
-                    (backend, a.name.clone())
-                })
-                .collect(),
-        )
-    }
-
-    /// The app `backend` serves, else the backend itself (`namespace/service:port`).
-    pub fn name(&self, backend: Option<&BackendRef>) -> String {
-        match backend {
-            Some(b) => self.0.get(b).cloned().unwrap_or_else(|| b.to_string()),
-            None => "no backend".to_string(),
-        }
+/// The app a Lattice rule for `path` to `backend` serves (a rule names only its backend):
+/// the app on that Service that declares the path, else any app on it, else the Service.
+/// Asked only for findings, which are few: a scan, not an index built on every check.
+fn app_name(apps: &[App], backend: Option<&BackendRef>, path: &str) -> String {
+    let Some(b) = backend else {
+        return "no backend".to_string();
+    };
+    let mut on_it = apps.iter().filter(|a| b.is_of(a));
+    let declares = |a: &&App| a.paths.iter().any(|p| p.value == path);
+    match (on_it.clone().find(declares), on_it.next()) {
+        (Some(a), _) | (None, Some(a)) => a.name.clone(),
+        (None, None) => b.to_string(),
     }
 }
 
@@ -109,12 +96,13 @@ impl AppNames {
 pub(super) fn order_dependence(
     route: &LatticeRoute,
     pair: &OrderDependence<'_>,
-    names: &AppNames,
+    apps: &[App],
     severity: Severity,
     at: &dyn Fn(&crate::routing::PathRule) -> Span,
 ) -> Diagnostic {
     let ((first, first_backend), (then, then_backend)) = (pair.first, pair.then);
-    let (right, wrong) = (names.name(first_backend), names.name(then_backend));
+    let right = app_name(apps, first_backend, &first.path);
+    let wrong = app_name(apps, then_backend, &then.path);
     let shown = |m: &crate::routing::PathRule| match m.kind {
         crate::model::MatchKind::Exact => format!("`{}` (Exact)", m.path),
         crate::model::MatchKind::Prefix => format!("`{}`", m.path),
@@ -128,10 +116,8 @@ pub(super) fn order_dependence(
         shown(first),
         first.path,
     );
-    let d = match severity {
-        Severity::Error => Diagnostic::error(Code::OrderDependentGroup, message),
-        Severity::Warning => Diagnostic::warning(Code::OrderDependentGroup, message),
-    };
+    let mut d = Diagnostic::error(Code::OrderDependentGroup, message);
+    d.severity = severity;
     d.at(at(then))
         .related(at(first), "matches the same requests")
         .help("keep the two apps in different groups: once no move is in flight, `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")

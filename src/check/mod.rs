@@ -20,7 +20,7 @@ mod rollout;
 mod routes;
 mod staleness;
 
-pub use change::{AppNames, change_warnings};
+pub use change::change_warnings;
 
 use crate::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
@@ -346,8 +346,14 @@ fn change_findings(
         _ => &rendered.files,
     };
     let quota = prepared.config.quotas.rules_per_service as usize;
-    let names = AppNames::of(&prepared.apps);
-    diags.extend(change_warnings(before, after, quota, &opts.out_dir, &names));
+    let created = (&prepared.apps[..], Severity::Error);
+    diags.extend(change_warnings(
+        before,
+        after,
+        quota,
+        &opts.out_dir,
+        created,
+    ));
     // Whether the change is safe to roll out and whether it is up to date are independent.
     let (safety, stale) = rayon::join(
         || match (base, states) {
@@ -456,8 +462,7 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
         || {
             let mut diags = unnamed_header_rules(net);
             diags.extend(kong_plugins(net));
-            let names = prepared.map(|p| AppNames::of(&p.apps)).unwrap_or_default();
-            diags.extend(order_dependence(net, &names));
+            diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
             }

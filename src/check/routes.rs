@@ -38,13 +38,7 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
                 if earlier.headers_exclusive(later) {
                     continue;
                 }
-                let covers = (earlier.kind == MatchKind::Prefix
-                    && later.path.starts_with(&earlier.path)
-                    || earlier.kind == MatchKind::Exact
-                        && later.kind == MatchKind::Exact
-                        && earlier.path == later.path)
-                    && later.headers_imply(earlier);
-                if covers {
+                if earlier.takes_all_of(later) {
                     reported.insert(*j);
                     if earlier_backend == later_backend {
                         diags.push(
@@ -63,12 +57,7 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
                     }
                     continue;
                 }
-                let nested = earlier.kind == MatchKind::Prefix
-                    && later.kind == MatchKind::Prefix
-                    && !earlier.path.ends_with('/')
-                    && platform::nests_under(&earlier.path, &later.path)
-                    && earlier_backend != later_backend;
-                if nested {
+                if earlier.nests_inside(later) && earlier_backend != later_backend {
                     reported.insert(*j);
                     diags.push(
                         Diagnostic::error(
@@ -92,7 +81,7 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
 /// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
 /// only in their committed order (see [`crate::routing::LatticeRoute::order_dependent`]).
 /// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
-pub(super) fn order_dependence(net: &Network, names: &super::change::AppNames) -> Diagnostics {
+pub(super) fn order_dependence(net: &Network, apps: &[crate::model::App]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
         let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
@@ -100,7 +89,7 @@ pub(super) fn order_dependence(net: &Network, names: &super::change::AppNames) -
             diags.push(super::change::order_dependence(
                 route,
                 &pair,
-                names,
+                apps,
                 crate::codes::Severity::Warning,
                 &at,
             ));

@@ -73,18 +73,16 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     };
     let mut notes = built.diags.clone();
     let quota = built.prepared.config.quotas.rules_per_service as usize;
-    let names = crate::check::AppNames::of(&built.prepared.apps);
     // render writes what the plan says; the PR gate (`check`) is where a pair of
     // order-dependent rules the change creates is an error.
-    notes.extend(
-        crate::check::change_warnings(&existing, &built.output.files, quota, &out, &names)
-            .into_iter()
-            .map(|mut d| {
-                d.severity = crate::codes::Severity::Warning;
-                d
-            })
-            .collect(),
-    );
+    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
+    notes.extend(crate::check::change_warnings(
+        &existing,
+        &built.output.files,
+        quota,
+        &out,
+        created,
+    ));
     notes.sort();
     ui.report(&notes, &built.sources);
     let crate::Built {

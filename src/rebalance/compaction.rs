@@ -7,8 +7,6 @@ use crate::diag::Diagnostic;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{AppId, Backend, MatchKind};
-#[cfg(test)]
-use crate::plan::ancestors;
 use crate::plan::{Group, Occupancy, Plan};
 
 /// A proposal to bring the number of shared groups down.
@@ -240,6 +238,7 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::ancestors;
 
     #[test]
     fn ancestors_are_segment_wise_nearest_first() {

@@ -33,6 +33,29 @@ pub fn render_dir(dir: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     }
 }
 
+/// `apps` planned from no lock with `config` (an error fails the test) and rendered in
+/// memory with the built-in templates: the plan and the files `render` would write.
+pub fn plan_and_render(
+    apps: &[latgen::model::App],
+    config: &latgen::config::Config,
+) -> (latgen::plan::Plan, BTreeMap<PathBuf, String>) {
+    let mut diags = latgen::diag::Diagnostics::new();
+    let lock = latgen::lock::Lock::default();
+    let plan = latgen::plan::plan(apps, &lock, Path::new("latgen.lock"), config, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let templates = Templates::load(None).unwrap();
+    let files = latgen::render::render(&plan, apps, config, &templates)
+        .unwrap()
+        .files;
+    (plan, files)
+}
+
+/// The routing model of rendered files (paths under the output folder).
+pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen::routing::Network {
+    latgen::routing::Network::from_files(files.iter().map(|(p, t)| (p.as_path(), t.as_str())))
+        .unwrap()
+}
+
 pub fn built(dir: &Path) -> latgen::Built {
     let paths = ProjectPaths::at_root(dir);
     let templates = Templates::load(None).unwrap();

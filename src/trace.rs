@@ -249,10 +249,12 @@ fn host_clause(route: &KongRoute, host: Option<&str>) -> String {
     }
 }
 
-type RuleMatch<'a> = (usize, &'a PathRule);
+/// A later rule that matches too: its number, its match, and whether it sends requests to
+/// another backend than the rule that matched.
+type RuleMatch<'a> = (usize, &'a PathRule, bool);
 
 /// The rule that matched (1-based) and its path, and the later rules that match too (they
-/// never see the request: Lattice takes the first match).
+/// never see the request while the rules keep this order: Lattice takes the first match).
 fn lattice_rule<'a>(
     route: &'a LatticeRoute,
     path: &str,
@@ -260,11 +262,13 @@ fn lattice_rule<'a>(
 ) -> Option<(usize, &'a PathRule, Vec<RuleMatch<'a>>)> {
     let mut matching = route.rules.iter().enumerate().filter_map(|(i, r)| {
         let m = r.matches.iter().find(|m| m.lattice_match(path, headers))?;
-        Some((i + 1, m, r.backend.is_some()))
+        Some((i + 1, m, r.backend.as_ref()))
     });
     // A rule without a backend does not take the request (as in `Network::through`).
-    let (n, rule, _) = matching.by_ref().find(|(_, _, has_backend)| *has_backend)?;
-    let later = matching.map(|(i, m, _)| (i, m)).collect();
+    let (n, rule, backend) = matching
+        .by_ref()
+        .find(|(_, _, backend)| backend.is_some())?;
+    let later = matching.map(|(i, m, b)| (i, m, b != backend)).collect();
     Some((n, rule, later))
 }
 
@@ -445,11 +449,18 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
                 lattice_why(rule)
             ),
         );
-        for (n, rule) in later {
+        for (n, rule, elsewhere) in later {
+            // Another app's rule is reached if the controller leaves it first, which it
+            // may: it does not keep the order of a route's rules.
+            let reached = if elsewhere {
+                "it takes the request if the controller puts it first (order-dependent-group)"
+            } else {
+                "never reached"
+            };
             say(
                 o,
                 format!(
-                    "          rule {n} ({} {}) matches too but comes later: never reached",
+                    "          rule {n} ({} {}) matches too but comes later: {reached}",
                     kind_name(rule.kind),
                     rule.path
                 ),
@@ -537,7 +548,9 @@ pub fn to_json(t: &Trace<'_>) -> Value {
             v["why"] = json!(lattice_why(rule));
             v["laterMatching"] = later
                 .iter()
-                .map(|(n, m)| json!({ "rule": n, "match": path_json(m) }))
+                .map(|(n, m, elsewhere)| {
+                    json!({ "rule": n, "match": path_json(m), "otherBackend": elsewhere })
+                })
                 .collect();
         }
         v

@@ -316,6 +316,16 @@ fn trace_explains_segment_and_string_matching() {
     let later = &v["lattice"]["laterMatching"];
     assert_eq!(later[0]["match"]["value"], "/shop", "{v:#}");
     assert!(later[0]["rule"].as_u64() > v["lattice"]["rule"].as_u64());
+    // Another app's rule: reached if the controller puts it first.
+    assert_eq!(later[0]["otherBackend"], true, "{v:#}");
+    let human = latgen(&fixture, &["trace", "/shopping", "-o", "generated"]);
+    assert!(
+        human.stdout.contains(
+            "rule 2 (PathPrefix /shop) matches too but comes later: it takes the request if the controller puts it first (order-dependent-group)"
+        ),
+        "{}",
+        human.stdout
+    );
     let (_, v) = trace_json(&["/shop/cart/x"]);
     assert_eq!(v["kong"]["over"][0]["route"], "kong-routes/shop-web");
     assert_eq!(v["kong"]["over"][0]["why"], "a shorter prefix");

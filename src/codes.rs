@@ -103,6 +103,7 @@ codes! {
     AppTooBig = "app-too-big", Error, "an app has more paths than a group holds rules";
     PinnedGroupFull = "pinned-group-full", Error, "a pinned group has no room for the app";
     PinConflict = "pin-conflict", Error, "an app is pinned to a group other than the one it is in: move it instead";
+    OutgrownGroup = "outgrown-group", Warning, "a locked app no longer fits its group (it grew, or the group's limits shrank): the plan moves it to a group with room";
     GroupOverQuota = "group-over-quota", Error, "a route holds more rules than the Lattice rule quota";
     CrdRuleLimit = "crd-rule-limit", Error, "a route holds more than the HTTPRoute CRD's 16 rules";
     PriorityLimit = "priority-limit", Error, "more rules than Lattice's 100 rule priorities";

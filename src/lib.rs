@@ -29,6 +29,7 @@ pub mod platform;
 pub mod progress;
 pub mod rebalance;
 pub mod render;
+pub mod rendered;
 pub mod report;
 pub mod rollout;
 pub mod routing;
@@ -104,7 +105,15 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
     let prepared = if diags.has_errors() {
         None
     } else {
-        let mut plan = plan::plan(&apps, &loaded.lock, &paths.lock, &loaded.config, &mut diags);
+        let rendered = rendered::Output::new(&paths.root, paths.output.clone(), &loaded.config);
+        let mut plan = plan::plan_with(
+            &apps,
+            &loaded.lock,
+            &paths.lock,
+            &loaded.config,
+            &rendered,
+            &mut diags,
+        );
         services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,

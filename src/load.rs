@@ -24,6 +24,9 @@ pub struct ProjectPaths {
     pub config: PathBuf,
     /// `latgen.lock`; a missing file means no app has a group yet.
     pub lock: PathBuf,
+    /// The output folder as last rendered: the planner reads a group's route there to tell
+    /// which of its apps grew when they no longer fit it.
+    pub output: PathBuf,
 }
 
 impl ProjectPaths {
@@ -34,9 +37,13 @@ impl ProjectPaths {
             apps_dir: root.join("apps"),
             config: root.join("latgen.yaml"),
             lock: root.join("latgen.lock"),
+            output: root.join(DEFAULT_OUTPUT),
         }
     }
 }
+
+/// The output folder's name in the project folder.
+pub const DEFAULT_OUTPUT: &str = "generated";
 
 #[derive(Debug)]
 pub struct LoadedDecl {

@@ -60,6 +60,38 @@ pub struct Plan {
     pub lock: LockState,
     /// Path-routed app → the group its Kong side points at.
     pub kong_group: BTreeMap<AppId, u32>,
+    /// Locked apps that no longer fit the group the lock gives them, placed anew.
+    pub outgrown: Vec<Outgrown>,
+}
+
+/// A locked app that no longer fits its group (it grew, or the group's limits shrank),
+/// placed anew: a move the plan decides, shipped like any other (`render --base`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgrown {
+    pub app: AppId,
+    /// The group the lock gave it.
+    pub from: u32,
+    /// The group it goes to.
+    pub to: u32,
+    /// Why it no longer fits `from`.
+    pub why: NoRoom,
+}
+
+/// How many rules of a group served an app in the output as last rendered. When a group no
+/// longer holds its locked apps, this tells which of them grew: that app leaves, not the
+/// one that comes last by name.
+pub trait Rendered {
+    /// The rules of group `number` that served `app`; None when unknown.
+    fn rules(&self, number: u32, app: &App) -> Option<u32>;
+}
+
+/// No output to ask: the locked apps of a group that do not fit are the last by name.
+pub struct NotRendered;
+
+impl Rendered for NotRendered {
+    fn rules(&self, _: u32, _: &App) -> Option<u32> {
+        None
+    }
 }
 
 impl Plan {
@@ -463,6 +495,18 @@ pub fn plan(
     config: &Config,
     diags: &mut Diagnostics,
 ) -> Plan {
+    plan_with(apps, lock, lock_file, config, &NotRendered, diags)
+}
+
+/// [`plan`], asking `rendered` which app of a group that no longer fits grew.
+pub fn plan_with(
+    apps: &[App],
+    lock: &Lock,
+    lock_file: &Path,
+    config: &Config,
+    rendered: &dyn Rendered,
+    diags: &mut Diagnostics,
+) -> Plan {
     let mut planner = Planner::new(apps, config);
     let placeable = placeable_in_name_order(apps, config, planner.cap, diags);
     // A lock planned for the other dispatch mode holds groups whose rules are of the other
@@ -478,20 +522,24 @@ pub fn plan(
     };
     // The lock first (those placements were valid when written), then the second group of
     // each move in flight, then pins of new apps (a new pin is the change, so a conflict is
-    // reported at the pin), then other new apps; each pass in name order.
+    // reported at the pin), then locked apps that no longer fit their group, then other
+    // new apps; each pass in name order.
     let passes = Passes {
         apps,
         lock,
         lock_file,
         config,
+        rendered,
     };
-    passes.place_locked(&mut planner, &placeable, diags);
-    let moves = passes.place_moves(&mut planner, &placeable, diags);
+    let left = passes.place_locked(&mut planner, &placeable);
+    let moves = passes.place_moves(&mut planner, &placeable, &left, diags);
     if !switching {
         passes.place_pinned(&mut planner, &placeable, &moves, diags);
     }
+    let outgrown = passes.place_outgrown(&mut planner, left, diags);
     passes.place_new(&mut planner, &placeable, switching);
     let mut plan = passes.assemble(planner, moves);
+    plan.outgrown = outgrown;
     plan.lock.dispatch = config.lattice.dispatch;
     plan
 }
@@ -554,6 +602,7 @@ struct Passes<'a> {
     lock: &'a Lock,
     lock_file: &'a Path,
     config: &'a Config,
+    rendered: &'a dyn Rendered,
 }
 
 impl Passes<'_> {
@@ -570,29 +619,63 @@ impl Passes<'_> {
         Span::new(self.lock_file, pos.line, pos.column)
     }
 
-    /// Pass 1: every locked app into the group the lock gives it.
-    fn place_locked(&self, planner: &mut Planner, order: &[AppId], diags: &mut Diagnostics) {
-        for &id in order.iter().filter(|&&id| self.in_lock(id)) {
-            let (number, pos) = self.lock.apps[&self.apps[id].name];
+    /// Pass 1: every locked app into the group the lock gives it; those that no longer fit
+    /// it come back, with the group and why.
+    fn place_locked(&self, planner: &mut Planner, order: &[AppId]) -> Vec<(AppId, u32, NoRoom)> {
+        let mut left = Vec::new();
+        for id in self.locked_order(order) {
+            let (number, _) = self.lock.apps[&self.apps[id].name];
             match planner.fits_keeping(number, id, Overlaps::Keep) {
                 Ok(()) => planner.place(number, id),
-                Err(why) => diags.push(
-                    self.no_room(id, number, &why, self.at_lock(pos), Origin::Lock)
-                        .related(self.at_app(id), "the app"),
-                ),
+                Err(why) => left.push((id, number, why)),
             }
         }
+        left
+    }
+
+    /// The locked apps in name order, except that in a group whose locked apps need more
+    /// rules than it holds, those that need more than the output last rendered gave them
+    /// come last: the app whose declaration grew is the one that leaves.
+    fn locked_order(&self, order: &[AppId]) -> Vec<AppId> {
+        let home = |id: AppId| self.lock.apps[&self.apps[id].name].0;
+        let need = |id: AppId| rules_needed(&self.apps[id], self.config);
+        let locked: Vec<AppId> = order
+            .iter()
+            .copied()
+            .filter(|&id| self.in_lock(id))
+            .collect();
+        let mut demand: BTreeMap<u32, u32> = BTreeMap::new();
+        for &id in &locked {
+            *demand.entry(home(id)).or_default() += need(id);
+        }
+        let cap = self.config.group_rule_capacity();
+        let mut keyed: Vec<(bool, AppId)> = locked
+            .into_iter()
+            .map(|id| {
+                let grew = demand[&home(id)] > cap
+                    && (self.rendered.rules(home(id), &self.apps[id]))
+                        .is_some_and(|had| need(id) > had);
+                (grew, id)
+            })
+            .collect();
+        // Stable: name order within each kind.
+        keyed.sort_by_key(|&(grew, _)| grew);
+        keyed.into_iter().map(|(_, id)| id).collect()
     }
 
     /// Pass 2: each app in the middle of a move into the group it is moving to as well.
+    /// An app that no longer fits the group it is leaving (`left`) is placed later, as
+    /// one that outgrew its group: its move is not in flight any more but decided anew.
     fn place_moves(
         &self,
         planner: &mut Planner,
         order: &[AppId],
+        left: &[(AppId, u32, NoRoom)],
         diags: &mut Diagnostics,
     ) -> BTreeMap<AppId, Move> {
         let mut moves = BTreeMap::new();
-        for &id in order.iter().filter(|&&id| self.in_lock(id)) {
+        let placed = |id: AppId| self.in_lock(id) && !left.iter().any(|l| l.0 == id);
+        for &id in order.iter().filter(|&&id| placed(id)) {
             let Some(&(m, pos)) = self.lock.moves.get(&self.apps[id].name) else {
                 continue;
             };
@@ -666,7 +749,61 @@ impl Passes<'_> {
         .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step"))
     }
 
-    /// Pass 4: the new apps without a pin (everything placed so far was locked or pinned),
+    /// Pass 4: each locked app that no longer fits its group into the group its move in
+    /// flight goes to when it fits there, else the lowest-numbered group with room. A
+    /// placement decision like any other, told as a warning: the lock is never the way out.
+    fn place_outgrown(
+        &self,
+        planner: &mut Planner,
+        left: Vec<(AppId, u32, NoRoom)>,
+        diags: &mut Diagnostics,
+    ) -> Vec<Outgrown> {
+        let mut outgrown = Vec::new();
+        for (id, from, why) in left {
+            let name = &self.apps[id].name;
+            let target = (self.lock.moves.get(name).map(|(m, _)| m.to))
+                .filter(|&to| planner.fits(to, id).is_ok());
+            let to = target.unwrap_or_else(|| planner.first_fit(id));
+            planner.place(to, id);
+            let o = Outgrown {
+                app: id,
+                from,
+                to,
+                why,
+            };
+            diags.push(self.outgrown_finding(&o, target.is_some()));
+            outgrown.push(o);
+        }
+        outgrown
+    }
+
+    fn outgrown_finding(&self, o: &Outgrown, was_moving: bool) -> Diagnostic {
+        let app = &self.apps[o.app];
+        let group = |n| self.config.group_name(n);
+        let (from, to, name) = (group(o.from), group(o.to), &app.name);
+        let whither = if was_moving {
+            "the group its move goes to"
+        } else {
+            "the lowest-numbered group with room"
+        };
+        let mut d = Diagnostic::warning(
+            Code::OutgrownGroup,
+            format!(
+                "app `{name}` no longer fits {from} ({}): it moves to {to}, {whither}",
+                o.why.message(self.apps, o.app, &from)
+            ),
+        )
+        .at(Span::new(&app.file, app.paths[0].pos.line, app.paths[0].pos.column))
+        .help(format!(
+            "nothing to edit: `latgen render --base auto` ships the move in safe steps ({to} gains its rules, Kong switches, {from} drops them); to pick the group, `latgen move {name} --group N`"
+        ));
+        if let Some((_, pos)) = self.lock.apps.get(name) {
+            d = d.related(self.at_lock(*pos), "its group in latgen.lock");
+        }
+        d
+    }
+
+    /// Pass 5: the new apps without a pin (everything placed so far was locked or pinned),
     /// each into the lowest-numbered group with room; in a switch of dispatch mode, every
     /// app, pinned or not (a pin names a group of the old mode).
     fn place_new(&self, planner: &mut Planner, order: &[AppId], switching: bool) {
@@ -748,7 +885,7 @@ impl Passes<'_> {
     ) -> Diagnostic {
         let how = match origin {
             Origin::Lock => {
-                "change the app, or remove its line from latgen.lock so that render places it anew (that moves it: ship the Lattice side first)"
+                "change the app so that it fits, or make room in the group with `latgen move` of another app"
             }
             Origin::Pin => {
                 "pin another group, or remove `group` so that latgen picks one with room"

@@ -97,7 +97,7 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
     let to = if from == 1 { 2 } else { 1 };
     let o = latgen(dir, &["move", "blog", "--group", &to.to_string()]);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert!(o.stdout.contains("step 1 of 3"), "{}", o.stdout);
+    assert!(o.stdout.contains("it ships in 3 steps"), "{}", o.stdout);
     assert!(
         lock(dir).contains(&format!("  blog: {{to: {to}, step: 1}}")),
         "{}",

@@ -24,6 +24,13 @@ impl InputArgs {
     pub fn paths(&self) -> ProjectPaths {
         project_paths(&self.apps, self.config.as_ref(), self.lock.as_ref())
     }
+
+    /// [`InputArgs::paths`] with the output folder given by `-o`, if any.
+    pub fn paths_out(&self, output: Option<&PathBuf>) -> ProjectPaths {
+        let mut paths = self.paths();
+        paths.output = output_dir(output, &paths);
+        paths
+    }
 }
 
 /// The output folder a command reads or writes: `-o` as given, else `generated` in the
@@ -35,8 +42,7 @@ pub fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathBuf {
         .unwrap_or_else(|| paths.root.join(DEFAULT_OUTPUT))
 }
 
-/// The output folder's name in the project folder.
-pub const DEFAULT_OUTPUT: &str = "generated";
+pub use crate::load::DEFAULT_OUTPUT;
 
 /// `--color`, on the commands that print diagnostics.
 #[derive(Debug, clap::Args)]

@@ -73,7 +73,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
-    let paths = args.input.paths();
+    let paths = args.input.paths_out(args.output.as_ref());
     let out = super::args::output_dir(args.output.as_ref(), &paths);
     if let Some(d) = crate::output::check_location(&out, &paths.apps_dir) {
         return ui.fail(d, &Sources::default());

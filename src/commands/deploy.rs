@@ -30,7 +30,7 @@ pub struct DeployArgs {
 }
 
 pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
-    let paths = args.input.paths();
+    let paths = args.input.paths_out(args.output.as_ref());
     let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
         return Outcome::Error;
     };

@@ -47,7 +47,8 @@ pub struct MoveArgs {
 pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
     let input = &args.input;
     let apps = args.apps_option.as_ref().unwrap_or(&input.apps);
-    let paths = project_paths(apps, input.config.as_ref(), input.lock.as_ref());
+    let mut paths = project_paths(apps, input.config.as_ref(), input.lock.as_ref());
+    paths.output = super::args::output_dir(args.output.as_ref(), &paths);
     if args.continue_
         && let Some(outcome) = unshipped(args, &paths, ui)
     {
@@ -102,7 +103,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
     let app = &args.app;
     if step > 0 && owned(&here) != owned(&wanted) {
         eprintln!(
-            "error: step {step} of the move of {app} is not what {} holds: run `latgen render`, ship it as one PR, and run `latgen move {app} --continue` once it is live",
+            "error: step {step} of the move of {app} is not what {} holds: `latgen render --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
             out.display()
         );
         return Some(Outcome::Found);
@@ -116,7 +117,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
         && owned(&crate::output::manifests(&tree)) != owned(&wanted)
     {
         eprintln!(
-            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen move {app} --continue`"
+            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render --base auto` for the next step"
         );
         return Some(Outcome::Found);
     }

@@ -39,7 +39,7 @@ pub struct RenderArgs {
 }
 
 pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
-    let paths = args.input.paths();
+    let paths = args.input.paths_out(args.output.as_ref());
     let out = super::args::output_dir(args.output.as_ref(), &paths);
     let project = crate::confine::Project::new(&paths.root);
     if let Some(d) =

@@ -25,27 +25,67 @@ pub struct StatusArgs {
 }
 
 pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
-    let paths = args.input.paths();
+    let paths = args.input.paths_out(args.output.as_ref());
     let Some(prepared) = ui.prepare(&paths) else {
         return Outcome::Error;
     };
+    let recorded = recorded_rollout(&paths.lock);
     let moves = &prepared.plan.lock.moves;
-    if moves.is_empty() {
-        println!("moves: none in flight");
+    if moves.is_empty() && recorded.is_none() && prepared.plan.outgrown.is_empty() {
+        println!("rollout: none in flight");
+    }
+    let name = |n: u32| prepared.config.group_name(n);
+    if let Some(r) = recorded {
+        println!(
+            "rollout: step {} of {} is what {} and latgen.lock hold",
+            r.step,
+            r.of,
+            paths.output.display()
+        );
     }
     for (app, m) in moves {
         let from = prepared.plan.lock.apps.get(app).copied().unwrap_or(0);
-        let step = m.step.number();
         println!(
-            "move: {app} from {} to {}, step {step} of 3; once step {step} is live: `latgen move {app} --continue`",
-            prepared.config.group_name(from),
-            prepared.config.group_name(m.to)
+            "move: {app} from {} to {}, step {} of 3",
+            name(from),
+            name(m.to),
+            m.step.number()
         );
     }
+    for o in &prepared.plan.outgrown {
+        let app = &prepared.apps[o.app].name;
+        println!(
+            "move: {app} from {} to {}, not started: it no longer fits {}",
+            name(o.from),
+            name(o.to),
+            name(o.from)
+        );
+    }
+    let in_flight = recorded.is_some() || !moves.is_empty() || !prepared.plan.outgrown.is_empty();
     let Some(rev) = &args.base else {
+        match recorded {
+            Some(r) => println!(
+                "next: once step {} is merged and live, `latgen render --base auto` writes step {}; `latgen status --base auto` counts the steps left",
+                r.step,
+                r.step + 1
+            ),
+            None if in_flight => println!(
+                "next: `latgen render --base auto` writes the first step (one PR); `latgen status --base auto` counts the steps"
+            ),
+            None => {}
+        }
         return Outcome::Success;
     };
     rollout(args, &paths, rev, ui)
+}
+
+/// The rollout the lock file in the work tree records, if any.
+fn recorded_rollout(lock: &std::path::Path) -> Option<crate::lock::Rollout> {
+    let root = lock.parent().unwrap_or(std::path::Path::new(""));
+    let bytes = crate::confine::Project::new(root).read(lock).ok()??;
+    let text = String::from_utf8(bytes).ok()?;
+    let mut diags = crate::diag::Diagnostics::new();
+    crate::lock::parse(lock, &text, &mut diags)?.rollout
 }
 
 /// Where the output stands between `rev` and the target, and what to run next.

@@ -24,6 +24,9 @@ pub fn move_app(
 ) -> Result<MoveResult, Diagnostic> {
     let (id, home) = movable(prepared, app)?;
     let lock = prepared.plan.lock.clone();
+    if let Some(o) = prepared.plan.outgrown.iter().find(|o| o.app == id) {
+        return redirect_outgrown(prepared, lock, app, o, group);
+    }
     if let Some(m) = lock.moves.get(app).copied() {
         return continue_move(&prepared.config, lock, app, home, m, group);
     }
@@ -91,7 +94,7 @@ fn continue_move(
                 name(m.to),
                 m.step.number()
             ),
-            format!("finish that move first with `latgen move {app} --continue`"),
+            "finish that move first: `latgen render --base auto` writes its next step".to_string(),
         ));
     }
     let message = match m.step {
@@ -104,7 +107,7 @@ fn continue_move(
                 },
             );
             format!(
-                "moving {app} from {} to {}: step 2 of 3\n  the Kong side now points {app}'s bridge and rewrite host at {}; both groups keep its rules.\nnext: run `latgen render` (only generated/kong/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
+                "moving {app} from {} to {}: step 2 of 3 recorded in latgen.lock (the Kong side points {app}'s bridge and rewrite host at {}; both groups keep its rules)\n{NEXT_STEP}",
                 name(home),
                 name(m.to),
                 name(m.to)
@@ -114,7 +117,7 @@ fn continue_move(
             lock.moves.remove(app);
             lock.apps.insert(app.to_string(), m.to);
             format!(
-                "moving {app} from {} to {}: step 3 of 3\n  the Lattice side now drops {app}'s rules from {}.\nnext: run `latgen render` (only generated/lattice/ changes) and ship it as one PR; the move is then done",
+                "moving {app} from {} to {}: step 3 of 3 recorded in latgen.lock (the Lattice side drops {app}'s rules from {})\n{NEXT_STEP}",
                 name(home),
                 name(m.to),
                 name(home)
@@ -123,6 +126,51 @@ fn continue_move(
     };
     Ok(MoveResult { lock, message })
 }
+
+/// App `app` no longer fits the group it is live in (`o.from`), so the plan already moves it
+/// (to `o.to`, not yet shipped): `--group` picks another destination. The move is shipped
+/// as the plan's is, by `render --base`; the app is not in flight in the lock, since it
+/// cannot stay in a group it no longer fits.
+fn redirect_outgrown(
+    prepared: &Prepared,
+    mut lock: LockState,
+    app: &str,
+    o: &crate::plan::Outgrown,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let name = |n: u32| config.group_name(n);
+    let to = group.unwrap_or(o.to);
+    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
+    let next = occupancy.next_new_group();
+    if !occupancy.in_use(to) && to != next {
+        let (message, help) = crate::plan::no_such_group(config, to, next);
+        return Err(refuse(message, help));
+    }
+    if to != o.to
+        && let Some(why) = occupancy.no_room(o.app, to)
+    {
+        let help = format!(
+            "{} has room (the plan's choice); or a new group, {}",
+            name(o.to),
+            name(next)
+        );
+        return Err(refuse(why.message(&prepared.apps, o.app, &name(to)), help));
+    }
+    lock.apps.insert(app.to_string(), to);
+    let message = format!(
+        "moving {app} from {} to {}: it no longer fits {}, so it moves in any case; recorded in latgen.lock
+{}",
+        name(o.from),
+        name(to),
+        name(o.from),
+        NEXT_STEP
+    );
+    Ok(MoveResult { lock, message })
+}
+
+/// What a person runs after `latgen move`: the one way a change ships.
+pub const NEXT_STEP: &str = "next: `latgen render --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status` tells where it stands)";
 
 /// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group
 /// in use with room for it or the next new group.
@@ -167,11 +215,10 @@ fn start_move(
         },
     );
     let message = format!(
-        "moving {app} from {} to {}: step 1 of 3\n  the Lattice side now adds {app}'s rules to {}; {} keeps them, and Kong still points at {}.\nnext: run `latgen render` (only generated/lattice/ changes), ship it as one PR, and once it is live run `latgen move {app} --continue`",
+        "moving {app} from {} to {}: recorded in latgen.lock; it ships in 3 steps ({} gains {app}'s rules, Kong switches to it, {} drops them)\n{NEXT_STEP}",
         name(home),
         name(to),
         name(to),
-        name(home),
         name(home)
     );
     Ok(MoveResult { lock, message })

@@ -564,7 +564,10 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
             diags.push(
                 Diagnostic::error(
                     Code::DuplicateHost,
-                    format!("host `{h}` is also served by app `{}`", other.name),
+                    format!(
+                        "host `{h}` is served by two apps, {}",
+                        pair(&app.name, &other.name)
+                    ),
                 )
                 .at(span(&app.file, app.name_pos))
                 .related(span(&other.file, other.name_pos), "the other app")
@@ -583,7 +586,11 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
                 diags.push(
                     Diagnostic::error(
                         Code::PathConflict,
-                        format!("path `{}` is also claimed by app `{}`", p.value, other.name),
+                        format!(
+                            "path `{}` is claimed by two apps, {}",
+                            p.value,
+                            pair(&app.name, &other.name)
+                        ),
                     )
                     .at(span(&app.file, p.pos))
                     .related(
@@ -597,6 +604,13 @@ fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
             }
         }
     }
+}
+
+/// Two apps named in name order: the finding reads the same whichever of their files it
+/// is placed on (`check --base` places it on the one the change touched).
+fn pair(a: &str, b: &str) -> String {
+    let (first, second) = if a <= b { (a, b) } else { (b, a) };
+    format!("`{first}` and `{second}`")
 }
 
 /// The controller derives the Lattice service name from the route's name and namespace,

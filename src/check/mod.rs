@@ -39,6 +39,8 @@ pub struct CheckOptions<'a> {
     pub step: Option<Step>,
     /// The base revision as the user gave it, for advice.
     pub base_rev: Option<String>,
+    /// The commit it resolved to.
+    pub base_commit: Option<String>,
     /// Other projects' lock files whose Lattice service names this project's must not take.
     pub also_locks: Vec<PathBuf>,
     /// The project already built as the check would build it (by the rollout step), so
@@ -131,19 +133,12 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         &tree,
         &mut sources,
     ));
-    let kept = drop_superseded(diags);
+    let (kept, transient) = judged_as_change(diags, opts, (states.as_ref(), &at_step), &sources);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
     let summary = base.as_deref().map(|b| {
-        let price = prepared.map_or_else(
-            || crate::config::Config::default().pricing.service_hour_usd,
-            |p| p.config.pricing.service_hour_usd,
-        );
-        match &states {
-            Some(s) => {
-                crate::summary::summarize_states(b, &committed, (&s.base, &s.head), price, at_step)
-            }
-            None => crate::summary::summarize(b, &committed, price, at_step),
-        }
+        let mut summary = summarize(b, &committed, prepared, states.as_ref(), at_step);
+        summary.transient = transient.iter().map(|d| d.code).collect();
+        summary
     });
     let committed = match committed {
         Cow::Owned(c) => Some(c),
@@ -156,6 +151,31 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         diff,
         summary,
     })
+}
+
+/// What the change from `base` to `committed` does, for the PR comment.
+fn summarize(
+    base: &BTreeMap<PathBuf, String>,
+    committed: &BTreeMap<PathBuf, String>,
+    prepared: Option<&Prepared>,
+    states: Option<&rollout::ChangeStates>,
+    at_step: Option<crate::summary::Progress>,
+) -> crate::summary::PrSummary {
+    let price = prepared.map_or_else(
+        || crate::config::Config::default().pricing.service_hour_usd,
+        |p| p.config.pricing.service_hour_usd,
+    );
+    let apps = prepared.map_or(&[][..], |p| &p.apps[..]);
+    match states {
+        Some(s) => crate::summary::summarize_states(
+            base,
+            committed,
+            (&s.base, &s.head),
+            (price, apps),
+            at_step,
+        ),
+        None => crate::summary::summarize(base, committed, (price, apps), at_step),
+    }
 }
 
 /// The project built (unless `built` is it already) and rendered with its routing model,
@@ -273,6 +293,101 @@ fn progress(
             .iter()
             .filter(|(p, _)| !crate::rollout::is_kustomization(p)));
     same.then(|| step.progress.clone())
+}
+
+/// The findings as the change shows them: placed on the files it touched, and, for a step
+/// short of its rollout's target, without what the step leaves for a later one to finish
+/// (rules live before the Kong routes that reach them), which come back apart.
+fn judged_as_change(
+    diags: Diagnostics,
+    opts: &CheckOptions,
+    (states, at_step): (
+        Option<&rollout::ChangeStates>,
+        &Option<crate::summary::Progress>,
+    ),
+    sources: &Sources,
+) -> (Diagnostics, Diagnostics) {
+    let mut kept = drop_superseded(diags);
+    if let Some(rev) = &opts.base_commit {
+        kept = on_changed_file(kept, rev, sources);
+    }
+    let target = states
+        .filter(|_| at_step.as_ref().is_some_and(|p| p.step < p.of))
+        .map(|s| &s.rendered);
+    match target {
+        Some(target) => split_transient(kept, target),
+        None => (kept, Diagnostics::new()),
+    }
+}
+
+/// A finding about two declarations (a path or a host both claim, a name both take) is
+/// placed on the one the change touched, where the PR's author looks (and where a GitHub
+/// annotation shows), not on the other app's unchanged file.
+fn on_changed_file(diags: Diagnostics, rev: &str, sources: &Sources) -> Diagnostics {
+    let codes = [Code::PathConflict, Code::DuplicateHost, Code::DuplicateApp];
+    let changed = |file: &Path| match crate::git::read_file_at(file, rev) {
+        Ok(Some(old)) => sources.text(file) != Some(old.as_str()),
+        Ok(None) => true,
+        Err(_) => false,
+    };
+    let mut out = Diagnostics::new();
+    for mut d in diags {
+        if codes.contains(&d.code)
+            && let (Some(span), Some(other)) = (d.span.clone(), d.related.first_mut())
+            && !changed(&span.file)
+            && changed(&other.span.file)
+        {
+            d.span = Some(std::mem::replace(&mut other.span, span));
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The findings of a rollout step that its target does not have and that a step leaves
+/// behind by design: rules that go live before the Kong routes that reach them, or stay
+/// until Kong has moved off them (`unreachable-rule`). The target's own findings are
+/// found again on its routing model; a finding is the same when its code, file and
+/// message are, rule numbers aside (a step's rules are numbered differently).
+fn split_transient(diags: Diagnostics, target: &Network) -> (Diagnostics, Diagnostics) {
+    let transient_codes = [Code::UnreachableRule];
+    if !diags.iter().any(|d| transient_codes.contains(&d.code)) {
+        return (diags, Diagnostics::new());
+    }
+    let mut at_target = shadowing(target);
+    at_target.extend(unnamed_header_rules(target));
+    let key = |d: &Diagnostic| {
+        let file = d.span.as_ref().map(|s| s.file.clone());
+        (d.code, file, without_rule_numbers(&d.message))
+    };
+    let lasting: BTreeSet<_> = at_target.iter().map(key).collect();
+    let (mut kept, mut transient) = (Diagnostics::new(), Diagnostics::new());
+    for d in diags {
+        if transient_codes.contains(&d.code) && !lasting.contains(&key(&d)) {
+            transient.push(d);
+        } else {
+            kept.push(d);
+        }
+    }
+    (kept, transient)
+}
+
+/// `rule 9 (x: a) is never reached` → `rule (x: a) is never reached`.
+fn without_rule_numbers(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find("rule ") {
+        out.push_str(&rest[..i + "rule".len()]);
+        let after = &rest[i + "rule ".len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        rest = if digits > 0 {
+            &after[digits..]
+        } else {
+            &rest[i + "rule".len()..]
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A Kong route that is broken because its half went first is an ordering problem: the

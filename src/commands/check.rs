@@ -116,10 +116,9 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let (step, built, states) = match (base.as_ref(), built) {
-        (Some((rev, b)), Some(built)) => {
-            let shown = args.base.as_deref().unwrap_or(rev);
+        (Some((_, b)), Some(built)) => {
             let base = crate::output::manifests(b);
-            match rollout_step(built, &templates, &base, shipped, shown) {
+            match rollout_step(built, &templates, &base, shipped) {
                 Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
                 Some((step, None)) => (Some(step), None, None),
                 None => (None, None, None),
@@ -129,6 +128,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         (None, Some(Ok(built))) if built.no_move_finished() => (None, Some(built), None),
         _ => (None, None, None),
     };
+    let base_commit = base.as_ref().map(|(rev, _)| rev.clone());
     let base = base.map(|(_, tree)| tree);
     let mut opts = crate::check::CheckOptions {
         paths,
@@ -137,6 +137,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         base,
         step,
         base_rev: args.base.clone(),
+        base_commit,
         also_locks: args.also_lock.clone(),
         built,
         states,
@@ -213,13 +214,15 @@ fn rollout_step(
     templates: &Templates,
     base: &crate::rollout::Tree,
     shipped: Option<crate::lock::Rollout>,
-    rev: &str,
 ) -> Option<(
     crate::check::Step,
     Option<(crate::Built, crate::rollout::States)>,
 )> {
     let step = crate::stepwise::next_step_of(built, templates, base, shipped).ok()?;
-    let next = (!step.completes()).then(|| format!("latgen render --base {rev}"));
+    // After the merge, the base is the merged commit: `auto` (the merge base with the
+    // default branch) names it from any branch made from there; `rev` as given (`HEAD~1`)
+    // would name this step's base again.
+    let next = (!step.completes()).then(|| "latgen render --base auto".to_string());
     // The states the step read are those of the change the check judges when the check
     // would build the project as the step did.
     let built = (step.built.no_move_finished()).then_some((step.built, step.states));
@@ -235,6 +238,19 @@ fn rollout_step(
     Some((step, built))
 }
 
+/// The findings a rollout step leaves for its later steps, said once (human output).
+fn transient_note(s: &crate::summary::PrSummary) -> Option<String> {
+    let p = s.progress.as_ref()?;
+    (!s.transient.is_empty()).then(|| {
+        format!(
+            "note: {} of step {} of {} are its expected state (rules live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve them\n",
+            super::plural(s.transient.len(), "unreachable rule"),
+            p.step,
+            p.of
+        )
+    })
+}
+
 fn format(format: Format, report: &CheckReport, color: bool) -> String {
     let diags = &report.diags;
     match format {
@@ -246,6 +262,9 @@ fn format(format: Format, report: &CheckReport, color: bool) -> String {
             );
             if diags.is_empty() {
                 t.push_str("no findings\n");
+            }
+            if let Some(note) = report.summary.as_ref().and_then(transient_note) {
+                t.push_str(&note);
             }
             if !report.diff.is_empty() {
                 t.push('\n');

@@ -86,7 +86,8 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
         return Outcome::Found;
     }
     let price = step.built.prepared.config.pricing.service_hour_usd;
-    let summary = crate::summary::summarize(&base, &step.files, price, None);
+    let apps = &step.built.prepared.apps;
+    let summary = crate::summary::summarize(&base, &step.files, (price, apps), None);
     eprint!("{}", describe(&step, &summary, rev));
     Outcome::Success
 }

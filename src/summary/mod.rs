@@ -12,6 +12,9 @@ use crate::render::Side;
 use crate::rollout::{Docs, Tree, state};
 use crate::routing::Network;
 
+mod apps;
+pub use apps::{AppChange, app_changes};
+
 /// Files added, changed and removed on one side.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct FileCounts {
@@ -44,10 +47,12 @@ pub struct PrSummary {
     pub removed: Vec<String>,
     /// App, the Lattice service its traffic went to, and the one it goes to.
     pub moved: Vec<(String, String, String)>,
-    /// Backends (`namespace/service:port`) that gain or lose all Lattice rules: an app's
-    /// Lattice side going live before its Kong route, or staying after it left.
-    pub backends_added: Vec<String>,
-    pub backends_removed: Vec<String>,
+    /// What the change does to each app it touches besides adding, removing or moving it
+    /// (paths, dispatch, Lattice rules), by app name.
+    pub apps: BTreeMap<String, AppChange>,
+    /// Lattice services (routes) the change creates, and those it deletes.
+    pub services_added: Vec<String>,
+    pub services_removed: Vec<String>,
     pub lattice: FileCounts,
     pub kong: FileCounts,
     pub services_before: usize,
@@ -55,10 +60,13 @@ pub struct PrSummary {
     pub monthly_before: f64,
     pub monthly_after: f64,
     pub progress: Option<Progress>,
+    /// The findings this step leaves for a later step of its rollout to resolve, by code
+    /// (not reported as findings of the step).
+    pub transient: Vec<crate::codes::Code>,
 }
 
 /// The app each Kong route serves, and the Lattice service domain its requests go to.
-fn apps(net: &Network) -> BTreeMap<String, String> {
+fn kong_targets(net: &Network) -> BTreeMap<String, String> {
     net.kong
         .iter()
         .map(|r| {
@@ -73,13 +81,9 @@ fn apps(net: &Network) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Every backend a Lattice rule sends requests to.
-fn backends(net: &Network) -> BTreeSet<String> {
-    net.lattice
-        .iter()
-        .flat_map(|r| r.rules.iter().filter_map(|x| x.backend.as_ref()))
-        .map(|b| b.to_string())
-        .collect()
+/// Every Lattice route, by name.
+fn services(net: &Network) -> BTreeSet<String> {
+    net.lattice.iter().map(|r| r.name.clone()).collect()
 }
 
 /// The Lattice service that answers on `domain`, by route name, or the domain itself.
@@ -101,16 +105,17 @@ fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side
 }
 
 /// The summary of the change from `base` to `head` (manifests by path under the output
-/// folder), with services priced at `service_hour_usd`.
+/// folder), with services priced at `service_hour_usd`; a Lattice rule is told as the
+/// app of `apps` it serves.
 pub fn summarize(
     base: &Tree,
     head: &Tree,
-    service_hour_usd: f64,
+    (service_hour_usd, apps): (f64, &[crate::model::App]),
     progress: Option<Progress>,
 ) -> PrSummary {
     let (b, h) = (Docs::read(base), Docs::read(head));
     let states = (&state(&b, &b), &state(&h, &h));
-    summarize_states(base, head, states, service_hour_usd, progress)
+    summarize_states(base, head, states, (service_hour_usd, apps), progress)
 }
 
 /// [`summarize`] with the trees already read into routing states (base, head).
@@ -118,17 +123,22 @@ pub fn summarize_states(
     base: &Tree,
     head: &Tree,
     (before, after): (&Network, &Network),
-    service_hour_usd: f64,
+    (service_hour_usd, apps): (f64, &[crate::model::App]),
     progress: Option<Progress>,
 ) -> PrSummary {
     // The two states' apps and backends, and the files that changed (both trees walked
     // side by side: looking each of tens of thousands of paths up in the other tree was a
     // tenth of `check --base`), are found in parallel.
-    let (((was, old), (is, new)), changed) = rayon::join(
+    let ((((was, old), (is, new)), changes), changed) = rayon::join(
         || {
             rayon::join(
-                || (apps(before), backends(before)),
-                || (apps(after), backends(after)),
+                || {
+                    rayon::join(
+                        || (kong_targets(before), services(before)),
+                        || (kong_targets(after), services(after)),
+                    )
+                },
+                || app_changes(before, after, apps),
             )
         },
         || crate::rollout::changed_files(base, head),
@@ -154,8 +164,9 @@ pub fn summarize_states(
             .cloned()
             .collect(),
         moved,
-        backends_added: new.difference(&old).cloned().collect(),
-        backends_removed: old.difference(&new).cloned().collect(),
+        apps: changes,
+        services_added: new.difference(&old).cloned().collect(),
+        services_removed: old.difference(&new).cloned().collect(),
         lattice: file_counts(base, head, &changed, Side::Lattice),
         kong: file_counts(base, head, &changed, Side::Kong),
         services_before: before.lattice.len(),
@@ -163,5 +174,6 @@ pub fn summarize_states(
         monthly_before: before.lattice.len() as f64 * price,
         monthly_after: after.lattice.len() as f64 * price,
         progress,
+        transient: Vec::new(),
     }
 }

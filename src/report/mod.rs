@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
-use crate::summary::PrSummary;
 
 /// A path as a repository-relative URI with `/` separators, when it can be made one.
 pub fn repo_path(p: &Path) -> String {
@@ -195,124 +194,8 @@ pub fn sarif(diags: &Diagnostics) -> String {
     text
 }
 
-/// A PR comment in Markdown: the findings first, then what the PR changes (with a base).
-/// Its first line is a marker that lets a workflow find and update its own comment.
-pub fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
-    let mut out = String::from("<!-- latgen -->\n## latgen\n\n");
-    let (errors, warnings) = (diags.count(Severity::Error), diags.count(Severity::Warning));
-    if diags.is_empty() {
-        out.push_str("No findings.\n");
-    } else {
-        out.push_str(&format!(
-            "**{errors} error{}, {warnings} warning{}**\n\n",
-            if errors == 1 { "" } else { "s" },
-            if warnings == 1 { "" } else { "s" }
-        ));
-        for d in diags.iter() {
-            let place = d
-                .span
-                .as_ref()
-                .map(|s| format!(" `{}`", md_place(s)))
-                .unwrap_or_default();
-            out.push_str(&format!(
-                "- **{}** `{}`{place}: {}\n",
-                d.severity.as_str(),
-                d.code,
-                md_text(&d.message)
-            ));
-            if let Some(h) = &d.help {
-                out.push_str(&format!("  help: {}\n", md_text(h)));
-            }
-        }
-    }
-    if let Some(s) = summary {
-        markdown_summary(&mut out, s);
-    }
-    out
-}
-
-fn md_place(s: &Span) -> String {
-    let mut p = repo_path(&s.file);
-    if s.line > 0 {
-        p.push_str(&format!(":{}", s.line));
-    }
-    p
-}
-
-/// One line of text for a Markdown list item: no line breaks, no raw HTML.
-fn md_text(s: &str) -> String {
-    s.replace('\n', " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-fn list_backends(list: &[String]) -> String {
-    list.iter()
-        .map(|b| format!("`{b}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn markdown_summary(out: &mut String, s: &PrSummary) {
-    out.push_str("\n### What this PR changes\n\n");
-    let list = |names: &[String]| -> String {
-        names
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut any = false;
-    for (what, names) in [("Apps added", &s.added), ("Apps removed", &s.removed)] {
-        if !names.is_empty() {
-            out.push_str(&format!("- {what}: {}\n", list(names)));
-            any = true;
-        }
-    }
-    for (app, from, to) in &s.moved {
-        out.push_str(&format!("- `{app}` moves from `{from}` to `{to}`\n"));
-        any = true;
-    }
-    for (what, list) in [
-        ("Lattice rules added for", &s.backends_added),
-        ("Lattice rules removed for", &s.backends_removed),
-    ] {
-        if !list.is_empty() {
-            out.push_str(&format!("- {what} {}\n", list_backends(list)));
-            any = true;
-        }
-    }
-    if !any {
-        out.push_str("- No app is added, removed or moved.\n");
-    }
-    out.push_str("\n| side | added | changed | removed |\n|---|---|---|---|\n");
-    for (side, c) in [("Lattice", &s.lattice), ("Kong", &s.kong)] {
-        out.push_str(&format!(
-            "| {side} | {} | {} | {} |\n",
-            c.added.len(),
-            c.changed.len(),
-            c.removed.len()
-        ));
-    }
-    let dollars = crate::rebalance::dollars;
-    out.push_str(&format!(
-        "\nLattice services: {} → {}; monthly cost {} → {}.\n",
-        s.services_before,
-        s.services_after,
-        dollars(s.monthly_before),
-        dollars(s.monthly_after)
-    ));
-    if let Some(p) = &s.progress {
-        out.push_str(&format!(
-            "\nThis PR is step {} of {} of the rollout.",
-            p.step, p.of
-        ));
-        match &p.next {
-            Some(cmd) => out.push_str(&format!(" Once it is merged and live: `{cmd}`.\n")),
-            None => out.push_str(" It completes the change.\n"),
-        }
-    }
-}
+mod markdown;
+pub use markdown::{COMMENT_LIMIT, markdown};
 
 fn sarif_level(s: Severity) -> &'static str {
     match s {

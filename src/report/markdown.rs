@@ -1,0 +1,318 @@
+//! The PR comment in Markdown: the findings, grouped by code and folded when there are
+//! many; then what the PR does, app by app, what it costs and where it stands in its
+//! rollout. The comment stays under GitHub's limit whatever the change's size: a long list
+//! stops when the comment would pass it, and says how much it left out.
+
+use std::collections::BTreeMap;
+
+use super::repo_path;
+use crate::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
+use crate::summary::{AppChange, PrSummary};
+
+/// GitHub refuses an issue or PR comment longer than this (characters; the comment is
+/// measured here in bytes, which are never fewer).
+pub const COMMENT_LIMIT: usize = 65_536;
+/// What the findings may fill, so that what the PR does always has room after them.
+const FINDINGS_BUDGET: usize = 36_000;
+/// What lists may fill in all, leaving room for the lines that close the comment.
+const BUDGET: usize = 62_000;
+/// A list longer than this is folded (`<details>`).
+const FOLD_OVER: usize = 5;
+
+/// The comment as it is written, and how many list items were left out to keep it short.
+struct Comment {
+    out: String,
+    left_out: usize,
+}
+
+impl Comment {
+    /// Adds one list item unless the comment would pass `budget`.
+    fn item(&mut self, text: &str, budget: usize) {
+        if self.out.len() + text.len() + 1 > budget {
+            self.left_out += 1;
+            return;
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// A list under a heading: one item inline, a few as a nested list, more folded.
+    fn list(&mut self, title: &str, items: &[String], budget: usize) {
+        match items {
+            [] => {}
+            [one] => self.item(&format!("- **{title}**: {one}"), budget),
+            few if few.len() <= FOLD_OVER => {
+                self.out
+                    .push_str(&format!("- **{title}** ({})\n", few.len()));
+                for i in few {
+                    self.item(&format!("  - {i}"), budget);
+                }
+            }
+            many => {
+                self.out.push_str(&format!(
+                    "<details><summary><b>{title}</b> ({})</summary>\n\n",
+                    many.len()
+                ));
+                for i in many {
+                    self.item(&format!("- {i}"), budget);
+                }
+                self.out.push_str("\n</details>\n\n");
+            }
+        }
+    }
+}
+
+/// A PR comment in Markdown: the findings first, then what the PR changes (with a base).
+/// Its first line is a marker that lets a workflow find and update its own comment.
+pub fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
+    let mut c = Comment {
+        out: String::from("<!-- latgen -->\n## latgen\n\n"),
+        left_out: 0,
+    };
+    findings(&mut c, diags);
+    if let Some(s) = summary {
+        what_it_does(&mut c, s);
+    }
+    if c.left_out > 0 {
+        c.out.push_str(&format!(
+            "\n_{} left out to keep this comment under GitHub's {COMMENT_LIMIT}-character limit: `latgen check --format json` lists every finding, and the PR's diff every file._\n",
+            plural(c.left_out, "list item")
+        ));
+    }
+    c.out
+}
+
+/// The findings, by code in the order they were found; a code with many findings is one
+/// folded list, its help said once when every finding has the same.
+fn findings(c: &mut Comment, diags: &Diagnostics) {
+    if diags.is_empty() {
+        c.out.push_str("No findings.\n");
+        return;
+    }
+    let (errors, warnings) = (diags.count(Severity::Error), diags.count(Severity::Warning));
+    c.out.push_str(&format!(
+        "**{}, {}**\n\n",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    ));
+    let mut by_code: Vec<(Code, Severity, Vec<&Diagnostic>)> = Vec::new();
+    for d in diags.iter() {
+        match by_code
+            .iter_mut()
+            .find(|(code, sev, _)| *code == d.code && *sev == d.severity)
+        {
+            Some((_, _, list)) => list.push(d),
+            None => by_code.push((d.code, d.severity, vec![d])),
+        }
+    }
+    for (code, severity, list) in by_code {
+        if list.len() <= FOLD_OVER {
+            for d in list {
+                c.item(&finding(d, true), FINDINGS_BUDGET);
+            }
+            continue;
+        }
+        let help = list[0]
+            .help
+            .as_ref()
+            .filter(|h| list.iter().all(|d| d.help.as_ref() == Some(h)));
+        c.out.push_str(&format!(
+            "<details><summary><b>{}</b> <code>{code}</code> × {}</summary>\n\n",
+            severity.as_str(),
+            list.len()
+        ));
+        if let Some(h) = help {
+            c.out.push_str(&format!("help: {}\n\n", md_text(h)));
+        }
+        for d in list {
+            c.item(&finding(d, help.is_none()), FINDINGS_BUDGET);
+        }
+        c.out.push_str("\n</details>\n\n");
+    }
+}
+
+/// One finding as a list item, with its help line when `with_help`.
+fn finding(d: &Diagnostic, with_help: bool) -> String {
+    let place = d
+        .span
+        .as_ref()
+        .map(|s| format!(" `{}`", md_place(s)))
+        .unwrap_or_default();
+    let mut line = format!(
+        "- **{}** `{}`{place}: {}",
+        d.severity.as_str(),
+        d.code,
+        md_text(&d.message)
+    );
+    if let Some(h) = d.help.as_ref().filter(|_| with_help) {
+        line.push_str(&format!("\n  help: {}", md_text(h)));
+    }
+    line
+}
+
+fn md_place(s: &Span) -> String {
+    let mut p = repo_path(&s.file);
+    if s.line > 0 {
+        p.push_str(&format!(":{}", s.line));
+    }
+    p
+}
+
+/// One line of text for a Markdown list item: no line breaks, no raw HTML.
+fn md_text(s: &str) -> String {
+    s.replace('\n', " ")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn code_list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
+    let quoted: Vec<String> = items.into_iter().map(|i| format!("`{i}`")).collect();
+    quoted.join(", ")
+}
+
+/// What the PR does, app by app, then its files, cost and place in the rollout.
+fn what_it_does(c: &mut Comment, s: &PrSummary) {
+    c.out.push_str("\n### What this PR changes\n\n");
+    let before = c.out.len();
+    c.list("Apps added", &quoted(&s.added), BUDGET);
+    c.list("Apps removed", &quoted(&s.removed), BUDGET);
+    let moved: Vec<String> = (s.moved.iter())
+        .map(|(app, from, to)| {
+            format!("`{app}`: `{from}` → `{to}` (its Kong route now sends its requests there)")
+        })
+        .collect();
+    c.list("Apps moved", &moved, BUDGET);
+    for (title, items) in app_lists(&s.apps) {
+        c.list(title, &items, BUDGET);
+    }
+    c.list(
+        "Lattice services created",
+        &quoted(&s.services_added),
+        BUDGET,
+    );
+    c.list(
+        "Lattice services deleted",
+        &quoted(&s.services_removed),
+        BUDGET,
+    );
+    if c.out.len() == before {
+        c.out.push_str("- No app's routing changes.\n");
+    }
+    c.out
+        .push_str("\n| side | added | changed | removed |\n|---|---|---|---|\n");
+    for (side, n) in [("Lattice", &s.lattice), ("Kong", &s.kong)] {
+        c.out.push_str(&format!(
+            "| {side} | {} | {} | {} |\n",
+            n.added.len(),
+            n.changed.len(),
+            n.removed.len()
+        ));
+    }
+    let dollars = crate::rebalance::dollars;
+    c.out.push_str(&format!(
+        "\nLattice services: {} → {}; monthly cost {} → {}.\n",
+        s.services_before,
+        s.services_after,
+        dollars(s.monthly_before),
+        dollars(s.monthly_after)
+    ));
+    transient(c, s);
+    if let Some(p) = &s.progress {
+        c.out.push_str(&format!(
+            "\nThis PR is step {} of {} of the rollout.",
+            p.step, p.of
+        ));
+        match &p.next {
+            Some(cmd) => c.out.push_str(&format!(
+                " Once it is merged and live, on a branch from the merged default branch, `{cmd}` writes step {}.\n",
+                p.step + 1
+            )),
+            None => c.out.push_str(" It completes the change.\n"),
+        }
+    }
+}
+
+fn quoted(names: &[String]) -> Vec<String> {
+    names.iter().map(|n| format!("`{n}`")).collect()
+}
+
+/// The per-app changes as lists: paths, dispatch, and Lattice rules added and removed.
+fn app_lists(apps: &BTreeMap<String, AppChange>) -> [(&'static str, Vec<String>); 4] {
+    let mut paths = Vec::new();
+    let mut dispatch = Vec::new();
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    for (app, ch) in apps {
+        let mut what = Vec::new();
+        if !ch.paths_added.is_empty() {
+            what.push(format!("adds {}", code_list(&ch.paths_added)));
+        }
+        if !ch.paths_removed.is_empty() {
+            what.push(format!("drops {}", code_list(&ch.paths_removed)));
+        }
+        if !what.is_empty() {
+            paths.push(format!("`{app}` {}", what.join("; ")));
+        }
+        match &ch.dispatch {
+            Some(Some(header)) => dispatch.push(format!(
+                "`{app}`: Kong now names it in `{header}`, and Lattice matches that header"
+            )),
+            Some(None) => dispatch.push(format!(
+                "`{app}`: Kong no longer sets a dispatch header; Lattice matches its paths"
+            )),
+            None => {}
+        }
+        for (rules, list, word) in [
+            (&ch.rules_added, &mut added, "in"),
+            (&ch.rules_removed, &mut removed, "from"),
+        ] {
+            if rules.is_empty() {
+                continue;
+            }
+            let per_service: Vec<String> = rules
+                .iter()
+                .map(|(service, r)| format!("{word} `{service}`: {}", code_list(r)))
+                .collect();
+            list.push(format!("`{app}` {}", per_service.join("; ")));
+        }
+    }
+    [
+        ("Paths changed", paths),
+        ("Dispatch switched", dispatch),
+        ("Lattice rules added", added),
+        ("Lattice rules removed", removed),
+    ]
+}
+
+/// What the step leaves for later steps of its rollout, said once.
+fn transient(c: &mut Comment, s: &PrSummary) {
+    if s.transient.is_empty() {
+        return;
+    }
+    let mut counts: BTreeMap<Code, usize> = BTreeMap::new();
+    for code in &s.transient {
+        *counts.entry(*code).or_default() += 1;
+    }
+    let list: Vec<String> = counts
+        .iter()
+        .map(|(code, n)| format!("{n} `{code}`"))
+        .collect();
+    let by = s
+        .progress
+        .as_ref()
+        .map_or(String::new(), |p| format!(" by step {} of {}", p.of, p.of));
+    c.out.push_str(&format!(
+        "\nExpected at this step, and not reported as findings: {}. These Lattice rules go live before the Kong routes that reach them, or stay until Kong has moved off them; the rollout's later steps resolve them{by}.\n",
+        list.join(", ")
+    ));
+}
+
+/// `1 error`, `2 errors`.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

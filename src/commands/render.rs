@@ -71,19 +71,9 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &built.sources),
     };
-    let mut notes = built.diags.clone();
-    let quota = built.prepared.config.quotas.rules_per_service as usize;
-    // render writes what the plan says; the PR gate (`check`) is where a pair of
-    // order-dependent rules the change creates is an error.
-    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
-    notes.extend(crate::check::change_warnings(
-        &existing,
-        &built.output.files,
-        quota,
-        &out,
-        created,
-    ));
-    notes.sort();
+    let only = args.only.map(OnlySide::side);
+    let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
+    let notes = notes(&built, &existing, &keep, (&paths.config, &out));
     ui.report(&notes, &built.sources);
     let crate::Built {
         prepared,
@@ -91,8 +81,6 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         sources,
         ..
     } = built;
-    let only = args.only.map(OnlySide::side);
-    let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
     let rendered_files = all.files.keys().filter(|p| keep(p)).count();
     let lock = LockFile {
         path: &paths.lock,
@@ -119,6 +107,39 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     );
     crate::free_later((existing, changes, prepared, sources));
     Outcome::Success
+}
+
+/// The warnings render prints: the build's, and those about the change it writes.
+fn notes(
+    built: &crate::Built,
+    existing: &std::collections::BTreeMap<PathBuf, String>,
+    keep: &dyn Fn(&Path) -> bool,
+    (config, out): (&Path, &Path),
+) -> crate::diag::Diagnostics {
+    let mut notes = built.diags.clone();
+    let quota = built.prepared.config.quotas.rules_per_service as usize;
+    // render writes what the plan says; the PR gate (`check`) is where a pair of
+    // order-dependent rules the change creates is an error.
+    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
+    notes.extend(crate::check::change_warnings(
+        existing,
+        &built.output.files,
+        quota,
+        out,
+        created,
+    ));
+    let written = |p: &Path| keep(p) && built.output.files.contains_key(p);
+    if let Some(d) = crate::check::placeholder_new_routes(
+        &built.prepared,
+        &written,
+        existing,
+        (config, out),
+        &built.sources,
+    ) {
+        notes.push(d);
+    }
+    notes.sort();
+    notes
 }
 
 /// `80 apps in 14 Lattice services (8 shared groups, 6 dedicated)`.

@@ -662,8 +662,38 @@ fn the_pre_commit_script_runs_the_given_latgen_and_knows_each_release_target() {
         assert!(text.contains(&format!("target={target}")), "{target}");
         assert!(release.contains(&format!("target: {target}")), "{target}");
     }
-    assert!(text.contains("releases/download/v$version/$archive"));
+    assert!(text.contains("https://github.com/$LATGEN_REPO/releases/download}"));
+    assert!(text.contains("url=\"$releases/v$version/$archive\""));
     assert!(release.contains("archive=\"latgen-$TARGET.tar.gz\""));
+}
+
+/// Offline (here: a releases folder whose host cannot resolve) the script fails with what
+/// to do instead: set LATGEN to a local binary.
+#[test]
+fn the_pre_commit_script_offline_names_latgen() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new("sh")
+        .arg(common::root().join("hooks/run-latgen"))
+        .arg("check")
+        .env_remove("LATGEN")
+        .env("XDG_CACHE_HOME", cache.path())
+        .env(
+            "LATGEN_RELEASES_URL",
+            "https://latgen-releases.invalid/download",
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("latgen: could not download https://latgen-releases.invalid/download/")
+            || stderr.contains("curl is not installed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("set LATGEN=/path/to/latgen to use a local binary"),
+        "{stderr}"
+    );
 }
 
 /// The placeholder for latgen's public repository: REPO_URL in src/codes.rs is the one place

@@ -27,7 +27,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Plan the groups and write generated/ and latgen.lock.
+    /// Plan the groups and write generated/ and latgen.lock (and deploy/, when there is one).
     Render(commands::render::RenderArgs),
     /// The PR gate: quotas, prefix shadowing, conflicts, names, staleness, rollout safety.
     Check(commands::check::CheckArgs),

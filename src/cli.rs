@@ -27,7 +27,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Plan the groups and write generated/ and latgen.lock.
+    /// Plan the groups and write generated/ and latgen.lock (and deploy/, when there is one).
     Render(commands::render::RenderArgs),
     /// The PR gate: quotas, prefix shadowing, conflicts, names, staleness, rollout safety.
     Check(commands::check::CheckArgs),
@@ -81,6 +81,20 @@ impl Command {
     }
 }
 
+/// The command-line definition with what only completion needs: the app names of the
+/// project the shell is in, offered after `latgen move` (see [`commands::completions`]).
+pub fn command() -> clap::Command {
+    // In place (`mut_arg` would move the positional `app` after `APPS`).
+    Cli::command().mut_subcommand("move", |m| {
+        m.mut_args(|a| match a.get_id().as_str() {
+            "app" => a.add(clap_complete::engine::ArgValueCandidates::new(
+                commands::completions::app_names,
+            )),
+            _ => a,
+        })
+    })
+}
+
 pub fn run(cli: Cli) -> ExitCode {
     let choice = cli
         .command
@@ -112,7 +126,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Init(args) => commands::init::run(&args, ui),
         Command::Deploy(args) => commands::deploy::run(&args, ui),
         Command::Explain(args) => commands::explain::run(&args),
-        Command::Completions(args) => commands::completions::run(&args, Cli::command()),
+        Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args, Cli::command()),
     };
     crate::progress::clear();

@@ -34,13 +34,15 @@ pub fn check(
         let p = places.get_or_init(|| Places::read(file, text));
         p.is_written(path).then(|| p.of(path))
     };
+    // Where the key of a setting or section is written (the line to add a setting under).
+    let key_at = |path: &[&str]| places.get_or_init(|| Places::read(file, text)).key_of(path);
     if let Some(d) = protocol_mismatch(config, &at, file) {
         diags.push(d);
     }
     if let Some(d) = crd_version(config, &at, file) {
         diags.push(d);
     }
-    if let Some(d) = dns_unacknowledged(config, apps, &at, file) {
+    if let Some(d) = dns_unacknowledged(config, apps, &at, &key_at, file) {
         diags.push(d);
     }
     for d in deploy_names(config, &at, file) {
@@ -225,6 +227,7 @@ fn dns_unacknowledged(
     config: &Config,
     apps: &[App],
     at: &dyn Fn(&[&str]) -> Option<Span>,
+    key_at: &dyn Fn(&[&str]) -> Option<Span>,
     file: &Path,
 ) -> Option<Diagnostic> {
     // Under header dispatch a host-routed app's bridge points at its group, not its host.
@@ -251,7 +254,7 @@ fn dns_unacknowledged(
             if hosted.len() == 1 { "its" } else { "their" },
         ),
     )
-    .at(at(&["lattice"]).unwrap_or_else(|| Span::file(file)))
+    .at(dns_place(at, key_at, file))
     .help("point each dedicated host at its Lattice service's domain name in a Route 53 private hosted zone on the gateway VPC (or in the gateway cluster's DNS), then say so: `lattice.dedicatedHosts: privateZone` (or `clusterDns`)");
     for app in &hosted {
         d = d.related(
@@ -264,6 +267,23 @@ fn dns_unacknowledged(
         );
     }
     Some(d)
+}
+
+/// Where `dns-unacknowledged` points: where the acknowledgement is to be written. The DNS
+/// itself is set up outside the repository, and the one line a person then writes is
+/// `lattice.dedicatedHosts` in latgen.yaml, so the finding points there rather than at an
+/// app (the apps are its related places): at the setting when it is written without a
+/// value; else at the `lattice:` line it goes under (not at the section's value, which
+/// is its first setting, e.g. `gateway:`, a setting the finding is not about); else, with
+/// no `lattice:` section, at the file.
+fn dns_place(
+    at: &dyn Fn(&[&str]) -> Option<Span>,
+    key_at: &dyn Fn(&[&str]) -> Option<Span>,
+    file: &Path,
+) -> Span {
+    at(&["lattice", "dedicatedHosts"])
+        .or_else(|| key_at(&["lattice"]))
+        .unwrap_or_else(|| Span::file(file))
 }
 
 #[cfg(test)]
@@ -289,6 +309,39 @@ mod tests {
         let mut diags = Diagnostics::new();
         check(&c, &[], Path::new("latgen.yaml"), None, &mut diags);
         assert!(diags.is_empty(), "{diags:?}");
+    }
+
+    #[test]
+    fn dns_unacknowledged_points_at_the_lattice_section_not_its_gateway() {
+        let text = "# settings\n\nlattice:\n  # the Gateway\n  gateway:\n    name: lattice-gateway\ndeploy:\n  repoURL: https://git.example.com/r.git\n";
+        let config: Config = serde_saphyr::from_str(text).unwrap();
+        let app = App {
+            name: "www".into(),
+            file: "apps/www.yaml".into(),
+            name_pos: Default::default(),
+            namespace: "web".into(),
+            service: "www".into(),
+            port: 80,
+            host: Some("www.example.com".into()),
+            paths: Vec::new(),
+            pin: None,
+            peak_rps: None,
+            isolate: false,
+            health_check: None,
+        };
+        let mut diags = Diagnostics::new();
+        check(
+            &config,
+            &[app],
+            Path::new("latgen.yaml"),
+            Some(text),
+            &mut diags,
+        );
+        let d = diags.iter().find(|d| d.code == Code::DnsUnacknowledged);
+        let span = d
+            .and_then(|d| d.span.as_ref())
+            .expect("a dns-unacknowledged finding");
+        assert_eq!((span.line, span.column), (3, 1), "{span}");
     }
 
     #[test]

@@ -142,6 +142,57 @@ pub fn output_in_project(root: &Path, out_dir: &Path) -> PathBuf {
         .unwrap_or_else(|| out_dir.to_path_buf())
 }
 
+/// The deploy kit `render` writes along with the output, so that a change that moves the
+/// kit (an app in a new namespace, a deploy setting) does not leave deploy/ stale until
+/// `latgen deploy` runs: the kit's files by path from the current folder, when the
+/// project has a kit latgen wrote (`deploy:` in latgen.yaml, and a file of the kit in
+/// deploy/ that begins with latgen's header). Like the output folder's, a file of the kit
+/// that does not begin with the header (edited by hand) is left alone; a missing one is
+/// written. Empty for a project without a kit: only `latgen deploy` (or `init`) starts one.
+pub fn kit_to_refresh(
+    paths: &ProjectPaths,
+    out_dir: &Path,
+    config: &Config,
+    output: &Output,
+) -> Vec<(PathBuf, String)> {
+    let Some(deploy) = &config.deploy else {
+        return Vec::new();
+    };
+    let root = project_root(paths);
+    let at = |rel: &Path| {
+        if root == Path::new(".") {
+            rel.to_path_buf()
+        } else {
+            root.join(rel)
+        }
+    };
+    let by_latgen = |text: &str| text.starts_with(HEADER.lines().next().unwrap_or(HEADER));
+    let on_disk: Vec<(PathBuf, Option<String>)> = FILES
+        .iter()
+        .map(|name| {
+            let path = at(&Path::new(FOLDER).join(name));
+            let text = std::fs::read_to_string(&path).ok();
+            (path, text)
+        })
+        .collect();
+    if !on_disk
+        .iter()
+        .any(|(_, t)| t.as_deref().is_some_and(by_latgen))
+    {
+        return Vec::new();
+    }
+    let kit = kit(deploy, config, output, &output_in_project(&root, out_dir));
+    kit.into_iter()
+        .map(|(rel, text)| (at(&rel), text))
+        .filter(|(path, _)| {
+            on_disk
+                .iter()
+                .find(|(p, _)| p == path)
+                .is_none_or(|(_, old)| old.as_deref().is_none_or(by_latgen))
+        })
+        .collect()
+}
+
 /// The path of one side's folder in the repository: `deploy.path`, the output folder, the
 /// side.
 pub fn source_path(deploy: &DeployConfig, out_rel: &Path, side: Side) -> String {
@@ -330,7 +381,7 @@ pub fn findings<D>(
                 format!("{FOLDER}/{name} {what} what `latgen deploy` writes from latgen.yaml and the rendered output"),
             )
             .at(Span::new(&path, line, 0))
-            .help("run `latgen deploy` and commit deploy/ (an app in a new namespace changes the AppProject's destinations)"),
+            .help("run `latgen render` (or `latgen deploy`) and commit deploy/ (an app in a new namespace changes the AppProject's destinations)"),
         );
     }
     diags

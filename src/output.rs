@@ -215,27 +215,31 @@ fn is_manifest_by_components(p: &Path) -> bool {
 
 pub use crate::layout::side_of;
 
-/// The lock file and the text the rendered state needs in it.
+/// A file outside the output folder that a render brings along, and the text the rendered
+/// state needs in it: the lock, or a file of the deploy kit.
 pub struct LockFile<'a> {
     pub path: &'a Path,
     pub text: String,
 }
 
-/// The change set from the output folder's files `existing` to `output` and the lock,
-/// keeping only changes to the files `keep` accepts by their path under the output folder
-/// (to leave one side exactly as it is); the lock, when given, is always in it. Sorted by
-/// path.
-pub fn change_set(
+/// The change set from the output folder's files `existing` to `output` and the files
+/// outside it (the lock, the deploy kit), keeping only changes to the files `keep` accepts
+/// by their path under the output folder (to leave one side exactly as it is); the files
+/// outside, when given, are always in it. Sorted by path.
+pub fn change_set<'a>(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Output>,
-    lock: Option<LockFile<'_>>,
+    outside: impl IntoIterator<Item = LockFile<'a>>,
     keep: impl Fn(&Path) -> bool,
 ) -> Result<Vec<Change>, Diagnostic> {
-    let lock = lock.map(|l| (l.path.to_path_buf(), l.text));
-    let mut all = changes(out_dir, existing, output, lock.as_slice())?;
+    let outside: Vec<(PathBuf, String)> = outside
+        .into_iter()
+        .map(|l| (l.path.to_path_buf(), l.text))
+        .collect();
+    let mut all = changes(out_dir, existing, output, &outside)?;
     all.retain(|c| {
-        lock.as_ref().is_some_and(|(p, _)| c.path == *p)
+        outside.iter().any(|(p, _)| c.path == *p)
             || keep(c.path.strip_prefix(out_dir).unwrap_or(&c.path))
     });
     Ok(all)
@@ -250,17 +254,18 @@ pub enum Mode {
     Check,
 }
 
-/// Brings the output folder, whose files are `existing`, and the lock to the rendered
-/// state: the change set of [`change_set`], applied in [`Mode::Write`].
-pub fn sync(
+/// Brings the output folder, whose files are `existing`, and the files outside it (the
+/// lock, the deploy kit) to the rendered state: the change set of [`change_set`], applied
+/// in [`Mode::Write`].
+pub fn sync<'a>(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Output>,
-    lock: Option<LockFile<'_>>,
+    outside: impl IntoIterator<Item = LockFile<'a>>,
     keep: impl Fn(&Path) -> bool,
     mode: Mode,
 ) -> Result<Vec<Change>, Diagnostic> {
-    let changes = change_set(out_dir, existing, output, lock, keep)?;
+    let changes = change_set(out_dir, existing, output, outside, keep)?;
     if mode == Mode::Write {
         apply(out_dir, existing, &changes)?;
     }
@@ -491,9 +496,10 @@ pub fn interrupted_render(out_dir: &Path) -> Option<Diagnostic> {
 
 /// Applies the changes as one transaction. The new output tree is built beside the old one
 /// — unchanged files hard-linked, so they keep their mtime — and swapped in with one atomic
-/// exchange; files outside the output folder (the lock) are written after the swap, and a
-/// failure there swaps the old tree back. A run killed at any moment leaves the old tree or
-/// the new one, never a mix; the next run clears what a killed run left beside it.
+/// exchange; files outside the output folder (the lock, the deploy kit) are written after
+/// the swap, and a failure there swaps the old tree back. A run killed at any moment leaves
+/// the old tree or the new one, never a mix; the next run clears what a killed run left
+/// beside it.
 pub fn apply(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
@@ -627,11 +633,20 @@ fn swap(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
     fs::rename(old, tree).map_err(|e| io_error(old, "move", &e))
 }
 
+/// Writes the files outside the output folder (the lock, the deploy kit), each
+/// atomically; when one fails, those written before it get their old text back, so that a
+/// failed run changes none of them.
 fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
-    for c in changes {
-        match &c.new {
-            Some(text) => write_atomic(&c.path, text.as_bytes())?,
-            None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e))?,
+    let put = |path: &Path, text: Option<&String>| match text {
+        Some(text) => write_atomic(path, text.as_bytes()),
+        None => fs::remove_file(path).map_err(|e| io_error(path, "remove", &e)),
+    };
+    for (i, c) in changes.iter().enumerate() {
+        if let Err(e) = put(&c.path, c.new.as_ref()) {
+            for done in &changes[..i] {
+                let _ = put(&done.path, done.old.as_ref());
+            }
+            return Err(e);
         }
     }
     Ok(())

@@ -9,11 +9,11 @@ use serde_saphyr::Spanned;
 
 use crate::diag::Span;
 
-/// A YAML node: a mapping keeps its keys and where each value starts; anything else is a
-/// leaf.
+/// A YAML node: a mapping keeps its keys, where each key is written and where each value
+/// starts; anything else is a leaf.
 #[derive(Debug)]
 enum Node {
-    Map(Vec<(String, Spanned<Node>)>),
+    Map(Vec<(Spanned<Key>, Spanned<Node>)>),
     Leaf,
 }
 
@@ -30,9 +30,9 @@ impl<'de> Deserialize<'de> for Node {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
                 let mut entries = Vec::new();
-                while let Some(key) = map.next_key::<Key>()? {
+                while let Some(key) = map.next_key::<Spanned<Key>>()? {
                     let value = map.next_value::<Spanned<Node>>()?;
-                    entries.push((key.0, value));
+                    entries.push((key, value));
                 }
                 Ok(Node::Map(entries))
             }
@@ -80,6 +80,7 @@ impl<'de> Deserialize<'de> for Node {
 }
 
 /// A mapping key of any scalar kind, as text (a key that is not text names no setting).
+#[derive(Debug)]
 struct Key(String);
 
 impl<'de> Deserialize<'de> for Key {
@@ -150,7 +151,7 @@ impl Places {
             let Some(Node::Map(entries)) = node else {
                 break;
             };
-            let Some((_, value)) = entries.iter().find(|(k, _)| k == key) else {
+            let Some((_, value)) = find(entries, key) else {
                 break;
             };
             span = Span::at(&self.file, &value.referenced);
@@ -166,13 +167,39 @@ impl Places {
             let Some(Node::Map(entries)) = node else {
                 return false;
             };
-            match entries.iter().find(|(k, _)| k == key) {
+            match find(entries, key) {
                 Some((_, value)) => node = Some(&value.value),
                 None => return false,
             }
         }
         true
     }
+
+    /// Where the key of the setting or section at `path` is written (`lattice:` rather
+    /// than the first setting under it, where [`Places::of`] places a section): the line
+    /// to add a setting under. None when it is not written.
+    pub fn key_of(&self, path: &[&str]) -> Option<Span> {
+        let (last, parents) = path.split_last()?;
+        let mut node = self.root.as_ref();
+        for key in parents {
+            let Some(Node::Map(entries)) = node else {
+                return None;
+            };
+            node = Some(&find(entries, key)?.1.value);
+        }
+        let Some(Node::Map(entries)) = node else {
+            return None;
+        };
+        let (key, _) = find(entries, last)?;
+        Some(Span::at(&self.file, &key.referenced))
+    }
+}
+
+fn find<'a>(
+    entries: &'a [(Spanned<Key>, Spanned<Node>)],
+    key: &str,
+) -> Option<&'a (Spanned<Key>, Spanned<Node>)> {
+    entries.iter().find(|(k, _)| k.value.0 == key)
 }
 
 #[cfg(test)]
@@ -205,6 +232,12 @@ kong:
         assert_eq!(at(&["deploy", "repoURL"]), (0, 0));
         assert!(p.is_written(&["kong", "hostnames"]));
         assert!(!p.is_written(&["kong", "port"]));
+        // A key's own place: a section's line, not its first setting's.
+        let key = |path: &[&str]| p.key_of(path).map(|s| (s.line, s.column));
+        assert_eq!(key(&["lattice"]), Some((2, 1)));
+        assert_eq!(key(&["lattice", "gateway", "sectionName"]), Some((3, 37)));
+        assert_eq!(key(&["kong", "port"]), None);
+        assert_eq!(key(&["deploy"]), None);
     }
 
     #[test]

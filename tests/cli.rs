@@ -1045,3 +1045,23 @@ fn color_before_the_command_is_still_accepted() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains('\u{1b}'), "not colored:\n{stderr}");
 }
+
+/// One app: one service and one shared group, in the singular.
+#[test]
+fn cost_of_a_one_app_project_counts_in_the_singular() {
+    let tmp = project(&[("shop.yaml", path_app("shop", "/shop").as_bytes())]);
+    let run = latgen(tmp.path(), &["cost"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].ends_with("/month  (1 shared group, 0 dedicated)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        lines[3].starts_with("with dispatch: header: 1 service, "),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("1 services"), "{}", run.stdout);
+}

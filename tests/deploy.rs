@@ -327,8 +327,10 @@ fn an_init_project_without_flags_fits_argocd_and_check_names_the_placeholders() 
     );
 }
 
+/// A kit left behind (a render whose deploy/ was not committed, here put back as it was)
+/// is stale until `latgen deploy` (or `render`) rewrites it.
 #[test]
-fn a_new_namespace_needs_the_kit_rewritten() {
+fn a_kit_left_behind_a_new_namespace_is_stale_until_deploy() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     ok(&latgen(
@@ -350,7 +352,10 @@ fn a_new_namespace_needs_the_kit_rewritten() {
         "namespace: team-search\nservice: { name: search, port: 8080 }\npaths: [/search]\n",
     )
     .unwrap();
+    let project_file = dir.join("deploy/appproject.yaml");
+    let before = std::fs::read_to_string(&project_file).unwrap();
     ok(&latgen(dir, &["render"]));
+    std::fs::write(&project_file, before).unwrap();
     let check = latgen(dir, &["check", "--format", "json"]);
     assert_eq!(check.code, Some(1));
     assert!(
@@ -411,4 +416,57 @@ fn deploy_without_a_deploy_section_is_an_error() {
         run.stderr
     );
     assert!(!dir.join("deploy").exists());
+}
+
+/// The file's inode: a file written anew (through a temporary file) gets another one.
+#[cfg(unix)]
+fn file_id(path: &Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+}
+
+/// `render` on the example after an app in a new namespace is added: it rewrites the
+/// AppProject (and only it) with the output, so `check` has nothing to say, where it used
+/// to report `stale-deploy` until `latgen deploy` ran.
+#[cfg(unix)]
+#[test]
+fn render_rewrites_the_example_kit_a_new_namespace_changes() {
+    let root = common::root();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut files = BTreeMap::new();
+    for folder in ["apps", "generated", "deploy"] {
+        for (rel, text) in common::read_tree(&root.join(folder)) {
+            files.insert(Path::new(folder).join(rel), text);
+        }
+    }
+    for name in ["latgen.yaml", "latgen.lock"] {
+        files.insert(
+            PathBuf::from(name),
+            std::fs::read_to_string(root.join(name)).unwrap(),
+        );
+    }
+    common::write_tree(dir, &files);
+    ok(&latgen(dir, &["check"]));
+    common::app(
+        dir,
+        "search-new",
+        "namespace: team-search\nservice: { name: search-web, port: 8080 }\npaths: [/search-new]\n",
+    );
+    let kong = dir.join("deploy/application-kong.yaml");
+    let kong_id = file_id(&kong);
+    ok(&latgen(dir, &["render"]));
+    let check = latgen(dir, &["check"]);
+    ok(&check);
+    assert_eq!(check.stdout, "no findings\n");
+    let project = std::fs::read_to_string(dir.join("deploy/appproject.yaml")).unwrap();
+    assert!(
+        project.contains("      namespace: team-search\n"),
+        "{project}"
+    );
+    assert_eq!(
+        file_id(&kong),
+        kong_id,
+        "an unchanged file of the kit is not rewritten"
+    );
+    ok(&latgen(dir, &["deploy", "--check"]));
 }

@@ -554,6 +554,26 @@ const SUBCOMMANDS: &[&str] = &[
     "man",
 ];
 
+/// What latgen offers a shell that asks (as the script `completions bash` prints does) to
+/// complete `words`, the last one being the word under the cursor, in `dir`.
+fn complete(dir: &Path, words: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .arg("--")
+        .args(words)
+        .env("LATGEN_COMPLETE", "bash")
+        .env("_CLAP_COMPLETE_INDEX", (words.len() - 1).to_string())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{words:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout.lines().map(str::to_string).collect()
+}
+
 #[test]
 fn completions_cover_the_subcommands() {
     use clap::CommandFactory;
@@ -562,21 +582,66 @@ fn completions_cover_the_subcommands() {
         .map(|s| s.get_name().to_string())
         .collect();
     assert_eq!(declared, SUBCOMMANDS, "the subcommands this test expects");
+    // The script registers latgen with the shell, which then asks latgen on each Tab.
     let run = latgen(&common::root(), &["completions", "bash"]);
     ok(&run);
-    assert!(run.stdout.contains("complete -F _latgen"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(" -F _clap_complete_latgen latgen\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("LATGEN_COMPLETE=\"bash\""),
+        "{}",
+        run.stdout
+    );
+    let offered = complete(&common::root(), &["latgen", ""]);
     for sub in SUBCOMMANDS {
-        assert!(run.stdout.contains(sub), "bash completion lacks {sub}");
+        assert!(offered.iter().any(|o| o == sub), "no {sub} in {offered:?}");
     }
     for shell in ["zsh", "fish", "powershell", "elvish"] {
         let run = latgen(&common::root(), &["completions", shell]);
         ok(&run);
-        assert!(run.stdout.contains("trace"), "{shell}");
+        assert!(run.stdout.contains("LATGEN_COMPLETE"), "{shell}");
     }
     assert_eq!(
         latgen(&common::root(), &["completions", "tcsh"]).code,
         Some(2)
     );
+}
+
+#[test]
+fn explain_completes_the_finding_codes() {
+    let root = common::root();
+    assert_eq!(
+        complete(&root, &["latgen", "explain", "o"]),
+        ["order-dependent-group"]
+    );
+    let all: Vec<&str> = latgen::codes::Code::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    let offered = complete(&root, &["latgen", "explain", ""]);
+    let values: Vec<&String> = offered.iter().filter(|o| !o.starts_with('-')).collect();
+    assert_eq!(values, all);
+}
+
+/// The example's app names after `latgen move`, by file stem or `name:` line, from the
+/// project folder or below it.
+#[test]
+fn move_completes_the_app_names_of_the_example() {
+    let root = common::root();
+    assert_eq!(
+        complete(&root, &["latgen", "move", "st"]),
+        ["status-page", "storefront-www"]
+    );
+    assert_eq!(
+        complete(&root.join("apps/commerce"), &["latgen", "move", "che"]),
+        ["checkout"]
+    );
+    let offered = complete(&root, &["latgen", "move", ""]);
+    let apps: Vec<&String> = offered.iter().filter(|o| !o.starts_with('-')).collect();
+    assert_eq!(apps.len(), 79, "{apps:?}");
 }
 
 #[test]
@@ -662,8 +727,38 @@ fn the_pre_commit_script_runs_the_given_latgen_and_knows_each_release_target() {
         assert!(text.contains(&format!("target={target}")), "{target}");
         assert!(release.contains(&format!("target: {target}")), "{target}");
     }
-    assert!(text.contains("releases/download/v$version/$archive"));
+    assert!(text.contains("https://github.com/$LATGEN_REPO/releases/download}"));
+    assert!(text.contains("url=\"$releases/v$version/$archive\""));
     assert!(release.contains("archive=\"latgen-$TARGET.tar.gz\""));
+}
+
+/// Offline (here: a releases folder whose host cannot resolve) the script fails with what
+/// to do instead: set LATGEN to a local binary.
+#[test]
+fn the_pre_commit_script_offline_names_latgen() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new("sh")
+        .arg(common::root().join("hooks/run-latgen"))
+        .arg("check")
+        .env_remove("LATGEN")
+        .env("XDG_CACHE_HOME", cache.path())
+        .env(
+            "LATGEN_RELEASES_URL",
+            "https://latgen-releases.invalid/download",
+        )
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("latgen: could not download https://latgen-releases.invalid/download/")
+            || stderr.contains("curl is not installed"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("set LATGEN=/path/to/latgen to use a local binary"),
+        "{stderr}"
+    );
 }
 
 /// The placeholder for latgen's public repository: REPO_URL in src/codes.rs is the one place

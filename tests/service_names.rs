@@ -253,3 +253,30 @@ fn two_routes_of_one_project_with_one_name_are_a_warning_and_trace_and_cost_show
         trace.stdout
     );
 }
+
+/// The placeholder prefix `init` writes: render warns when it writes a route new to the
+/// output folder (which would keep the controller's name once created), naming the route;
+/// rendering the same routes again does not repeat it.
+#[test]
+fn render_warns_when_it_writes_a_new_route_while_the_prefix_is_the_placeholder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = format!(
+        "lattice:\n  serviceNamePrefix: {}\n",
+        latgen::config::PLACEHOLDER
+    );
+    std::fs::write(tmp.path().join("latgen.yaml"), settings).unwrap();
+    common::path_app(tmp.path(), "shop", &["/shop"]);
+    let render = |dir: &Path| {
+        let run = latgen(dir, &["render"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        run.stderr
+    };
+    let first = render(tmp.path());
+    assert!(
+        first.contains("warning[placeholder-setting]: lattice.serviceNamePrefix is still the placeholder `CHANGE-ME`, and render writes a new route, lattice/httproute-group-01.yaml, with no Lattice service name"),
+        "{first}"
+    );
+    assert!(first.contains("  --> latgen.yaml:2:22\n"), "{first}");
+    let again = render(tmp.path());
+    assert!(!again.contains("placeholder-setting"), "{again}");
+}

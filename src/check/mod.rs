@@ -21,6 +21,7 @@ mod routes;
 mod staleness;
 
 pub use change::change_warnings;
+pub use names::placeholder_new_routes;
 
 use crate::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;

@@ -1,7 +1,9 @@
 //! Lattice service names against what exists: a route's service keeps the name it was
 //! created with, so a lock that records another name for a committed route is wrong
 //! (`service-name-changed`); and another project's lock given with `--also-lock` must not
-//! hold a name of this one (`service-name-collision`).
+//! hold a name of this one (`service-name-collision`). And the placeholder prefix `init`
+//! writes: an error in `check`, a warning in `render` when it writes a route new to the
+//! output folder (`placeholder-setting`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -172,4 +174,56 @@ pub fn placeholder_prefix(config: &Config, file: &Path, sources: &Sources) -> Op
         .at(places.of(&["lattice", "serviceNamePrefix"]))
         .help("set it in latgen.yaml to a name for this project unique in its service network (e.g. `shop-prod`), then run `latgen render`"),
     )
+}
+
+/// What `render` says when it creates a route (its manifest is new to the output folder)
+/// while `lattice.serviceNamePrefix` is still the placeholder: the route carries no name,
+/// and once the controller creates it, its service keeps the controller's name for good.
+/// A warning, not `check`'s error: render writes what it is asked to, and `check` (the PR
+/// gate) fails on the placeholder anyway. Only a route new to the output folder: the
+/// moment a name is lost is the first render of a route; one already written was warned
+/// about then (a project that stays on the placeholder would otherwise hear it on every
+/// render), and is `check`'s business from there.
+/// `written` says whether render writes a file of the output now (all of it, or one side
+/// with `--only`); `existing` is the folder as it was; both take paths relative to
+/// `out_dir`.
+pub fn placeholder_new_routes(
+    prepared: &Prepared,
+    written: &dyn Fn(&Path) -> bool,
+    existing: &BTreeMap<PathBuf, String>,
+    (file, out_dir): (&Path, &Path),
+    sources: &Sources,
+) -> Option<Diagnostic> {
+    let prefix = prepared.config.lattice.service_name_prefix.as_deref()?;
+    if !prefix.contains(PLACEHOLDER) {
+        return None;
+    }
+    let mut new: Vec<PathBuf> = routes(&prepared.plan, &prepared.apps, &prepared.config)
+        .into_iter()
+        .map(|r| Path::new("lattice").join(format!("httproute-{}.yaml", r.route)))
+        .filter(|rel| written(rel) && !existing.contains_key(rel))
+        .collect();
+    let first = new.first()?;
+    let places = crate::places::Places::read(file, sources.text(file));
+    let (routes, them) = match new.len() {
+        1 => (
+            format!("a new route, {},", first.display()),
+            "it, its service keeps the controller's name",
+        ),
+        n => (
+            format!("{n} new routes"),
+            "them, their services keep the controller's names",
+        ),
+    };
+    let mut d = Diagnostic::warning(
+        Code::PlaceholderSetting,
+        format!("lattice.serviceNamePrefix is still the placeholder `{prefix}`, and render writes {routes} with no Lattice service name: once the controller creates {them} for good"),
+    )
+    .at(places.of(&["lattice", "serviceNamePrefix"]))
+    .help("set lattice.serviceNamePrefix in latgen.yaml to a name for this project unique in its service network (e.g. `shop-prod`) and run `latgen render` again before the new routes are merged");
+    new.sort();
+    for rel in new {
+        d = d.related(Span::file(out_dir.join(rel)), "a new route");
+    }
+    Some(d)
 }

@@ -4,7 +4,8 @@
 use clap::ValueEnum;
 
 use super::args::InputArgs;
-use super::{Outcome, Ui};
+use super::{Outcome, Ui, plural};
+use crate::rebalance::{Cost, dollars};
 
 #[derive(Debug, clap::Args)]
 pub struct CostArgs {
@@ -29,7 +30,7 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
     };
     let c = crate::rebalance::cost(&prepared);
     match args.format {
-        CostFormat::Table => print!("{}", crate::rebalance::cost_table(&c)),
+        CostFormat::Table => print!("{}", table(&c)),
         CostFormat::Json => println!(
             "{}",
             serde_json::json!({
@@ -49,4 +50,50 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
         ),
     }
     Outcome::Success
+}
+
+/// The cost as a table, its counts in words (`1 shared group`, `2 services`):
+/// ```text
+/// Lattice services          14       $332.15/month  (8 shared groups, 6 dedicated)
+/// one service per app       79     $1,874.28/month
+/// saving                    65     $1,542.13/month  (-82%)
+/// with dispatch: header: 11 services, $260.98/month
+/// ```
+/// then each Lattice service's name.
+fn table(c: &Cost) -> String {
+    let mut out = [
+        format!(
+            "{:<22}{:>6}  {:>12}/month  ({}, {} dedicated)",
+            "Lattice services",
+            c.services,
+            dollars(c.monthly),
+            plural(c.groups, "shared group"),
+            c.dedicated
+        ),
+        format!(
+            "{:<22}{:>6}  {:>12}/month",
+            "one service per app",
+            c.apps,
+            dollars(c.monthly_one_per_app)
+        ),
+        format!(
+            "{:<22}{:>6}  {:>12}/month  (-{:.0}%)",
+            "saving",
+            c.apps - c.services,
+            dollars(c.saving),
+            c.saving_ratio * 100.0
+        ),
+        format!(
+            "with dispatch: {}: {}, {}/month",
+            c.other.0.as_str(),
+            plural(c.other.1, "service"),
+            dollars(c.other.2)
+        ),
+    ]
+    .join("\n");
+    out.push_str("\n\nLattice service names (route: name, named by)\n");
+    for (route, name, set) in &c.names {
+        out.push_str(&format!("  {route}: {name} ({set})\n"));
+    }
+    out
 }

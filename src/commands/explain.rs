@@ -7,7 +7,35 @@ use crate::codes::Code;
 #[derive(Debug, clap::Args)]
 pub struct ExplainArgs {
     /// The finding code (`nested-prefix`); without one, every code is listed.
+    #[arg(value_parser = CodeName, hide_possible_values = true)]
     pub code: Option<String>,
+}
+
+/// A finding code's name: any text (an unknown one is `run`'s to refuse, with a "did you
+/// mean"), whose possible values are the codes, so that completion offers them (the list
+/// is too long for the help, which hides it).
+#[derive(Debug, Clone, Copy)]
+struct CodeName;
+
+impl clap::builder::TypedValueParser for CodeName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(Code::ALL.iter().map(|c| {
+            clap::builder::PossibleValue::new(c.as_str()).help(c.summary())
+        })))
+    }
 }
 
 pub fn run(args: &ExplainArgs) -> Outcome {

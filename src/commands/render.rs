@@ -2,6 +2,7 @@
 //! `--check`, in check mode: a diff and exit 1 when anything is stale).
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::args::{InputArgs, OnlySide};
@@ -71,19 +72,9 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &built.sources),
     };
-    let mut notes = built.diags.clone();
-    let quota = built.prepared.config.quotas.rules_per_service as usize;
-    // render writes what the plan says; the PR gate (`check`) is where a pair of
-    // order-dependent rules the change creates is an error.
-    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
-    notes.extend(crate::check::change_warnings(
-        &existing,
-        &built.output.files,
-        quota,
-        &out,
-        created,
-    ));
-    notes.sort();
+    let only = args.only.map(OnlySide::side);
+    let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
+    let notes = notes(&built, &existing, &keep, (&paths.config, &out));
     ui.report(&notes, &built.sources);
     let crate::Built {
         prepared,
@@ -91,15 +82,18 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         sources,
         ..
     } = built;
-    let only = args.only.map(OnlySide::side);
-    let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
     let rendered_files = all.files.keys().filter(|p| keep(p)).count();
-    let lock = LockFile {
+    let kit = deploy_kit(&paths, &out, &prepared.config, &all, &existing, only);
+    let outside = std::iter::once(LockFile {
         path: &paths.lock,
         text: prepared.lock_text(),
-    };
+    })
+    .chain(kit.iter().map(|(path, text)| LockFile {
+        path,
+        text: text.clone(),
+    }));
     let mode = if args.check { Mode::Check } else { Mode::Write };
-    let synced = output::sync(&out, &existing, Cow::Owned(all), Some(lock), keep, mode);
+    let synced = output::sync(&out, &existing, Cow::Owned(all), outside, keep, mode);
     crate::progress::clear();
     let changes = match synced {
         Ok(c) => c,
@@ -115,10 +109,75 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         count(ChangeKind::Added),
         count(ChangeKind::Changed),
         count(ChangeKind::Removed),
-        rendered_files + 1 - count(ChangeKind::Added) - count(ChangeKind::Changed)
+        rendered_files + 1 + kit.len() - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
     crate::free_later((existing, changes, prepared, sources));
     Outcome::Success
+}
+
+/// The deploy kit as it fits the output this run leaves on disk (see
+/// [`crate::deploy::kit_to_refresh`]; empty for a project without one). With `--only`, the
+/// other side stays as it is on disk, and so does the part of the kit that follows from
+/// it: an AppProject that dropped the namespaces of a side not yet shipped would stop Argo
+/// CD from syncing (or pruning) what that side still has there.
+fn deploy_kit(
+    paths: &crate::load::ProjectPaths,
+    out: &Path,
+    config: &crate::config::Config,
+    all: &crate::render::Output,
+    existing: &BTreeMap<PathBuf, String>,
+    only: Option<crate::render::Side>,
+) -> Vec<(PathBuf, String)> {
+    if config.deploy.is_none() {
+        return Vec::new();
+    }
+    let Some(side) = only else {
+        return crate::deploy::kit_to_refresh(paths, out, config, all);
+    };
+    let files = (all.files.iter().filter(|(p, _)| p.starts_with(side.dir())))
+        .chain(existing.iter().filter(|(p, text)| {
+            !p.starts_with(side.dir()) && text.starts_with(crate::layout::HEADER)
+        }))
+        .map(|(p, text)| (p.clone(), text.clone()))
+        .collect();
+    let on_disk = crate::render::Output {
+        files,
+        not_stored: Vec::new(),
+    };
+    crate::deploy::kit_to_refresh(paths, out, config, &on_disk)
+}
+
+/// The warnings render prints: the build's, and those about the change it writes.
+fn notes(
+    built: &crate::Built,
+    existing: &BTreeMap<PathBuf, String>,
+    keep: &dyn Fn(&Path) -> bool,
+    (config, out): (&Path, &Path),
+) -> crate::diag::Diagnostics {
+    let mut notes = built.diags.clone();
+    let quota = built.prepared.config.quotas.rules_per_service as usize;
+    // render writes what the plan says; the PR gate (`check`) is where a pair of
+    // order-dependent rules the change creates is an error.
+    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
+    notes.extend(crate::check::change_warnings(
+        existing,
+        &built.output.files,
+        quota,
+        out,
+        created,
+    ));
+    let written = |p: &Path| keep(p) && built.output.files.contains_key(p);
+    if let Some(d) = crate::check::placeholder_new_routes(
+        &built.prepared,
+        &written,
+        existing,
+        (config, out),
+        &built.sources,
+    ) {
+        notes.push(d);
+    }
+    notes.sort();
+    notes
 }
 
 /// `80 apps in 14 Lattice services (8 shared groups, 6 dedicated)`.
@@ -141,16 +200,23 @@ fn stale(out: &Path, lock: &Path, changes: &[Change], summary: &str) -> Outcome 
     }
     print!("{}", output::unified_diff(changes));
     let lock_stale = changes.iter().any(|c| c.path == lock);
-    let outputs = changes.len() - usize::from(lock_stale);
-    let what = match (outputs, lock_stale) {
-        (0, _) => lock.display().to_string(),
-        (n, false) => format!("{} ({})", out.display(), plural(n, "file")),
-        (n, true) => format!(
-            "{} ({}) and {}",
-            out.display(),
-            plural(n, "file"),
-            lock.display()
-        ),
+    let outputs = changes.iter().filter(|c| c.path.starts_with(out)).count();
+    // The rest is the deploy kit's.
+    let kit = changes.len() - outputs - usize::from(lock_stale);
+    let mut stale: Vec<String> = Vec::new();
+    if outputs > 0 {
+        stale.push(format!("{} ({})", out.display(), plural(outputs, "file")));
+    }
+    if kit > 0 {
+        stale.push(format!("the deploy kit ({})", plural(kit, "file")));
+    }
+    if lock_stale {
+        stale.push(lock.display().to_string());
+    }
+    let what = match stale.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     };
     eprintln!(
         "error: {what} differ from what `latgen render` writes; run it and commit the result"

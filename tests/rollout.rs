@@ -8,7 +8,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{git, latgen, path_app};
+use common::{example_repo, git, latgen, path_app};
 use latgen::routing::{Network, Outcome};
 
 /// A project of five path-routed apps in one group, rendered and committed.
@@ -345,22 +345,6 @@ fn status_lists_the_moves_and_the_steps_left() {
     );
 }
 
-/// The example, rendered and committed in a throwaway repository (its deploy kit too, so
-/// that `check` has nothing else to say).
-fn example_repo() -> tempfile::TempDir {
-    let tmp = common::copy_project(&common::root());
-    let dir = tmp.path();
-    for sub in ["generated", "deploy"] {
-        common::write_tree(
-            &dir.join(sub),
-            &common::read_tree(&common::root().join(sub)),
-        );
-    }
-    git(dir, &["init", "-q"]);
-    commit(dir, "base");
-    tmp
-}
-
 /// Sets `lattice.dispatch` in the example's latgen.yaml.
 fn set_dispatch(dir: &Path, mode: &str) {
     let yaml = dir.join("latgen.yaml");
@@ -374,8 +358,10 @@ fn set_dispatch(dir: &Path, mode: &str) {
 }
 
 /// Ships the change in the work tree with `render --base HEAD`, one committed step at a
-/// time, each accepted by `check --base`; returns the number of steps.
-fn ship(dir: &Path) -> usize {
+/// time, each accepted by `check --base … --deny-warnings` (a step `render --base` writes
+/// has no finding, transient ones included) and its PR comment snapshotted as
+/// `tests/rollout/<case>-step-<n>.expected.md`; returns the number of steps.
+fn ship(dir: &Path, case: &str) -> usize {
     let mut steps = 0;
     loop {
         let run = latgen(dir, &["render", "--base", "HEAD"]);
@@ -385,8 +371,13 @@ fn ship(dir: &Path) -> usize {
         }
         steps += 1;
         commit(dir, &format!("step {steps}"));
-        let check = latgen(dir, &["check", "--base", "HEAD~1"]);
+        let check = latgen(dir, &["check", "--base", "HEAD~1", "--deny-warnings"]);
         assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        let md = latgen(dir, &["check", "--base", "HEAD~1", "--format", "markdown"]);
+        common::assert_snapshot(
+            &common::root().join(format!("tests/rollout/{case}-step-{steps}.expected.md")),
+            &md.stdout,
+        );
         assert!(steps < 6, "the rollout does not end");
     }
 }
@@ -395,6 +386,16 @@ fn ship(dir: &Path) -> usize {
 /// both) routes every probe of the example to the app Gateway API semantics name, and no
 /// Lattice route of any step is over the rules quota.
 fn assert_states_route_and_fit(dir: &Path, steps: usize) {
+    assert_states_route_as_before_or_after(dir, steps, None);
+}
+
+/// [`assert_states_route_and_fit`] for a change of the apps' paths: a state may route as
+/// the apps `before` the change say instead (a new path is Kong's 404 until Kong has it).
+fn assert_states_route_as_before_or_after(
+    dir: &Path,
+    steps: usize,
+    before: Option<&[latgen::model::App]>,
+) {
     let built = common::built(dir);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     let quota = config.quotas.rules_per_service as usize;
@@ -419,7 +420,11 @@ fn assert_states_route_and_fit(dir: &Path, steps: usize) {
             ("both live", network(state, state)),
         ] {
             let client = [latgen::routing::Headers::new()];
-            if let Err(e) = common::oracle::misroutes(apps, config, &net, &client) {
+            let as_before =
+                before.is_some_and(|b| common::oracle::misroutes(b, config, &net, &client).is_ok());
+            if let Err(e) = common::oracle::misroutes(apps, config, &net, &client)
+                && !as_before
+            {
                 panic!("step {}, {when}: {e}", k + 1);
             }
         }
@@ -436,7 +441,7 @@ fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
     let dir = tmp.path();
     for (mode, services) in [("header", 8), ("path", 14)] {
         set_dispatch(dir, mode);
-        let steps = ship(dir);
+        let steps = ship(dir, &format!("to-{mode}"));
         assert_eq!(steps, 3, "switching to {mode}: Lattice, Kong, Lattice");
         assert_states_route_and_fit(dir, steps);
         let plain = latgen(dir, &["render", "--check"]);
@@ -451,4 +456,30 @@ fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
             "{lock}"
         );
     }
+}
+
+/// An app that grows in a full group (the example's faq gains a path in group-03, which
+/// holds 10 of 10 rules) moves to the lowest-numbered group with room, shipped in safe
+/// steps with no edit of the lock: every state routes every request within the quota, and
+/// the rollout ends as a plain render.
+#[test]
+fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    let faq = dir.join("apps/support/faq.yaml");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
+    let steps = ship(dir, "outgrown");
+    assert_eq!(steps, 3, "Lattice (new group), Kong, Lattice (old group)");
+    let mut before = common::built(dir).prepared.apps;
+    let faq = before.iter_mut().find(|a| a.name == "faq").unwrap();
+    faq.paths.truncate(1);
+    assert_states_route_as_before_or_after(dir, steps, Some(&before));
+    let plain = latgen(dir, &["render", "--check"]);
+    assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    assert!(
+        lock.contains("  faq: 5\n") && !lock.contains("rollout:"),
+        "{lock}"
+    );
 }

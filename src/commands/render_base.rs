@@ -145,11 +145,14 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
     out.push('\n');
     for (what, names) in [("adds", &s.added), ("removes", &s.removed)] {
         if !names.is_empty() {
-            out.push_str(&format!("  {what} {}\n", names.join(", ")));
+            out.push_str(&format!("  {what} {}\n", few(names)));
         }
     }
-    for (app, from, to) in &s.moved {
-        out.push_str(&format!("  moves {app} from {from} to {to}\n"));
+    let moved: Vec<String> = (s.moved.iter())
+        .map(|(app, from, to)| format!("{app} ({from} → {to})"))
+        .collect();
+    if !moved.is_empty() {
+        out.push_str(&format!("  moves {}\n", few(&moved)));
     }
     if step.completes() {
         out.push_str("next: nothing; once it is merged the change is complete\n");
@@ -160,6 +163,18 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
         ));
     }
     out
+}
+
+/// A list for one line of the terminal: the first few, and how many more.
+fn few(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let head = items[..items.len().min(SHOWN)].join(", ");
+    match items.len().saturating_sub(SHOWN) {
+        0 => head,
+        more => format!(
+            "{head} and {more} more (`latgen check --base REV --format markdown` lists them)"
+        ),
+    }
 }
 
 fn counts(c: &FileCounts) -> String {

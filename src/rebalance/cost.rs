@@ -93,50 +93,6 @@ pub fn dollars(x: f64) -> String {
     format!("${grouped}.{frac:02}")
 }
 
-pub fn cost_table(c: &Cost) -> String {
-    [
-        format!(
-            "{:<22}{:>6}  {:>12}/month  ({} shared groups, {} dedicated)",
-            "Lattice services",
-            c.services,
-            dollars(c.monthly),
-            c.groups,
-            c.dedicated
-        ),
-        format!(
-            "{:<22}{:>6}  {:>12}/month",
-            "one service per app",
-            c.apps,
-            dollars(c.monthly_one_per_app)
-        ),
-        format!(
-            "{:<22}{:>6}  {:>12}/month  (-{:.0}%)",
-            "saving",
-            c.apps - c.services,
-            dollars(c.saving),
-            c.saving_ratio * 100.0
-        ),
-        format!(
-            "with dispatch: {}: {} services, {}/month",
-            c.other.0.as_str(),
-            c.other.1,
-            dollars(c.other.2)
-        ),
-    ]
-    .join("\n")
-        + "\n"
-        + &names_table(c)
-}
-
-/// The Lattice services by name, with the route each is for.
-fn names_table(c: &Cost) -> String {
-    let mut out = String::from("\nLattice service names (route: name, named by)\n");
-    for (route, name, set) in &c.names {
-        out.push_str(&format!("  {route}: {name} ({set})\n"));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

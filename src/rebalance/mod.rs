@@ -12,7 +12,7 @@ mod moves;
 mod separation;
 
 pub use compaction::{Compaction, compaction};
-pub use cost::{Cost, HOURS_PER_MONTH, cost, cost_table, dollars};
+pub use cost::{Cost, HOURS_PER_MONTH, cost, dollars};
 pub use moves::{MoveResult, move_app};
 pub use separation::{OrderDependentPair, separation};
 

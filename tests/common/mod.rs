@@ -109,6 +109,20 @@ pub fn copy_project(from: &Path) -> tempfile::TempDir {
     tmp
 }
 
+/// The example, rendered and committed in a throwaway repository (its deploy kit too, so
+/// that `check` has nothing else to say).
+pub fn example_repo() -> tempfile::TempDir {
+    let tmp = copy_project(&root());
+    let dir = tmp.path();
+    for sub in ["generated", "deploy"] {
+        write_tree(&dir.join(sub), &read_tree(&root().join(sub)));
+    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "base"]);
+    tmp
+}
+
 /// Writes one app declaration.
 pub fn app(dir: &Path, name: &str, body: &str) {
     let p = dir.join("apps").join(format!("{name}.yaml"));

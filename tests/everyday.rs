@@ -18,6 +18,15 @@ fn grow_faq(dir: &Path) {
     std::fs::write(file, grown).unwrap();
 }
 
+/// Switches the example to header dispatch (a change `render --base` ships in 3 steps).
+fn set_header_dispatch(dir: &Path) {
+    let yaml = dir.join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let switched = text.replace("lattice:\n", "lattice:\n  dispatch: header\n");
+    assert_ne!(text, switched);
+    std::fs::write(&yaml, switched).unwrap();
+}
+
 fn lock(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("latgen.lock")).unwrap()
 }
@@ -91,13 +100,7 @@ fn a_moving_app_that_grows_does_not_block_its_own_move() {
 fn step_1_of_a_dispatch_switch_has_no_findings_and_says_what_is_transient() {
     let tmp = example_repo();
     let dir = tmp.path();
-    let yaml = dir.join("latgen.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap();
-    std::fs::write(
-        &yaml,
-        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
-    )
-    .unwrap();
+    set_header_dispatch(dir);
     let run = latgen(dir, &["render", "--base", "HEAD"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let check = latgen(dir, &["check", "--base", "HEAD", "--deny-warnings"]);
@@ -135,7 +138,8 @@ fn the_summary_says_what_each_step_of_a_path_change_does() {
 fn the_next_command_after_a_step_names_the_merged_base_not_the_same_step() {
     let tmp = example_repo();
     let dir = tmp.path();
-    grow_faq(dir);
+    let mv = latgen(dir, &["move", "blog", "--group", "9"]);
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
     ship_step(dir, 1);
     let md = markdown(dir, "HEAD~1");
     assert!(
@@ -171,7 +175,7 @@ fn move_and_status_give_the_render_base_flow() {
 fn status_without_base_sees_the_rollout_in_flight() {
     let tmp = example_repo();
     let dir = tmp.path();
-    grow_faq(dir);
+    set_header_dispatch(dir);
     let run = latgen(dir, &["render", "--base", "HEAD"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let status = latgen(dir, &["status"]);

@@ -455,7 +455,7 @@ fn a_path_claimed_by_two_apps_shows_both_claims() {
     assert_fails_with(
         &run,
         concat!(
-            "error[path-conflict]: path `/cart` is also claimed by app `cart`\n",
+            "error[path-conflict]: path `/cart` is claimed by two apps, `cart` and `shop`\n",
             "  --> apps/shop.yaml:3:16\n",
             "  |\n",
             "3 | paths: [/shop, /cart]\n",

@@ -614,7 +614,7 @@ fn completions_cover_the_subcommands() {
 fn explain_completes_the_finding_codes() {
     let root = common::root();
     assert_eq!(
-        complete(&root, &["latgen", "explain", "o"]),
+        complete(&root, &["latgen", "explain", "ord"]),
         ["order-dependent-group"]
     );
     let all: Vec<&str> = latgen::codes::Code::ALL

@@ -57,7 +57,7 @@ fn an_app_that_grows_in_a_full_group_is_the_one_that_moves() {
     let run = latgen(dir, &["render"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     common::assert_snapshot(
-        &common::root().join("tests/everyday/outgrown.expected.txt"),
+        &common::root().join("tests/everyday/outgrown.stderr"),
         &run.stderr,
     );
     let lock = lock(dir);

@@ -586,12 +586,17 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
             state = whole;
             continue;
         }
+        let created = created_domains(judge, &state);
+        let in_use = kong_domains(judge, &state);
         for unit in phase {
             let before: Vec<Edit> = unit
                 .iter()
                 .map(|(rel, _)| (rel.clone(), state.get(rel).cloned()))
                 .collect();
-            if before == unit {
+            if before == unit
+                || points_at(judge, &unit, &created)
+                || removes_in_use(judge, &unit, &in_use)
+            {
                 continue;
             }
             state.edits.extend(unit);
@@ -604,6 +609,63 @@ pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versi
         return base.clone();
     }
     with_kustomizations(overlaid(base, state.edits), versions)
+}
+
+/// The domains of the Lattice services the state creates (routes the base does not have).
+fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
+    (state.edits.iter())
+        .filter(|(rel, text)| text.is_some() && !state.base.contains_key(*rel))
+        .filter_map(|(rel, _)| judge.target.get(rel))
+        .flat_map(|doc| doc.lattice_hostnames().iter().map(String::as_str))
+        .collect()
+}
+
+/// Whether a unit's Kong side sends requests to one of `created`: never safe in the step
+/// that creates that service, since Kong may go live before it exists. Such a unit is left
+/// for a later step without judging it: a switch of dispatch mode has one per app, and a
+/// judgement per app reads every file, which grew with the square of the apps.
+fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
+    !created.is_empty()
+        && unit.iter().any(|(rel, text)| {
+            text.is_some()
+                && (judge.target.get(rel))
+                    .is_some_and(|d| d.lattice_domains().iter().any(|h| created.contains(h)))
+        })
+}
+
+/// The domains of the Lattice services the Kong side sends requests to, in the state or in
+/// the base (either may be live while the Lattice side of the state is).
+fn kong_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
+    let doc = |rel: &Path| {
+        let text = state.get(rel)?;
+        [
+            (&judge.trees.0, &judge.base),
+            (&judge.trees.1, &judge.target),
+        ]
+        .into_iter()
+        .find(|(tree, _)| tree.get(rel) == Some(text))
+        .and_then(|(_, docs)| docs.get(rel))
+    };
+    let kong = || (judge.files.iter()).filter(|rel| side_of(rel) == Side::Kong);
+    let now = kong().filter_map(|rel| doc(rel));
+    let before = kong().filter_map(|rel| judge.base.get(rel));
+    now.chain(before)
+        .flat_map(|d| d.lattice_domains())
+        .collect()
+}
+
+/// Whether a unit deletes a Lattice service that the Kong side, the state's or the base's,
+/// sends requests to (`in_use`): never safe, since the Lattice side may go live first. Left for
+/// a later step without judging it, like [`points_at`].
+fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
+    unit.iter().any(|(rel, text)| {
+        text.is_none()
+            && (judge.base.get(rel)).is_some_and(|d| {
+                d.lattice_hostnames()
+                    .iter()
+                    .any(|h| in_use.contains(h.as_str()))
+            })
+    })
 }
 
 /// `base` with `edits` made, its kustomizations left out. The files (tens of thousands)

@@ -788,6 +788,26 @@ impl Doc {
         Doc(Arc::new(Entry::of(file, doc, is_kong_file(file))))
     }
 
+    /// The Lattice service domains this object sends requests to: a Kong route's rewritten
+    /// Host and a bridge's target. Empty for other objects.
+    pub fn lattice_domains(&self) -> Vec<&str> {
+        match &*self.0 {
+            Entry::Kong(routes) => (routes.iter())
+                .filter_map(|r| r.rewrite_host.as_deref())
+                .collect(),
+            Entry::Bridge(_, bridge) => vec![bridge.target.as_str()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The domains a Lattice route answers on. Empty for other objects.
+    pub fn lattice_hostnames(&self) -> &[String] {
+        match &*self.0 {
+            Entry::Lattice(route) => &route.hostnames,
+            _ => &[],
+        }
+    }
+
     /// The model of an object of a kind the routing model ignores (a ReferenceGrant, a
     /// TargetGroupPolicy): equal to what parsing its text gives, as far as routing goes.
     pub fn other() -> Doc {

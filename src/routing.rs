@@ -217,6 +217,11 @@ fn kong_precedence(a: (KongRank, &KongRoute), b: (KongRank, &KongRoute)) -> std:
 }
 
 impl KongRoute {
+    /// The app the route serves: its label, else its name (latgen names it after the app).
+    pub fn app_name(&self) -> &str {
+        self.app.as_deref().unwrap_or(&self.name)
+    }
+
     /// The route's claim on a request: its rank and best matching path, or None when it
     /// does not match the host or the path.
     pub fn claim(&self, host: &str, path: &str) -> Option<(KongRank, &PathRule)> {

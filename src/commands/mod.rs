@@ -101,14 +101,7 @@ impl Ui {
     }
 }
 
-/// `1 app`, `3 apps`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
+pub use crate::report::plural;
 
 /// Writes a command's whole output; a closed or failing stdout is an error, so that a
 /// consumer such as Argo CD never takes a cut stream for the full one.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::repo_path;
+use super::{plural, repo_path};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
 use crate::summary::{AppChange, PrSummary};
@@ -306,13 +306,4 @@ fn transient(c: &mut Comment, s: &PrSummary) {
         "\nExpected at this step, and not reported as findings: {}. These Lattice rules go live before the Kong routes that reach them, or stay until Kong has moved off them; the rollout's later steps resolve them{by}.\n",
         list.join(", ")
     ));
-}
-
-/// `1 error`, `2 errors`.
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }

@@ -8,6 +8,15 @@ use serde_json::{Value, json};
 use crate::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
 
+/// `1 error`, `2 errors`: a count and its noun, for people.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// A path as a repository-relative URI with `/` separators, when it can be made one.
 pub fn repo_path(p: &Path) -> String {
     let rel = if p.is_absolute() {

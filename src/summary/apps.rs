@@ -81,7 +81,7 @@ fn kong_changes(before: &Network, after: &Network, out: &mut BTreeMap<String, Ap
 /// Each app's Kong route.
 fn kong_by_app(net: &Network) -> BTreeMap<String, &KongRoute> {
     (net.kong.iter())
-        .map(|r| (r.app.clone().unwrap_or_else(|| r.name.clone()), &**r))
+        .map(|r| (r.app_name().to_string(), &**r))
         .collect()
 }
 

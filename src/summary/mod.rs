@@ -70,7 +70,7 @@ fn kong_targets(net: &Network) -> BTreeMap<String, String> {
     net.kong
         .iter()
         .map(|r| {
-            let app = r.app.clone().unwrap_or_else(|| r.name.clone());
+            let app = r.app_name().to_string();
             let to = r
                 .rewrite_host
                 .clone()

@@ -378,12 +378,6 @@ impl Judge {
     /// [`Judge::docs`] of the state whose text of each file `text_of` gives.
     fn docs_with<'t>(&self, text_of: impl Fn(&Path) -> Option<&'t String>) -> Docs {
         use rayon::prelude::*;
-        let known = |rel: &PathBuf, text: &String| {
-            [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
-                .into_iter()
-                .find(|(tree, _)| tree.get(rel) == Some(text))
-                .and_then(|(_, docs)| docs.get(rel))
-        };
         let files: Vec<(&PathBuf, &String)> = self
             .files
             .iter()
@@ -393,7 +387,7 @@ impl Judge {
             files
                 .into_par_iter()
                 .filter_map(|(rel, text)| {
-                    let doc = match known(rel, text) {
+                    let doc = match self.known_doc(rel, text) {
                         Some(doc) => doc.clone(),
                         None => Doc::parse(rel, text).ok()?,
                     };
@@ -401,6 +395,14 @@ impl Judge {
                 })
                 .collect(),
         )
+    }
+
+    /// The document of file `rel` when its text is the base's or the target's (read once).
+    fn known_doc(&self, rel: &Path, text: &String) -> Option<&Doc> {
+        [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
+            .into_iter()
+            .find(|(tree, _)| tree.get(rel) == Some(text))
+            .and_then(|(_, docs)| docs.get(rel))
     }
 
     /// The states Argo CD can be in while `state` syncs over the base: each side live
@@ -636,16 +638,7 @@ fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
 /// The domains of the Lattice services the Kong side sends requests to, in the state or in
 /// the base (either may be live while the Lattice side of the state is).
 fn kong_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
-    let doc = |rel: &Path| {
-        let text = state.get(rel)?;
-        [
-            (&judge.trees.0, &judge.base),
-            (&judge.trees.1, &judge.target),
-        ]
-        .into_iter()
-        .find(|(tree, _)| tree.get(rel) == Some(text))
-        .and_then(|(_, docs)| docs.get(rel))
-    };
+    let doc = |rel: &Path| judge.known_doc(rel, state.get(rel)?);
     let kong = || (judge.files.iter()).filter(|rel| side_of(rel) == Side::Kong);
     let now = kong().filter_map(|rel| doc(rel));
     let before = kong().filter_map(|rel| judge.base.get(rel));

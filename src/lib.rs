@@ -57,6 +57,9 @@ pub struct Prepared {
     /// Moves the lock had in flight that this plan carries to their end (only with
     /// [`build_final`]): app, the group it is leaving, and the move.
     pub finished_moves: Vec<(String, u32, lock::Move)>,
+    /// The rollout the lock file records: the output is that step of a change shipped in
+    /// several PRs.
+    pub rollout: Option<lock::Rollout>,
 }
 
 impl Prepared {
@@ -120,6 +123,7 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
             apps,
             plan,
             finished_moves,
+            rollout: loaded.lock.rollout,
         })
     };
     diags.sort();

@@ -190,6 +190,14 @@ fn status_without_base_sees_the_rollout_in_flight() {
         "{}",
         status.stdout
     );
+    // A move recorded mid-rollout leaves the output, so the lock's step, as it was.
+    let mv = latgen(dir, &["move", "blog", "--group", "16"]);
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
+    assert!(
+        lock(dir).contains("rollout: { step: 1, of: 3 }"),
+        "{}",
+        lock(dir)
+    );
 }
 
 #[test]

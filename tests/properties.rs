@@ -268,7 +268,7 @@ proptest! {
                     // Through the same validation `latgen move` does; a refused move changes nothing.
                     let (p, d) = plan_of(&apps, &lock);
                     if !d.has_errors() {
-                        let prepared = latgen::Prepared { config: config(), apps: apps.clone(), plan: p, finished_moves: Vec::new() };
+                        let prepared = latgen::Prepared { config: config(), apps: apps.clone(), plan: p, finished_moves: Vec::new(), rollout: None };
                         if let Ok(r) = latgen::rebalance::move_app(&prepared, &name, Some(g), false) {
                             lock = r.lock;
                             explicit = Some(name);
@@ -508,6 +508,7 @@ fn lower_bound(apps: &[App], config: &Config, plan: &Plan) -> usize {
         apps: apps.to_vec(),
         plan: plan.clone(),
         finished_moves: Vec::new(),
+        rollout: None,
     };
     latgen::rebalance::compaction(&prepared)
         .unwrap()

@@ -326,17 +326,26 @@ fn judged_as_change(
 /// annotation shows), not on the other app's unchanged file.
 fn on_changed_file(diags: Diagnostics, rev: &str, sources: &Sources) -> Diagnostics {
     let codes = [Code::PathConflict, Code::DuplicateHost, Code::DuplicateApp];
-    let changed = |file: &Path| match crate::git::read_file_at(file, rev) {
-        Ok(Some(old)) => sources.text(file) != Some(old.as_str()),
-        Ok(None) => true,
-        Err(_) => false,
-    };
+    // Each declaration is asked of Git once, however many findings name it.
+    let files: BTreeSet<&Path> = (diags.iter())
+        .filter(|d| codes.contains(&d.code))
+        .flat_map(|d| d.span.iter().chain(d.related.iter().map(|l| &l.span)))
+        .map(|s| s.file.as_path())
+        .collect();
+    let changed: BTreeSet<PathBuf> = (files.into_iter())
+        .filter(|file| match crate::git::read_file_at(file, rev) {
+            Ok(Some(old)) => sources.text(file) != Some(old.as_str()),
+            Ok(None) => true,
+            Err(_) => false,
+        })
+        .map(Path::to_path_buf)
+        .collect();
     let mut out = Diagnostics::new();
     for mut d in diags {
         if codes.contains(&d.code)
             && let (Some(span), Some(other)) = (d.span.clone(), d.related.first_mut())
-            && !changed(&span.file)
-            && changed(&other.span.file)
+            && !changed.contains(&span.file)
+            && changed.contains(&other.span.file)
         {
             d.span = Some(std::mem::replace(&mut other.span, span));
         }

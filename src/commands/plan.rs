@@ -126,7 +126,9 @@ fn finish(
         );
         return Outcome::Success;
     }
+    // The output has not changed: it is still the step of a rollout the lock records.
     let mut lock = prepared.plan.lock.clone();
+    lock.rollout = prepared.rollout;
     for (app, _, to) in moves {
         lock.moves.insert(
             app.clone(),

@@ -29,7 +29,7 @@ pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
     let Some(prepared) = ui.prepare(&paths) else {
         return Outcome::Error;
     };
-    let recorded = recorded_rollout(&paths.lock);
+    let recorded = prepared.rollout;
     let moves = &prepared.plan.lock.moves;
     if moves.is_empty() && recorded.is_none() && prepared.plan.outgrown.is_empty() {
         println!("rollout: none in flight");
@@ -77,15 +77,6 @@ pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
         return Outcome::Success;
     };
     rollout(args, &paths, rev, ui)
-}
-
-/// The rollout the lock file in the work tree records, if any.
-fn recorded_rollout(lock: &std::path::Path) -> Option<crate::lock::Rollout> {
-    let root = lock.parent().unwrap_or(std::path::Path::new(""));
-    let bytes = crate::confine::Project::new(root).read(lock).ok()??;
-    let text = String::from_utf8(bytes).ok()?;
-    let mut diags = crate::diag::Diagnostics::new();
-    crate::lock::parse(lock, &text, &mut diags)?.rollout
 }
 
 /// Where the output stands between `rev` and the target, and what to run next.

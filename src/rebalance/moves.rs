@@ -23,7 +23,9 @@ pub fn move_app(
     advance: bool,
 ) -> Result<MoveResult, Diagnostic> {
     let (id, home) = movable(prepared, app)?;
-    let lock = prepared.plan.lock.clone();
+    // The output has not changed: it is still the step of a rollout the lock records.
+    let mut lock = prepared.plan.lock.clone();
+    lock.rollout = prepared.rollout;
     if let Some(o) = prepared.plan.outgrown.iter().find(|o| o.app == id) {
         return redirect_outgrown(prepared, lock, app, o, group);
     }

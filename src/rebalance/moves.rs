@@ -143,21 +143,15 @@ fn redirect_outgrown(
     let config = &prepared.config;
     let name = |n: u32| config.group_name(n);
     let to = group.unwrap_or(o.to);
-    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
-    let next = occupancy.next_new_group();
-    if !occupancy.in_use(to) && to != next {
-        let (message, help) = crate::plan::no_such_group(config, to, next);
-        return Err(refuse(message, help));
-    }
-    if to != o.to
-        && let Some(why) = occupancy.no_room(o.app, to)
-    {
-        let help = format!(
-            "{} has room (the plan's choice); or a new group, {}",
-            name(o.to),
-            name(next)
-        );
-        return Err(refuse(why.message(&prepared.apps, o.app, &name(to)), help));
+    // The plan's own choice has room by construction.
+    if to != o.to {
+        destination(prepared, o.app, to, |_, next| {
+            format!(
+                "{} has room (the plan's choice); or a new group, {}",
+                name(o.to),
+                name(next)
+            )
+        })?;
     }
     lock.apps.insert(app.to_string(), to);
     let message = format!(
@@ -169,6 +163,30 @@ fn redirect_outgrown(
         NEXT_STEP
     );
     Ok(MoveResult { lock, message })
+}
+
+/// Refuses group `to` for app `id` unless it is a group in use with room for it or the next
+/// new one; `help` says where else to go, given the groups and the next new number.
+fn destination(
+    prepared: &Prepared,
+    id: AppId,
+    to: u32,
+    help: impl FnOnce(&Occupancy, u32) -> String,
+) -> Result<(), Diagnostic> {
+    let config = &prepared.config;
+    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
+    let next = occupancy.next_new_group();
+    if !occupancy.in_use(to) && to != next {
+        let (message, help) = crate::plan::no_such_group(config, to, next);
+        return Err(refuse(message, help));
+    }
+    match occupancy.no_room(id, to) {
+        Some(why) => {
+            let message = why.message(&prepared.apps, id, &config.group_name(to));
+            Err(refuse(message, help(&occupancy, next)))
+        }
+        None => Ok(()),
+    }
 }
 
 /// What a person runs after `latgen move`: the one way a change ships.
@@ -192,23 +210,16 @@ fn start_move(
             "pick another group",
         ));
     }
-    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
-    let next = occupancy.next_new_group();
-    if !occupancy.in_use(to) && to != next {
-        let (message, help) = crate::plan::no_such_group(config, to, next);
-        return Err(refuse(message, help));
-    }
-    if let Some(why) = occupancy.no_room(id, to) {
-        let help = match occupancy.first_with_room(id).filter(|&g| g != home) {
+    destination(prepared, id, to, |occupancy, next| {
+        match occupancy.first_with_room(id).filter(|&g| g != home) {
             Some(g) => format!(
                 "{} has room; or move it to a new group, {}",
                 name(g),
                 name(next)
             ),
             None => format!("move it to a new group, {}", name(next)),
-        };
-        return Err(refuse(why.message(&prepared.apps, id, &name(to)), help));
-    }
+        }
+    })?;
     lock.moves.insert(
         app.to_string(),
         Move {

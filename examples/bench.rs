@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use latgen::load::ProjectPaths;
+use latgen::input::ProjectPaths;
 use latgen::render::Templates;
 
 // The input generator, shared with the tests that check output at the benchmark's sizes.
@@ -263,7 +263,7 @@ fn stages(project: &Path) -> Stages {
     let _ = std::fs::remove_file(&paths.lock);
     let t = Instant::now();
     let mut diags = latgen::diag::Diagnostics::new();
-    let loaded = latgen::load::load(&paths, &mut diags);
+    let loaded = latgen::input::load(&paths, &mut diags);
     let load = t.elapsed();
     let t = Instant::now();
     let apps = latgen::validate::validate(&loaded, &paths.config, &mut diags);
@@ -278,7 +278,7 @@ fn stages(project: &Path) -> Stages {
     let existing = latgen::output::read_tree(&out).unwrap();
     let lock = latgen::output::LockFile {
         path: &paths.lock,
-        text: latgen::lock::serialize(&plan.lock),
+        text: latgen::input::lock::serialize(&plan.lock),
     };
     latgen::output::sync(
         &out,
@@ -286,7 +286,6 @@ fn stages(project: &Path) -> Stages {
         std::borrow::Cow::Owned(output),
         Some(lock),
         |_| true,
-        latgen::output::Mode::Write,
     )
     .unwrap();
     let write = t.elapsed();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands::args::ColorChoice;
-use crate::commands::{self, Outcome, Ui};
+use crate::commands::{self, Exit, Ui};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -17,16 +17,12 @@ use crate::commands::{self, Outcome, Ui};
     about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests"
 )]
 pub struct Cli {
-    /// `--color` before the subcommand, as earlier versions took it; the commands that
-    /// print diagnostics take it themselves.
-    #[arg(long, value_enum, hide = true)]
-    pub color: Option<ColorChoice>,
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Plan the groups and write generated/ and latgen.lock (and deploy/, when there is one).
     Render(commands::render::RenderArgs),
     /// The PR gate: quotas, prefix shadowing, conflicts, names, staleness, rollout safety.
@@ -96,11 +92,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    let choice = cli
-        .command
-        .color()
-        .or(cli.color)
-        .unwrap_or(ColorChoice::Auto);
+    let choice = cli.command.color().unwrap_or(ColorChoice::Auto);
     let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -110,10 +102,12 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let ui = Ui { color };
     // The two commands that walk a whole tree can take seconds on a large one.
-    if matches!(cli.command, Command::Render(_) | Command::Check(_)) && crate::progress::wanted() {
-        crate::progress::enable();
+    if matches!(cli.command, Command::Render(_) | Command::Check(_))
+        && crate::diag::progress::wanted()
+    {
+        crate::diag::progress::enable();
     }
-    let outcome: Outcome = match cli.command {
+    let outcome: Exit = match cli.command {
         Command::Render(args) => commands::render::run(&args, ui),
         Command::Check(args) => commands::check::run(&args, ui),
         Command::Move(args) => commands::move_app::run(&args, ui),
@@ -129,6 +123,6 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args, Cli::command()),
     };
-    crate::progress::clear();
+    crate::diag::progress::clear();
     ExitCode::from(outcome.exit_code())
 }

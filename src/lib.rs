@@ -2,222 +2,41 @@
 //! writes the Gateway API manifests for both halves of the request path: the Lattice side
 //! (workload cluster) and the Kong side (gateway cluster).
 //!
-//! The pipeline is one module per stage: [`load`] → [`validate`] → [`plan`] → [`render`] →
-//! [`write`]. The commands share the first stages ([`prepare`]) and differ at the end.
+//! The crate is layered in pipeline order; a module imports only from modules listed above
+//! it (CONTRIBUTING.md shows how to check):
+//!
+//! | layer | module | job |
+//! |---|---|---|
+//! | 0 | [`diag`] | findings: codes, places, the human form; the progress line |
+//! | 1 | [`input`] | stage 1, load: declarations, `latgen.yaml`, the lock, confined to the project |
+//! | 2 | [`validate`] | stage 2: declarations become apps; settings that cannot work together |
+//! | 3 | [`plan`] | stage 3: groups, rule order, service names; moves, compaction, cost |
+//! | 4 | [`manifest`] | what the output files are: layout, the routing model, stored form, trees |
+//! | 5 | [`render`] | stage 4: the plan becomes manifests (and the deploy kit), in memory |
+//! | 6 | [`output`] | stage 5: the one module that reads and writes the output folder |
+//! | 7 | [`pipeline`] | stages 1 to 5 in one call ([`pipeline::prepare`], [`pipeline::build`]) |
+//! | 8 | [`change`] | between two outputs: the rollout judge, safe steps, what a PR does |
+//! | 9 | [`check`] | the PR gate, and following one request |
+//! | 10 | [`report`] | findings and summaries as JSON, GitHub, SARIF and Markdown |
+//! | 11 | `commands`, `cli` | one module per subcommand; the binary's definition (feature `cli`) |
 
+// The public surface is what the binary, the tests and the benchmarks call; a type reached
+// only through a field or a signature of it stays crate-private, so that `pub` marks each
+// layer's surface rather than everything a caller can hold.
+#![allow(private_interfaces, private_bounds)]
+
+pub mod change;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod codes;
 #[cfg(feature = "cli")]
 pub mod commands;
-pub mod compat;
-pub mod config;
-pub mod confine;
-pub mod crd;
-pub mod deploy;
 pub mod diag;
-pub mod git;
-pub mod layout;
-pub mod load;
-pub mod lock;
-pub mod model;
+pub mod input;
+pub mod manifest;
 pub mod output;
-pub mod places;
+pub mod pipeline;
 pub mod plan;
-pub mod platform;
-pub mod progress;
-pub mod rebalance;
 pub mod render;
-pub mod rendered;
 pub mod report;
-pub mod rollout;
-pub mod routing;
-pub mod schema;
-pub mod services;
-pub mod stepwise;
-pub mod stored;
-pub mod summary;
-pub mod trace;
 pub mod validate;
-pub mod yaml;
-
-use config::Config;
-use diag::{Diagnostics, Sources};
-use load::ProjectPaths;
-use model::App;
-use plan::Plan;
-
-/// A project loaded, validated and planned.
-#[derive(Debug)]
-pub struct Prepared {
-    pub config: Config,
-    pub apps: Vec<App>,
-    pub plan: Plan,
-    /// Moves the lock had in flight that this plan carries to their end (only with
-    /// [`build_final`]): app, the group it is leaving, and the move.
-    pub finished_moves: Vec<(String, u32, lock::Move)>,
-    /// The rollout the lock file records: the output is that step of a change shipped in
-    /// several PRs.
-    pub rollout: Option<lock::Rollout>,
-}
-
-impl Prepared {
-    /// The lock file this plan needs.
-    pub fn lock_text(&self) -> String {
-        lock::serialize(&self.plan.lock)
-    }
-}
-
-/// The outcome of the shared stages: the prepared project when no error was found, every
-/// finding, and the input texts for quoting them.
-#[derive(Debug)]
-pub struct Run {
-    pub prepared: Option<Prepared>,
-    pub diags: Diagnostics,
-    pub sources: Sources,
-}
-
-/// Load → validate → plan.
-pub fn prepare(paths: &ProjectPaths) -> Run {
-    prepare_with(paths, false)
-}
-
-/// Load → validate → plan, with every move in the lock finished when `finish_moves`.
-fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
-    let mut diags = Diagnostics::new();
-    let mut loaded = load::load(paths, &mut diags);
-    let mut finished_moves = Vec::new();
-    if finish_moves {
-        for (app, (m, _)) in std::mem::take(&mut loaded.lock.moves) {
-            if let Some((group, _)) = loaded.lock.apps.get_mut(&app) {
-                finished_moves.push((app, *group, m));
-                *group = m.to;
-            }
-        }
-    }
-    let apps = validate::validate(&loaded, &paths.config, &mut diags);
-    let config_text = loaded.sources.text(&paths.config);
-    compat::check(
-        &loaded.config,
-        &apps,
-        &paths.config,
-        config_text,
-        &mut diags,
-    );
-    let prepared = if diags.has_errors() {
-        None
-    } else {
-        let rendered = rendered::Output::new(&paths.root, paths.output.clone(), &loaded.config);
-        let mut plan = plan::plan_with(
-            &apps,
-            &loaded.lock,
-            &paths.lock,
-            &loaded.config,
-            &rendered,
-            &mut diags,
-        );
-        services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
-        (!diags.has_errors()).then_some(Prepared {
-            config: loaded.config,
-            apps,
-            plan,
-            finished_moves,
-            rollout: loaded.lock.rollout,
-        })
-    };
-    diags.sort();
-    Run {
-        prepared,
-        diags,
-        sources: loaded.sources,
-    }
-}
-
-/// A project rendered in memory: the plan and the files to write.
-#[derive(Debug)]
-pub struct Built {
-    pub prepared: Prepared,
-    pub output: render::Output,
-    /// The routing model of the output, when asked for ([`build_final`] asks: a rollout
-    /// judges states of it).
-    pub docs: render::Docs,
-    /// Warnings found on the way (errors end the run instead).
-    pub diags: Diagnostics,
-    pub sources: Sources,
-}
-
-impl Built {
-    /// Whether this is also the project as built without finishing moves (as `check`
-    /// builds it): no move was in flight.
-    pub fn no_move_finished(&self) -> bool {
-        self.prepared.finished_moves.is_empty()
-    }
-}
-
-/// Why a run stopped: every finding, and the input texts to quote them.
-#[derive(Debug)]
-pub struct Failure {
-    pub diags: Diagnostics,
-    pub sources: Sources,
-}
-
-/// Load → validate → plan → render, in memory. Nothing is written.
-pub fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
-    build_with(paths, templates, false)
-}
-
-/// [`build`] with every move in the lock finished: the target `render --base` steps toward.
-pub fn build_final(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
-    build_with(paths, templates, true)
-}
-
-fn build_with(
-    paths: &ProjectPaths,
-    templates: &render::Templates,
-    finish_moves: bool,
-) -> Result<Built, Failure> {
-    let run = prepare_with(paths, finish_moves);
-    let Some(prepared) = run.prepared else {
-        return Err(Failure {
-            diags: run.diags,
-            sources: run.sources,
-        });
-    };
-    let (plan, apps, config) = (&prepared.plan, &prepared.apps, &prepared.config);
-    let rendered = if finish_moves {
-        render::render_with_docs(plan, apps, config, templates)
-    } else {
-        render::render(plan, apps, config, templates).map(|o| (o, render::Docs::default()))
-    };
-    match rendered {
-        Ok((output, docs)) => {
-            let mut diags = run.diags;
-            diags.extend(render::not_stored_findings(&output, templates));
-            diags.sort();
-            Ok(Built {
-                prepared,
-                output,
-                docs,
-                diags,
-                sources: run.sources,
-            })
-        }
-        Err(mut diags) => {
-            diags.extend(run.diags);
-            diags.sort();
-            Err(Failure {
-                diags,
-                sources: run.sources,
-            })
-        }
-    }
-}
-
-/// Frees `value` on a thread of its own. A run's trees are hundreds of thousands of small
-/// allocations (freeing them took a fifth of a second at 10,000 apps) and the process is
-/// about to end: its result need not wait for that.
-pub fn free_later<T: Send + 'static>(value: T) {
-    // When no thread can be made, the value comes back in the error and is freed here.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
-}

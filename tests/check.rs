@@ -9,6 +9,7 @@
 //! with a `leftover/` folder runs in a scratch copy where `leftover/` is the staging folder
 //! an interrupted render left beside `generated/` (a committed one would be ignored by Git).
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeSet;

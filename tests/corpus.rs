@@ -7,6 +7,7 @@
 //! quickly. Each case is its own test, `corpus::<case>`; a missing snapshot fails. Refresh
 //! the snapshots with `LATGEN_BLESS=1 cargo test --test corpus`.
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::path::Path;

@@ -5,6 +5,7 @@
 //! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`;
 //! `readme::usage` checks the README's usage block against the commands.
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;

@@ -10,6 +10,7 @@
 //! case are snapshots in `tests/untrusted/<case>/` (`expected.human`, `expected.json`,
 //! `expected.github` of `check`, `render.stderr`), written with `LATGEN_BLESS=1`.
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::os::unix::fs::symlink;

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use latgen::codes::Code;
 use latgen::diag::Diagnostics;
-use latgen::render::{Output, Templates};
+use latgen::diag::codes::Code;
+use latgen::render::{Rendered, Templates};
 
 /// A project as texts: settings, lock and declarations (by path).
 #[derive(Debug, Clone, Default)]
@@ -46,7 +46,7 @@ pub enum Outcome {
     Refused,
     // Looked into by tests/proof.rs; the fuzz target only asserts on failures.
     #[allow(dead_code)]
-    Rendered(Output),
+    Rendered(Rendered),
     /// It planned, and the render failed with these findings.
     Failed(Diagnostics),
 }
@@ -65,7 +65,7 @@ pub fn verifying_templates() -> &'static Templates {
 pub fn run(project: &Project, templates: &Templates) -> Outcome {
     let (config_file, lock_file) = (Path::new("latgen.yaml"), Path::new("latgen.lock"));
     let mut diags = Diagnostics::new();
-    let loaded = latgen::load::from_texts(
+    let loaded = latgen::input::from_texts(
         project.config.as_deref().map(|c| (config_file, c)),
         project.lock.as_deref().map(|l| (lock_file, l)),
         &project.decls,
@@ -78,7 +78,7 @@ pub fn run(project: &Project, templates: &Templates) -> Outcome {
     let config = &loaded.config;
     let mut plan = latgen::plan::plan(&apps, &loaded.lock, lock_file, config, &mut diags);
     // As a run does: the Lattice service names, which the routes' annotation carries.
-    latgen::services::assign(&mut plan, &apps, &loaded.lock, config, &mut diags);
+    latgen::plan::services::assign(&mut plan, &apps, &loaded.lock, config, &mut diags);
     if diags.has_errors() {
         return Outcome::Refused;
     }

@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut diags = latgen::diag::Diagnostics::new();
     let file = Path::new("apps/fuzz.yaml").to_path_buf();
-    let loaded = latgen::load::from_texts(None, None, &[(file, text.to_string())], &mut diags);
+    let loaded = latgen::input::from_texts(None, None, &[(file, text.to_string())], &mut diags);
     let _ = latgen::validate::validate(&loaded, Path::new("latgen.yaml"), &mut diags);
     for d in diags.iter() {
         assert!(d.span.is_some(), "a finding without a place: {d:?}");

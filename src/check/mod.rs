@@ -1,4 +1,4 @@
-//! `latgen check`, the PR gate: the shared stages (load → validate → plan → render, in
+//! Layer 9, check: `latgen check`, the PR gate, and `latgen trace`: the shared stages (load → validate → plan → render, in
 //! memory), then what only the committed tree can show: staleness against what `render`
 //! writes, rule shadowing and unresolved routes in the manifests as committed (hand edits
 //! and custom templates included), and — with a base revision — whether either half of the
@@ -8,36 +8,34 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::Prepared;
-use crate::codes::{Code, Severity};
+use crate::change::warnings::change_warnings;
+use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
-use crate::load::ProjectPaths;
+use crate::input::ProjectPaths;
 use crate::output::{self, manifests};
-use crate::render::{Output, Templates};
-mod change;
-mod names;
+use crate::plan::prepared::Prepared;
+use crate::render::{Rendered, Templates};
+pub(crate) mod names;
 mod rollout;
 mod routes;
 mod staleness;
+pub mod trace;
 
-pub use change::change_warnings;
-pub use names::placeholder_new_routes;
-
-use crate::routing::{Doc, Network, Source, is_kong_file};
+use crate::manifest::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
 use routes::{
     kong_plugins, order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules,
 };
 use staleness::staleness;
 
-pub struct CheckOptions<'a> {
+pub(crate) struct CheckOptions<'a> {
     pub paths: ProjectPaths,
     pub out_dir: PathBuf,
     pub templates: &'a Templates,
     /// The committed output at the base revision, by path under the output folder.
     pub base: Option<BTreeMap<PathBuf, String>>,
     /// The step `render --base` writes from that base, which is current for a PR.
-    pub step: Option<Step>,
+    pub step: Option<RolloutStep>,
     /// The base revision as the user gave it, for advice.
     pub base_rev: Option<String>,
     /// The commit it resolved to.
@@ -46,36 +44,36 @@ pub struct CheckOptions<'a> {
     pub also_locks: Vec<PathBuf>,
     /// The project already built as the check would build it (by the rollout step), so
     /// that it is not built twice.
-    pub built: Option<crate::Built>,
+    pub built: Option<crate::pipeline::Built>,
     /// The routing states the rollout step read on its way to `built` (the base's, the
     /// first step's, the target's), so that they are not read twice.
-    pub states: Option<crate::rollout::States>,
+    pub states: Option<crate::change::judge::States>,
     /// The committed tree, when it was read already (to read the base like it).
     pub committed: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
 }
 
 /// A step of a rollout, as `render --base` writes it.
 #[derive(Debug, Clone)]
-pub struct Step {
+pub(crate) struct RolloutStep {
     /// The output files (both sides, kustomizations included).
     pub files: BTreeMap<PathBuf, String>,
     pub lock_text: String,
     /// Where the step stands in the rollout.
-    pub progress: crate::summary::Progress,
+    pub progress: crate::change::summary::Progress,
 }
 
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     pub diags: Diagnostics,
     pub sources: Sources,
     /// A unified diff of stale files (human output shows it after the findings).
     pub diff: String,
     /// What the change does, when it is judged against a base.
-    pub summary: Option<crate::summary::PrSummary>,
+    pub summary: Option<crate::change::summary::PrSummary>,
 }
 
 /// Runs every check. Problems with the inputs are findings; only an unreadable output
 /// folder ends the run early.
-pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
+pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
     let built = opts.built.take();
     let known = opts.states.take();
     let read = opts.committed.take();
@@ -111,7 +109,9 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
                 let rendered = (rendered, states.as_ref());
-                change_findings(opts, prepared, rendered, &committed, base.as_deref(), &tree)
+                let lock = sources.text(&opts.paths.lock);
+                let committed = (&*committed, lock);
+                change_findings(opts, prepared, rendered, committed, base.as_deref(), &tree)
             }
             (_, Some(Err(d))) => Ok((d.clone(), String::new())),
             _ => Ok((Diagnostics::new(), String::new())),
@@ -145,7 +145,7 @@ pub fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
     };
-    crate::free_later((tree, committed, rendered, run.prepared));
+    crate::pipeline::free_later((tree, committed, rendered, run.prepared));
     Ok(CheckReport {
         diags: kept,
         sources,
@@ -160,22 +160,26 @@ fn summarize(
     committed: &BTreeMap<PathBuf, String>,
     prepared: Option<&Prepared>,
     states: Option<&rollout::ChangeStates>,
-    at_step: Option<crate::summary::Progress>,
-) -> crate::summary::PrSummary {
+    at_step: Option<crate::change::summary::Progress>,
+) -> crate::change::summary::PrSummary {
     let price = prepared.map_or_else(
-        || crate::config::Config::default().pricing.service_hour_usd,
+        || {
+            crate::input::config::Config::default()
+                .pricing
+                .service_hour_usd
+        },
         |p| p.config.pricing.service_hour_usd,
     );
     let apps = prepared.map_or(&[][..], |p| &p.apps[..]);
     match states {
-        Some(s) => crate::summary::summarize_states(
+        Some(s) => crate::change::summary::summarize_states(
             base,
             committed,
             (&s.base, &s.head),
             (price, apps),
             at_step,
         ),
-        None => crate::summary::summarize(base, committed, (price, apps), at_step),
+        None => crate::change::summary::summarize(base, committed, (price, apps), at_step),
     }
 }
 
@@ -184,15 +188,15 @@ fn summarize(
 #[allow(clippy::type_complexity)]
 fn build_and_read(
     opts: &CheckOptions,
-    built: Option<crate::Built>,
+    built: Option<crate::pipeline::Built>,
     read: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
 ) -> (
-    crate::Run,
+    crate::pipeline::Run,
     Result<BTreeMap<PathBuf, String>, Diagnostic>,
-    Option<Result<(Output, crate::render::Docs), Diagnostics>>,
+    Option<Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
 ) {
     if let Some(b) = built {
-        let run = crate::Run {
+        let run = crate::pipeline::Run {
             prepared: Some(b.prepared),
             diags: b.diags,
             sources: b.sources,
@@ -201,14 +205,17 @@ fn build_and_read(
         return (run, tree, Some(Ok((b.output, b.docs))));
     }
     let build = || {
-        let mut run = crate::prepare(&opts.paths);
+        let mut run = crate::pipeline::prepare(&opts.paths);
         let rendered = run
             .prepared
             .as_ref()
             .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
         if let Some(Ok((out, _))) = &rendered {
             run.diags
-                .extend(crate::render::not_stored_findings(out, opts.templates));
+                .extend(crate::render::not_stored::not_stored_findings(
+                    out,
+                    opts.templates,
+                ));
         }
         (run, rendered)
     };
@@ -226,7 +233,7 @@ fn build_and_read(
 fn project_findings(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
-    rendered: Option<&Result<(Output, crate::render::Docs), Diagnostics>>,
+    rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
     trees: &names::Committed,
     tree: &BTreeMap<PathBuf, String>,
     sources: &mut Sources,
@@ -234,7 +241,7 @@ fn project_findings(
     let mut diags = Diagnostics::new();
     diags.extend(names::findings(prepared, trees, opts, sources));
     let config = prepared.map(|p| &p.config);
-    diags.extend(crate::deploy::findings(
+    diags.extend(crate::render::deploy::findings(
         &opts.paths,
         &opts.out_dir,
         config,
@@ -264,9 +271,9 @@ fn project_findings(
 fn change_states(
     base: Option<&BTreeMap<PathBuf, String>>,
     committed: &BTreeMap<PathBuf, String>,
-    rendered: Option<&Result<(Output, crate::render::Docs), Diagnostics>>,
-    known: Option<crate::rollout::States>,
-    at_step: &Option<crate::summary::Progress>,
+    rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
+    known: Option<crate::change::judge::States>,
+    at_step: &Option<crate::change::summary::Progress>,
 ) -> Option<rollout::ChangeStates> {
     let (Some(base), Some(Ok((out, docs)))) = (base, rendered) else {
         return None;
@@ -284,15 +291,15 @@ fn change_states(
 fn progress(
     opts: &CheckOptions,
     committed: &BTreeMap<PathBuf, String>,
-) -> Option<crate::summary::Progress> {
+) -> Option<crate::change::summary::Progress> {
     let step = opts.step.as_ref()?;
     let same = committed
         .iter()
-        .filter(|(p, _)| !crate::rollout::is_kustomization(p))
+        .filter(|(p, _)| !crate::manifest::layout::is_kustomization(p))
         .eq(step
             .files
             .iter()
-            .filter(|(p, _)| !crate::rollout::is_kustomization(p)));
+            .filter(|(p, _)| !crate::manifest::layout::is_kustomization(p)));
     same.then(|| step.progress.clone())
 }
 
@@ -304,7 +311,7 @@ fn judged_as_change(
     opts: &CheckOptions,
     (states, at_step): (
         Option<&rollout::ChangeStates>,
-        &Option<crate::summary::Progress>,
+        &Option<crate::change::summary::Progress>,
     ),
     sources: &Sources,
 ) -> (Diagnostics, Diagnostics) {
@@ -333,7 +340,7 @@ fn on_changed_file(diags: Diagnostics, rev: &str, sources: &Sources) -> Diagnost
         .map(|s| s.file.as_path())
         .collect();
     let changed: BTreeSet<PathBuf> = (files.into_iter())
-        .filter(|file| match crate::git::read_file_at(file, rev) {
+        .filter(|file| match crate::change::git::read_file_at(file, rev) {
             Ok(Some(old)) => sources.text(file) != Some(old.as_str()),
             Ok(None) => true,
             Err(_) => false,
@@ -454,8 +461,8 @@ fn quote_committed(
 fn change_findings(
     opts: &CheckOptions,
     prepared: &Prepared,
-    (rendered, states): (&Output, Option<&rollout::ChangeStates>),
-    committed: &BTreeMap<PathBuf, String>,
+    (rendered, states): (&Rendered, Option<&rollout::ChangeStates>),
+    (committed, committed_lock): (&BTreeMap<PathBuf, String>, Option<&str>),
     base: Option<&BTreeMap<PathBuf, String>>,
     tree: &BTreeMap<PathBuf, String>,
 ) -> Result<(Diagnostics, String), Diagnostic> {
@@ -485,7 +492,16 @@ fn change_findings(
             (Some(base), Some(states)) => rollout_safety(opts, base, committed, rendered, states),
             _ => Diagnostics::new(),
         },
-        || staleness(opts, prepared, rendered, committed, base, tree),
+        || {
+            staleness(
+                opts,
+                prepared,
+                rendered,
+                (committed, committed_lock),
+                base,
+                tree,
+            )
+        },
     );
     diags.extend(safety);
     let (stale, diff) = stale?;
@@ -507,7 +523,7 @@ fn committed_findings(
     let known = known.filter(|_| {
         (manifests.iter())
             .filter(|m| m.read.is_none())
-            .all(|m| crate::routing::Doc::parse(m.path, m.text).is_ok())
+            .all(|m| crate::manifest::routing::Doc::parse(m.path, m.text).is_ok())
     });
     let mut read = None;
     let net = match known {
@@ -539,7 +555,7 @@ fn committed_findings(
         };
     }
     diags.extend(placed(found, manifests, out_dir));
-    crate::free_later(read);
+    crate::pipeline::free_later(read);
     diags
 }
 
@@ -615,7 +631,7 @@ struct Manifest<'a> {
 /// `network_findings`.
 fn to_model<'a>(
     committed: &'a BTreeMap<PathBuf, String>,
-    rendered: Option<&'a Result<(Output, crate::render::Docs), Diagnostics>>,
+    rendered: Option<&'a Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
 ) -> Vec<Manifest<'a>> {
     let manifest = |(rel, text, read): (&'a PathBuf, &'a String, Option<&'a Doc>)| Manifest {
         path: rel,
@@ -624,11 +640,13 @@ fn to_model<'a>(
         is_kong: is_kong_file(rel),
     };
     match rendered {
-        Some(Ok((out, docs))) => crate::rollout::with_known_docs(committed, (&out.files, docs))
-            .map(manifest)
-            .collect(),
+        Some(Ok((out, docs))) => {
+            crate::manifest::tree::with_known_docs(committed, (&out.files, docs))
+                .map(manifest)
+                .collect()
+        }
         _ => (committed.iter())
-            .filter(|(rel, _)| !crate::rollout::is_kustomization(rel))
+            .filter(|(rel, _)| !crate::manifest::layout::is_kustomization(rel))
             .map(|(rel, text)| manifest((rel, text, None)))
             .collect(),
     }

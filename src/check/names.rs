@@ -8,17 +8,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::Prepared;
-use crate::codes::Code;
-use crate::config::{Config, PLACEHOLDER};
-use crate::confine::Project;
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
-use crate::lock::NamedBy;
-use crate::platform;
-use crate::services::{annotation_in, effective, routes};
+use crate::input::config::{Config, PLACEHOLDER};
+use crate::input::confine::Project;
+use crate::input::lock::NamedBy;
+use crate::input::platform;
+use crate::plan::prepared::Prepared;
+use crate::plan::services::{annotation_in, effective, routes};
 
 /// The committed trees a route may already exist in: the head's, and the base's.
-pub struct Committed<'a> {
+pub(crate) struct Committed<'a> {
     pub head: &'a BTreeMap<PathBuf, String>,
     pub base: Option<&'a BTreeMap<PathBuf, String>>,
     pub out_dir: &'a Path,
@@ -26,7 +26,7 @@ pub struct Committed<'a> {
 
 /// Every finding about service names: changed names, collisions with the locks given with
 /// `--also-lock`, and the placeholder prefix.
-pub fn findings(
+pub(crate) fn findings(
     prepared: Option<&Prepared>,
     committed: &Committed,
     opts: &super::CheckOptions,
@@ -51,7 +51,7 @@ pub fn findings(
 
 /// Each route whose committed manifest shows a Lattice service name (its annotation, or
 /// the controller's name without one) other than the one the lock records.
-pub fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagnostics {
+pub(crate) fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let plan = &prepared.plan;
     if plan.lock.services.is_none() {
@@ -98,7 +98,7 @@ pub fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagnostics 
 
 /// The findings of `--also-lock`: names this project's routes share with another
 /// project's lock, and any problem reading it.
-pub fn also_locks(
+pub(crate) fn also_locks(
     prepared: &Prepared,
     files: &[PathBuf],
     root: &Path,
@@ -114,11 +114,11 @@ pub fn also_locks(
                 continue;
             }
         };
-        let Some(lock) = crate::lock::parse(file, &text, &mut diags) else {
+        let Some(lock) = crate::input::lock::parse(file, &text, &mut diags) else {
             continue;
         };
         sources.insert(file.clone(), text);
-        diags.extend(crate::services::collisions_with(
+        diags.extend(crate::plan::services::collisions_with(
             &prepared.plan,
             &prepared.apps,
             &prepared.config,
@@ -160,12 +160,16 @@ fn read_other_lock(file: &Path, project: &Project) -> Result<String, Diagnostic>
 
 /// `lattice.serviceNamePrefix` still the placeholder `init` wrote: the routes rendered
 /// meanwhile carry no name, and would keep the controller's once created.
-pub fn placeholder_prefix(config: &Config, file: &Path, sources: &Sources) -> Option<Diagnostic> {
+pub(crate) fn placeholder_prefix(
+    config: &Config,
+    file: &Path,
+    sources: &Sources,
+) -> Option<Diagnostic> {
     let prefix = config.lattice.service_name_prefix.as_deref()?;
     if !prefix.contains(PLACEHOLDER) {
         return None;
     }
-    let places = crate::places::Places::read(file, sources.text(file));
+    let places = crate::input::places::Places::read(file, sources.text(file));
     Some(
         Diagnostic::error(
             Code::PlaceholderSetting,
@@ -187,7 +191,7 @@ pub fn placeholder_prefix(config: &Config, file: &Path, sources: &Sources) -> Op
 /// `written` says whether render writes a file of the output now (all of it, or one side
 /// with `--only`); `existing` is the folder as it was; both take paths relative to
 /// `out_dir`.
-pub fn placeholder_new_routes(
+pub(crate) fn placeholder_new_routes(
     prepared: &Prepared,
     written: &dyn Fn(&Path) -> bool,
     existing: &BTreeMap<PathBuf, String>,
@@ -204,7 +208,7 @@ pub fn placeholder_new_routes(
         .filter(|rel| written(rel) && !existing.contains_key(rel))
         .collect();
     let first = new.first()?;
-    let places = crate::places::Places::read(file, sources.text(file));
+    let places = crate::input::places::Places::read(file, sources.text(file));
     let (routes, them) = match new.len() {
         1 => (
             format!("a new route, {},", first.display()),

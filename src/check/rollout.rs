@@ -5,11 +5,13 @@ use std::path::PathBuf;
 
 use super::CheckOptions;
 use super::staleness::same_side;
-use crate::codes::Code;
+use crate::change::judge::{Scope, acceptable};
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::render::{Output, Side};
-use crate::rollout::{Docs, Scope, acceptable, changed_files, state, subtree};
-use crate::routing::{Network, Outcome};
+use crate::manifest::layout::Side;
+use crate::manifest::routing::{Network, Outcome};
+use crate::manifest::tree::{Docs, changed_files, state, subtree};
+use crate::render::Rendered;
 
 /// A request, and where it goes before and after the change.
 type Expected<'a> = (&'a (String, String), Outcome, Outcome);
@@ -34,7 +36,7 @@ pub(super) struct Known {
 impl Known {
     /// The states of `steps` this check judges: `at_step` when the committed tree is the
     /// first step.
-    pub fn of(steps: crate::rollout::States, at_step: bool) -> Option<Known> {
+    pub fn of(steps: crate::change::judge::States, at_step: bool) -> Option<Known> {
         let mut passed = steps.passed.into_iter();
         Some(Known {
             base: passed.next()?,
@@ -83,7 +85,7 @@ pub(super) fn rollout_safety(
     opts: &CheckOptions,
     base: &BTreeMap<PathBuf, String>,
     committed: &BTreeMap<PathBuf, String>,
-    rendered: &Output,
+    rendered: &Rendered,
     nets: &ChangeStates,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
@@ -151,7 +153,7 @@ pub(super) fn rollout_safety(
                     Code::UnsafeRollout,
                     format!(
                         "if {when}, {} goes to {os} (before: {ob}; after: {or})",
-                        crate::routing::show_request(host, path)
+                        crate::manifest::routing::show_request(host, path)
                     ),
                 )
                 .at(place(opts, committed, kong, path))
@@ -167,7 +169,7 @@ pub(super) fn rollout_safety(
 fn place(
     opts: &CheckOptions,
     committed: &BTreeMap<PathBuf, String>,
-    kong: Option<&crate::routing::KongRoute>,
+    kong: Option<&crate::manifest::routing::KongRoute>,
     path: &str,
 ) -> Span {
     let matched = kong.and_then(|k| {

@@ -3,12 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::Prepared;
-use crate::codes::Code;
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::model::MatchKind;
-use crate::platform;
-use crate::routing::Network;
+use crate::input::model::MatchKind;
+use crate::input::platform;
+use crate::manifest::routing::Network;
+use crate::plan::prepared::Prepared;
 /// In each Lattice route, in rule order under string-prefix first match: an earlier rule
 /// that takes all of a later rule's traffic, and prefixes of different backends nested
 /// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
@@ -18,15 +18,17 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
     for route in &net.lattice {
         let rules: Vec<(
             usize,
-            &crate::routing::PathRule,
-            Option<&crate::routing::BackendRef>,
+            &crate::manifest::routing::PathRule,
+            Option<&crate::manifest::routing::BackendRef>,
         )> = route
             .rules
             .iter()
             .enumerate()
             .flat_map(|(i, r)| r.matches.iter().map(move |m| (i, m, r.backend.as_ref())))
             .collect();
-        let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
+        let at = |m: &crate::manifest::routing::PathRule| {
+            Span::new(&route.file, m.pos.line, m.pos.column)
+        };
         let mut reported = BTreeSet::new();
         for (j, later, later_backend) in &rules {
             for (i, earlier, earlier_backend) in &rules {
@@ -79,18 +81,20 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
 }
 
 /// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
-/// only in their committed order (see [`crate::routing::LatticeRoute::order_dependent`]).
+/// only in their committed order (see [`crate::manifest::routing::LatticeRoute::order_dependent`]).
 /// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
-pub(super) fn order_dependence(net: &Network, apps: &[crate::model::App]) -> Diagnostics {
+pub(super) fn order_dependence(net: &Network, apps: &[crate::input::model::App]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
-        let at = |m: &crate::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
+        let at = |m: &crate::manifest::routing::PathRule| {
+            Span::new(&route.file, m.pos.line, m.pos.column)
+        };
         for pair in route.order_dependent() {
-            diags.push(super::change::order_dependence(
+            diags.push(crate::change::warnings::order_dependence(
                 route,
                 &pair,
                 apps,
-                crate::codes::Severity::Warning,
+                crate::diag::codes::Severity::Warning,
                 &at,
             ));
         }
@@ -106,7 +110,7 @@ pub(super) fn resolution(
     flagged: &BTreeSet<String>,
 ) -> Diagnostics {
     use rayon::prelude::*;
-    let apps: BTreeMap<&str, &crate::model::App> = prepared
+    let apps: BTreeMap<&str, &crate::input::model::App> = prepared
         .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
         .unwrap_or_default();
     // Each Kong route's requests are followed on their own: in parallel, found in order.
@@ -133,7 +137,7 @@ pub(super) fn resolution(
 /// and port) is.
 fn kong_resolution(
     net: &Network,
-    kong: &crate::routing::KongRoute,
+    kong: &crate::manifest::routing::KongRoute,
     want: Option<(&String, &String, i32)>,
     flagged: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
@@ -142,8 +146,8 @@ fn kong_resolution(
         .hostnames
         .first()
         .map(String::as_str)
-        .unwrap_or(crate::routing::ANY_HOST);
-    let no_headers = crate::routing::Headers::new();
+        .unwrap_or(crate::manifest::routing::ANY_HOST);
+    let no_headers = crate::manifest::routing::Headers::new();
     for m in &kong.matches {
         // A prefix is also followed one segment further down.
         let below =
@@ -188,7 +192,7 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Kong routes by the host they rewrite to, looked up once per Lattice route: a scan of
     // every Kong route per Lattice route grew with the square of the apps.
-    let mut by_host: std::collections::HashMap<&str, Vec<&crate::routing::KongRoute>> =
+    let mut by_host: std::collections::HashMap<&str, Vec<&crate::manifest::routing::KongRoute>> =
         std::collections::HashMap::new();
     for k in &net.kong {
         if let Some(host) = k.rewrite_host.as_deref() {
@@ -263,7 +267,7 @@ pub(super) fn kong_plugins(net: &Network) -> Diagnostics {
 
 /// Where a Kong route sets a header to a value other than its own app's name (header
 /// dispatch names the app that way), what it sets, as a clause.
-fn other_app_header(kong: &crate::routing::KongRoute) -> Option<String> {
+fn other_app_header(kong: &crate::manifest::routing::KongRoute) -> Option<String> {
     let app = kong.app.as_deref()?;
     let (name, value) = kong
         .header_changes

@@ -4,11 +4,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::CheckOptions;
-use crate::Prepared;
-use crate::codes::Code;
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::output::{self, ChangeKind, LockFile, side_of};
-use crate::render::{Output, Side};
+use crate::manifest::layout::Side;
+use crate::manifest::layout::side_of;
+use crate::output::{self, ChangeKind, LockFile};
+use crate::plan::prepared::Prepared;
+use crate::render::Rendered;
 /// Whether two trees hold the same files on one side, compared without copying them.
 pub(super) fn same_side(
     a: &BTreeMap<PathBuf, String>,
@@ -26,14 +28,14 @@ pub(super) fn same_side(
 pub(super) fn staleness(
     opts: &CheckOptions,
     prepared: &Prepared,
-    rendered: &Output,
-    committed: &BTreeMap<PathBuf, String>,
+    rendered: &Rendered,
+    (committed, committed_lock): (&BTreeMap<PathBuf, String>, Option<&str>),
     base: Option<&BTreeMap<PathBuf, String>>,
     tree: &BTreeMap<PathBuf, String>,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     if let Some(step) = &opts.step
-        && is_step(committed, &opts.paths.lock, step)
+        && is_step((committed, committed_lock), step)
     {
         // Exactly the next step `render --base` writes: current for this PR.
         return Ok((diags, String::new()));
@@ -126,18 +128,17 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
 /// The files of a tree that latgen wrote (they start with its header).
 pub(super) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String> {
     t.iter()
-        .filter(|(_, text)| text.starts_with(crate::render::HEADER))
+        .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
         .collect()
 }
 
-/// Whether the committed manifests and lock are the step `render --base` writes.
+/// Whether the committed manifests and lock (as the load stage read it) are the step
+/// `render --base` writes.
 fn is_step(
-    committed: &BTreeMap<PathBuf, String>,
-    lock: &std::path::Path,
-    step: &super::Step,
+    (committed, lock): (&BTreeMap<PathBuf, String>, Option<&str>),
+    step: &super::RolloutStep,
 ) -> bool {
-    owned(committed) == owned(&step.files)
-        && std::fs::read_to_string(lock).is_ok_and(|t| t == step.lock_text)
+    owned(committed) == owned(&step.files) && lock == Some(step.lock_text.as_str())
 }
 
 /// Kubernetes manifests in the output folder that latgen did not write (no header) and that
@@ -151,7 +152,8 @@ pub(super) fn foreign_files(
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for (rel, text) in tree {
-        if text.starts_with(crate::render::HEADER) || rendered.is_some_and(|r| r.contains_key(rel))
+        if text.starts_with(crate::manifest::layout::HEADER)
+            || rendered.is_some_and(|r| r.contains_key(rel))
         {
             continue;
         }

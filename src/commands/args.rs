@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::load::ProjectPaths;
-use crate::render::Side;
+use crate::input::ProjectPaths;
+use crate::manifest::layout::Side;
 
 #[derive(Debug, clap::Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// Folder of app declarations (one YAML file per app, walked recursively).
     #[arg(default_value = "apps")]
     pub apps: PathBuf,
@@ -36,31 +36,31 @@ impl InputArgs {
 /// The output folder a command reads or writes: `-o` as given, else `generated` in the
 /// project folder, beside the apps folder like the settings and the lock, so that a run
 /// from elsewhere (`latgen render ../repo/apps`) writes the same tree it locks.
-pub fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathBuf {
+pub(crate) fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathBuf {
     given
         .cloned()
         .unwrap_or_else(|| paths.root.join(DEFAULT_OUTPUT))
 }
 
-pub use crate::load::DEFAULT_OUTPUT;
+pub(crate) use crate::input::DEFAULT_OUTPUT;
 
 /// `--color`, on the commands that print diagnostics.
 #[derive(Debug, clap::Args)]
-pub struct ColorArg {
+pub(crate) struct ColorArg {
     /// When to color diagnostics [default: auto: on a terminal, unless NO_COLOR is set].
     #[arg(long, value_enum)]
     pub color: Option<ColorChoice>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 /// The project's files: settings and lock beside the apps folder unless given.
-pub fn project_paths(
+pub(crate) fn project_paths(
     apps: &Path,
     config: Option<&PathBuf>,
     lock: Option<&PathBuf>,
@@ -79,7 +79,7 @@ pub fn project_paths(
 
 /// One half of the output, one per Argo CD Application.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum OnlySide {
+pub(crate) enum OnlySide {
     Lattice,
     Kong,
 }

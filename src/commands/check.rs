@@ -7,16 +7,17 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::args::InputArgs;
-use super::{Outcome, Ui};
+use super::{Exit, Ui};
 use crate::check::CheckReport;
-use crate::confine::Project;
-use crate::diag::{Diagnostic, Diagnostics, Severity, Sources, render_human};
+use crate::diag::codes::Severity;
+use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
+use crate::input::confine::Project;
 use crate::render::Templates;
 
 // The formats are described in `--format`'s own help: a described value would make clap
 // print `check --help` in its long layout.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     // Findings with the source line, for people.
     Human,
     // One JSON object per finding and line.
@@ -29,14 +30,8 @@ pub enum Format {
     Markdown,
 }
 
-/// `--deny warnings`: earlier versions' spelling of `--deny-warnings`, still accepted.
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Deny {
-    Warnings,
-}
-
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The committed output folder [default: generated beside the apps folder].
@@ -57,8 +52,6 @@ pub struct CheckArgs {
     /// Exit 1 on warnings as well.
     #[arg(long)]
     pub deny_warnings: bool,
-    #[arg(long, value_enum, hide = true)]
-    pub deny: Option<Deny>,
     /// Compare with this Git revision: accept a PR that leaves one side as it was when the
     /// other side can safely go live first, and refuse a change either side of which could
     /// break routing by going live first. `auto`: the merge base with the default branch.
@@ -72,7 +65,7 @@ pub struct CheckArgs {
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
     let paths = args.input.paths_out(args.output.as_ref());
     let out = super::args::output_dir(args.output.as_ref(), &paths);
     if let Some(d) = crate::output::check_location(&out, &paths.apps_dir) {
@@ -98,9 +91,10 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
             };
             let committed = crate::output::read_tree(&out);
             let now = committed.as_ref().ok();
-            let base = base_tree(Some(rev), &out, now.unwrap_or(&Default::default()));
+            let base =
+                crate::change::git::base_tree(Some(rev), &out, now.unwrap_or(&Default::default()));
             let shipped = match &base {
-                Ok(Some((rev, _))) => crate::stepwise::shipped(&paths.lock, rev),
+                Ok(Some((rev, _))) => crate::change::steps::shipped(&paths.lock, rev),
                 _ => None,
             };
             (base, Some(committed), shipped)
@@ -108,7 +102,7 @@ pub fn run(args: &CheckArgs, ui: Ui) -> Outcome {
         || {
             args.base
                 .is_some()
-                .then(|| crate::build_final(&paths, &templates))
+                .then(|| crate::pipeline::build_final(&paths, &templates))
         },
     );
     let base = match base {
@@ -162,63 +156,32 @@ fn only(d: Diagnostic) -> CheckReport {
 }
 
 /// Prints the report and says how the check ended.
-fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Outcome {
+fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Exit {
     let text = format(args.format, &report, ui.color);
-    crate::progress::clear();
+    crate::diag::progress::clear();
     print!("{text}");
     let diags = &report.diags;
     if diags.iter().any(|d| d.code.is_operational()) {
-        return Outcome::Error;
+        return Exit::Error;
     }
     let failing = diags
         .iter()
-        .any(|d| d.severity == Severity::Error || args.deny_warnings || args.deny.is_some());
-    if failing {
-        Outcome::Found
-    } else {
-        Outcome::Success
-    }
-}
-
-/// The base revision, if one is given (`auto`: the merge base with the default branch, or
-/// none when there is no default branch to compare with), and the output folder at it.
-/// The output folder at the base revision `rev`, read from Git but for the files that are
-/// as they are in `now` (the folder as it is, when it was read).
-pub fn base_tree(
-    rev: Option<&str>,
-    output: &std::path::Path,
-    now: &crate::rollout::Tree,
-) -> Result<Option<(String, crate::rollout::Tree)>, crate::diag::Diagnostic> {
-    let Some(rev) = rev else {
-        return Ok(None);
-    };
-    let anchor = output.parent().unwrap_or(std::path::Path::new("."));
-    match crate::git::resolve_base(anchor, rev)? {
-        Some(rev) => {
-            let tree = crate::git::read_folder_at(output, &rev, now)?;
-            Ok(Some((rev, tree)))
-        }
-        None => {
-            eprintln!(
-                "note: --base auto found no default branch to compare with; checking without a base"
-            );
-            Ok(None)
-        }
-    }
+        .any(|d| d.severity == Severity::Error || args.deny_warnings);
+    if failing { Exit::Found } else { Exit::Success }
 }
 
 /// The step `render --base REV` writes from `base`, when the inputs can be built; and the
 /// project built on the way when it is what the check builds too (no move in flight).
 fn rollout_step(
-    built: Result<crate::Built, crate::Failure>,
+    built: Result<crate::pipeline::Built, crate::pipeline::Failure>,
     templates: &Templates,
-    base: &crate::rollout::Tree,
-    shipped: Option<crate::lock::Rollout>,
+    base: &crate::manifest::tree::Tree,
+    shipped: Option<crate::input::lock::Rollout>,
 ) -> Option<(
-    crate::check::Step,
-    Option<(crate::Built, crate::rollout::States)>,
+    crate::check::RolloutStep,
+    Option<(crate::pipeline::Built, crate::change::judge::States)>,
 )> {
-    let step = crate::stepwise::next_step_of(built, templates, base, shipped).ok()?;
+    let step = crate::change::steps::next_step_of(built, templates, base, shipped).ok()?;
     // After the merge, the base is the merged commit: `auto` (the merge base with the
     // default branch) names it from any branch made from there; `rev` as given (`HEAD~1`)
     // would name this step's base again.
@@ -226,8 +189,8 @@ fn rollout_step(
     // The states the step read are those of the change the check judges when the check
     // would build the project as the step did.
     let built = (step.built.no_move_finished()).then_some((step.built, step.states));
-    let step = crate::check::Step {
-        progress: crate::summary::Progress {
+    let step = crate::check::RolloutStep {
+        progress: crate::change::summary::Progress {
             step: step.progress.step as usize,
             of: step.progress.of as usize,
             next,
@@ -239,7 +202,7 @@ fn rollout_step(
 }
 
 /// The findings a rollout step leaves for its later steps, said once (human output).
-fn transient_note(s: &crate::summary::PrSummary) -> Option<String> {
+fn transient_note(s: &crate::change::summary::PrSummary) -> Option<String> {
     let p = s.progress.as_ref()?;
     (!s.transient.is_empty()).then(|| {
         format!(
@@ -275,6 +238,6 @@ fn format(format: Format, report: &CheckReport, color: bool) -> String {
         Format::Json => crate::report::json_lines(diags),
         Format::Github => crate::report::github(diags),
         Format::Sarif => crate::report::sarif(diags),
-        Format::Markdown => crate::report::markdown(diags, report.summary.as_ref()),
+        Format::Markdown => crate::report::markdown::markdown(diags, report.summary.as_ref()),
     }
 }

@@ -11,25 +11,25 @@ use std::path::Path;
 
 use clap_complete::engine::CompletionCandidate;
 
-use super::{Outcome, to_stdout};
+use super::{Exit, to_stdout};
 
 /// The environment variable the script sets when it asks latgen for completions (rather
 /// than clap's default `COMPLETE`, a name another tool may well have set).
 pub const COMPLETE_VAR: &str = "LATGEN_COMPLETE";
 
 #[derive(Debug, clap::Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
 
-pub fn run(args: &CompletionsArgs) -> Outcome {
+pub(crate) fn run(args: &CompletionsArgs) -> Exit {
     let name = args.shell.to_string();
     let shells = clap_complete::env::Shells::builtins();
     let Some(shell) = shells.completer(&name) else {
         eprintln!("error: latgen has no completions for {name}");
-        return Outcome::Error;
+        return Exit::Error;
     };
     let mut script = Vec::new();
     // `latgen` both as the command completed and as the program asked: the one on PATH,
@@ -38,7 +38,7 @@ pub fn run(args: &CompletionsArgs) -> Outcome {
         shell.write_registration(COMPLETE_VAR, "latgen", "latgen", "latgen", &mut script)
     {
         eprintln!("error: cannot write the {name} completion script: {e}");
-        return Outcome::Error;
+        return Exit::Error;
     }
     to_stdout(&script)
 }
@@ -48,16 +48,16 @@ pub fn run(args: &CompletionsArgs) -> Outcome {
 /// by its top-level `name:` line or else its file stem, as `render` names it. Read line by
 /// line, not parsed or validated: a Tab must answer at once, and a name that is not right
 /// yet is still the one the user means.
-pub fn app_names() -> Vec<CompletionCandidate> {
+pub(crate) fn app_names() -> Vec<CompletionCandidate> {
     let Ok(here) = std::env::current_dir() else {
         return Vec::new();
     };
     let Some(root) = here.ancestors().find(|d| d.join("apps").is_dir()) else {
         return Vec::new();
     };
-    let project = crate::confine::Project::new(root);
+    let project = crate::input::confine::Project::new(root);
     let mut ignored = crate::diag::Diagnostics::new();
-    let files = crate::load::find_declarations(&root.join("apps"), &project, &mut ignored);
+    let files = crate::input::find_declarations(&root.join("apps"), &project, &mut ignored);
     let names: BTreeSet<String> = files.iter().filter_map(|f| declared_name(f)).collect();
     names.into_iter().map(CompletionCandidate::new).collect()
 }

@@ -4,11 +4,11 @@
 use clap::ValueEnum;
 
 use super::args::InputArgs;
-use super::{Outcome, Ui, plural};
-use crate::rebalance::{Cost, dollars};
+use super::{Exit, Ui, plural};
+use crate::plan::rebalance::cost::{Cost, dollars};
 
 #[derive(Debug, clap::Args)]
-pub struct CostArgs {
+pub(crate) struct CostArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output format.
@@ -19,16 +19,16 @@ pub struct CostArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum CostFormat {
+pub(crate) enum CostFormat {
     Table,
     Json,
 }
 
-pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {
     let Some(prepared) = ui.prepare(&args.input.paths()) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
-    let c = crate::rebalance::cost(&prepared);
+    let c = crate::plan::rebalance::cost::cost(&prepared);
     match args.format {
         CostFormat::Table => print!("{}", table(&c)),
         CostFormat::Json => println!(
@@ -49,7 +49,7 @@ pub fn run(args: &CostArgs, ui: Ui) -> Outcome {
             })
         ),
     }
-    Outcome::Success
+    Exit::Success
 }
 
 /// The cost as a table, its counts in words (`1 shared group`, `2 services`):

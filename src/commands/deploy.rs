@@ -1,4 +1,4 @@
-//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::deploy`])
+//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::render::deploy`])
 //! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
 //! is stale).
 
@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::args::InputArgs;
-use super::{Outcome, Ui};
-use crate::deploy;
+use super::{Exit, Ui};
 use crate::diag::{Diagnostic, Sources, Span};
 use crate::output::{Change, ChangeKind};
+use crate::render::deploy;
 
 #[derive(Debug, clap::Args)]
-pub struct DeployArgs {
+pub(crate) struct DeployArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The output folder the Applications sync, as given to `render` [default: generated
@@ -29,16 +29,16 @@ pub struct DeployArgs {
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
     let paths = args.input.paths_out(args.output.as_ref());
     let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
     ui.report(&built.diags, &built.sources);
     let config = &built.prepared.config;
     let Some(settings) = &config.deploy else {
         let d = Diagnostic::error(
-            crate::codes::Code::InvalidConfig,
+            crate::diag::codes::Code::InvalidConfig,
             "latgen.yaml has no `deploy:` section, so there is no deploy kit to write",
         )
         .at(Span::file(&paths.config))
@@ -60,7 +60,7 @@ pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
             .map_or(Ok(()), std::fs::create_dir_all)
             .map_err(|e| {
                 Diagnostic::error(
-                    crate::codes::Code::IoError,
+                    crate::diag::codes::Code::IoError,
                     format!("cannot create {}: {e}", c.path.display()),
                 )
             })
@@ -78,7 +78,7 @@ pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
         .iter()
         .cloned()
     {
-        d.severity = crate::diag::Severity::Warning;
+        d.severity = crate::diag::codes::Severity::Warning;
         left.push(d);
     }
     ui.report(&left, &built.sources);
@@ -90,7 +90,7 @@ pub fn run(args: &DeployArgs, ui: Ui) -> Outcome {
         };
         eprintln!("up to date: {}/", folder.display());
     }
-    Outcome::Success
+    Exit::Success
 }
 
 /// The kit's files that differ from what is on disk, by path from the current folder.
@@ -120,10 +120,10 @@ fn changes(root: &std::path::Path, kit: BTreeMap<PathBuf, String>) -> Vec<Change
     changes
 }
 
-fn stale(changes: &[Change]) -> Outcome {
+fn stale(changes: &[Change]) -> Exit {
     if changes.is_empty() {
         eprintln!("up to date");
-        return Outcome::Success;
+        return Exit::Success;
     }
     print!("{}", crate::output::unified_diff(changes));
     eprintln!(
@@ -134,5 +134,5 @@ fn stale(changes: &[Change]) -> Outcome {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    Outcome::Found
+    Exit::Found
 }

@@ -1,11 +1,11 @@
 //! `latgen explain CODE`: what a finding code means, its default severity, and an example
 //! of an input that gets it. Also makes the README's table of codes.
 
-use super::{Outcome, plural, to_stdout};
-use crate::codes::Code;
+use super::{Exit, plural, to_stdout};
+use crate::diag::codes::Code;
 
 #[derive(Debug, clap::Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The finding code (`nested-prefix`); without one, every code is listed.
     #[arg(value_parser = CodeName, hide_possible_values = true)]
     pub code: Option<String>,
@@ -38,7 +38,7 @@ impl clap::builder::TypedValueParser for CodeName {
     }
 }
 
-pub fn run(args: &ExplainArgs) -> Outcome {
+pub(crate) fn run(args: &ExplainArgs) -> Exit {
     let Some(name) = &args.code else {
         return to_stdout(list().as_bytes());
     };
@@ -51,7 +51,7 @@ pub fn run(args: &ExplainArgs) -> Outcome {
             "error: `{name}` is not a latgen finding code{hint}; `latgen explain` lists all {}",
             plural(Code::ALL.len(), "code")
         );
-        return Outcome::Error;
+        return Exit::Error;
     };
     to_stdout(text(code).as_bytes())
 }
@@ -101,7 +101,7 @@ pub fn markdown_table() -> String {
 /// An input that gets the code, the headline latgen prints for it and its help line, from
 /// `explain/examples.txt` (one `## <code>` section each; a test checks that every code has
 /// one).
-pub fn example(code: Code) -> &'static str {
+pub(crate) fn example(code: Code) -> &'static str {
     const EXAMPLES: &str = include_str!("explain/examples.txt");
     let head = format!("## {}\n", code.as_str());
     EXAMPLES

@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Outcome, Ui};
-use crate::codes::Code;
+use super::{Exit, Ui};
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
 
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The project folder (created when missing).
     #[arg(default_value = ".")]
     pub dir: PathBuf,
@@ -39,7 +39,7 @@ const SCAFFOLD_SETTINGS: &str = include_str!("../../scaffold/latgen.yaml");
 
 /// The scaffold's latgen.yaml with the deploy settings given as flags written in.
 fn settings(args: &InitArgs) -> String {
-    let defaults = crate::config::DeployConfig::default();
+    let defaults = crate::input::config::DeployConfig::default();
     let mut text = SCAFFOLD_SETTINGS.to_string();
     for (key, default, given) in [
         ("repoURL", &defaults.repo_url, &args.repo_url),
@@ -60,7 +60,10 @@ fn settings(args: &InitArgs) -> String {
     if let Some(prefix) = &args.service_name_prefix {
         let value = crate::render::yaml_scalar(prefix.clone());
         text = text.replacen(
-            &format!("\n  serviceNamePrefix: {}\n", crate::config::PLACEHOLDER),
+            &format!(
+                "\n  serviceNamePrefix: {}\n",
+                crate::input::config::PLACEHOLDER
+            ),
             &format!("\n  serviceNamePrefix: {value}\n"),
             1,
         );
@@ -78,12 +81,12 @@ fn files(args: &InitArgs) -> Vec<(&'static str, String)> {
             include_str!("../../scaffold/apps/example.yaml").to_string(),
         ),
         (
-            crate::schema::Kind::App.file(),
-            crate::schema::Kind::App.text(),
+            crate::input::schema::Kind::App.file(),
+            crate::input::schema::Kind::App.text(),
         ),
         (
-            crate::schema::Kind::Config.file(),
-            crate::schema::Kind::Config.text(),
+            crate::input::schema::Kind::Config.file(),
+            crate::input::schema::Kind::Config.text(),
         ),
         (
             ".github/workflows/latgen.yml",
@@ -92,9 +95,10 @@ fn files(args: &InitArgs) -> Vec<(&'static str, String)> {
     ]
 }
 
-pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {
     let files = files(args);
-    let kit_files = crate::deploy::FILES.map(|f| Path::new(crate::deploy::FOLDER).join(f));
+    let kit_files =
+        crate::render::deploy::FILES.map(|f| Path::new(crate::render::deploy::FOLDER).join(f));
     // Refuse before writing anything, so that a refused init changes nothing.
     let existing: Vec<String> = files
         .iter()
@@ -109,7 +113,7 @@ pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
             existing.join(", "),
             if existing.len() == 1 { "s" } else { "" }
         );
-        return Outcome::Error;
+        return Exit::Error;
     }
     for (rel, text) in &files {
         let path = args.dir.join(rel);
@@ -140,14 +144,14 @@ pub fn run(args: &InitArgs, ui: Ui) -> Outcome {
     eprintln!(
         "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock, generated/ and deploy/; `latgen check` lists the deploy settings still to set"
     );
-    Outcome::Success
+    Exit::Success
 }
 
 /// Writes the deploy kit of the project just written, made as `latgen deploy` makes it.
 fn write_kit(dir: &Path) -> Result<(), Diagnostic> {
-    let paths = crate::load::ProjectPaths::at_root(dir);
+    let paths = crate::input::ProjectPaths::at_root(dir);
     let templates = crate::render::Templates::load(None)?;
-    let built = crate::build(&paths, &templates).map_err(|f| {
+    let built = crate::pipeline::build(&paths, &templates).map_err(|f| {
         let first = f.diags.iter().next().cloned();
         first.unwrap_or_else(|| {
             Diagnostic::error(Code::InvalidConfig, "the new project does not build")
@@ -157,7 +161,9 @@ fn write_kit(dir: &Path) -> Result<(), Diagnostic> {
     let Some(settings) = &config.deploy else {
         return Ok(());
     };
-    for (rel, text) in crate::deploy::kit(settings, config, &built.output, Path::new("generated")) {
+    for (rel, text) in
+        crate::render::deploy::kit(settings, config, &built.output, Path::new("generated"))
+    {
         let path = dir.join(rel);
         create_new(&path, &text).map_err(|e| {
             Diagnostic::error(

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Outcome, to_stdout};
+use super::{Exit, to_stdout};
 
 #[derive(Debug, clap::Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write every page (latgen.1, and latgen-<command>.1 for each command) to this folder
     /// instead of printing the top-level page.
     #[arg(long, value_name = "DIR")]
@@ -13,12 +13,12 @@ pub struct ManArgs {
 }
 
 /// `cli` is the whole command-line definition the pages document.
-pub fn run(args: &ManArgs, cli: clap::Command) -> Outcome {
+pub(crate) fn run(args: &ManArgs, cli: clap::Command) -> Exit {
     let pages = match pages(cli) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: cannot render the man pages: {e}");
-            return Outcome::Error;
+            return Exit::Error;
         }
     };
     let Some(dir) = &args.out else {
@@ -31,11 +31,11 @@ pub fn run(args: &ManArgs, cli: clap::Command) -> Outcome {
                 super::plural(pages.len(), "man page"),
                 dir.display()
             );
-            Outcome::Success
+            Exit::Success
         }
         Err(e) => {
             eprintln!("error: {e}");
-            Outcome::Error
+            Exit::Error
         }
     }
 }

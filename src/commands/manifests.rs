@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use super::args::{InputArgs, OnlySide};
-use super::{Outcome, Ui, to_stdout};
+use super::{Exit, Ui, to_stdout};
 
 #[derive(Debug, clap::Args)]
-pub struct ManifestsArgs {
+pub(crate) struct ManifestsArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Folder of templates to use instead of the built-in ones (same file names).
@@ -23,10 +23,10 @@ pub struct ManifestsArgs {
 /// An Argo CD plugin runs this on every sync, so any error fails the sync (exit 2) rather
 /// than printing less: an empty or partial stream would make Argo CD prune the objects it
 /// no longer sees.
-pub fn run(args: &ManifestsArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &ManifestsArgs, ui: Ui) -> Exit {
     let paths = args.input.paths();
     let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
     ui.report(&built.diags, &built.sources);
     let side = args.side.side();
@@ -45,7 +45,7 @@ pub fn run(args: &ManifestsArgs, ui: Ui) -> Outcome {
             "error: the {} side has no manifest; refusing to print an empty stream, which would make Argo CD prune every object of the Application",
             side.dir()
         );
-        return Outcome::Error;
+        return Exit::Error;
     }
     // Every file starts its own document (`---` after the header), so the files joined as
     // they are make the stream.

@@ -1,53 +1,53 @@
-//! The subcommands, one module each: its arguments and a `run` that goes through the shared
-//! stages ([`crate::prepare`], [`crate::build`]) and adds its own last step. Each returns an
-//! [`Outcome`]; `cli.rs` turns it into the exit code.
+//! Layer 11, commands: the subcommands, one module each: its arguments and a `run` that goes through the shared
+//! stages ([`crate::pipeline::prepare`], [`crate::pipeline::build`]) and adds its own last step. Each returns an
+//! [`Exit`]; `cli.rs` turns it into the exit code.
 
-pub mod args;
-pub mod check;
+pub(crate) mod args;
+pub(crate) mod check;
 pub mod completions;
-pub mod cost;
-pub mod deploy;
+pub(crate) mod cost;
+pub(crate) mod deploy;
 pub mod explain;
-pub mod init;
-pub mod man;
-pub mod manifests;
-pub mod move_app;
-pub mod plan;
-pub mod render;
-pub mod render_base;
-pub mod schema;
-pub mod status;
-pub mod trace;
+pub(crate) mod init;
+pub(crate) mod man;
+pub(crate) mod manifests;
+pub(crate) mod move_app;
+pub(crate) mod plan;
+pub(crate) mod render;
+pub(crate) mod render_base;
+pub(crate) mod schema;
+pub(crate) mod status;
+pub(crate) mod trace;
 
 use std::path::Path;
 
-use crate::confine::Project;
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_human};
-use crate::load::ProjectPaths;
+use crate::input::ProjectPaths;
+use crate::input::confine::Project;
 use crate::render::Templates;
 
 /// How a command ended. Exit codes follow ripgrep's spirit: success, "found something"
 /// (stale output, findings, an unreachable request), or an error of usage, input or I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Exit {
     Success,
     Found,
     Error,
 }
 
-impl Outcome {
+impl Exit {
     pub fn exit_code(self) -> u8 {
         match self {
-            Outcome::Success => 0,
-            Outcome::Found => 1,
-            Outcome::Error => 2,
+            Exit::Success => 0,
+            Exit::Found => 1,
+            Exit::Error => 2,
         }
     }
 }
 
 /// What every command needs to know about the terminal it writes to.
 #[derive(Debug, Clone, Copy)]
-pub struct Ui {
+pub(crate) struct Ui {
     /// Whether diagnostics on stderr are colored.
     pub color: bool,
 }
@@ -56,16 +56,18 @@ impl Ui {
     /// Prints diagnostics on stderr, above the progress line if one is drawn.
     pub fn report(self, diags: &Diagnostics, sources: &Sources) {
         if !diags.is_empty() {
-            crate::progress::suspend(|| eprint!("{}", render_human(diags, sources, self.color)));
+            crate::diag::progress::suspend(|| {
+                eprint!("{}", render_human(diags, sources, self.color))
+            });
         }
     }
 
     /// Prints one diagnostic that ends the command.
-    pub fn fail(self, d: Diagnostic, sources: &Sources) -> Outcome {
+    pub fn fail(self, d: Diagnostic, sources: &Sources) -> Exit {
         let mut diags = Diagnostics::new();
         diags.push(d);
         self.report(&diags, sources);
-        Outcome::Error
+        Exit::Error
     }
 
     /// Load → validate → plan → render in memory, reporting problems; None when it fails.
@@ -75,7 +77,7 @@ impl Ui {
         paths: &ProjectPaths,
         templates: Option<&Path>,
         verify: bool,
-    ) -> Option<crate::Built> {
+    ) -> Option<crate::pipeline::Built> {
         let project = Project::new(&paths.root);
         let templates = match Templates::load(templates.map(|d| (d, &project))) {
             Ok(t) => t.verifying(verify),
@@ -84,7 +86,7 @@ impl Ui {
                 return None;
             }
         };
-        match crate::build(paths, &templates) {
+        match crate::pipeline::build(paths, &templates) {
             Ok(b) => Some(b),
             Err(failure) => {
                 self.report(&failure.diags, &failure.sources);
@@ -94,27 +96,27 @@ impl Ui {
     }
 
     /// Load → validate → plan, reporting problems; None when the project cannot be planned.
-    pub fn prepare(self, paths: &ProjectPaths) -> Option<crate::Prepared> {
-        let run = crate::prepare(paths);
+    pub fn prepare(self, paths: &ProjectPaths) -> Option<crate::plan::prepared::Prepared> {
+        let run = crate::pipeline::prepare(paths);
         self.report(&run.diags, &run.sources);
         run.prepared
     }
 }
 
-pub use crate::report::plural;
+pub(crate) use crate::report::plural;
 
 /// Writes a command's whole output; a closed or failing stdout is an error, so that a
 /// consumer such as Argo CD never takes a cut stream for the full one.
-pub fn to_stdout(bytes: &[u8]) -> Outcome {
+pub(crate) fn to_stdout(bytes: &[u8]) -> Exit {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => Outcome::Success,
+        Ok(()) => Exit::Success,
         // The reader went away (`latgen man | head`): nothing to report.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Error,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Error,
         Err(e) => {
             eprintln!("error: cannot write to stdout: {e}");
-            Outcome::Error
+            Exit::Error
         }
     }
 }

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 use clap::ArgGroup;
 
 use super::args::{InputArgs, project_paths};
-use super::{Outcome, Ui};
+use super::{Exit, Ui};
 use crate::diag::Sources;
 
 /// `latgen move APP [APPS] (--group N | --continue)`: the apps folder is positional as in
 /// every other command; one of the two flags says which step to take.
 #[derive(Debug, clap::Args)]
 #[command(group(ArgGroup::new("step").required(true).args(["group", "continue_"])))]
-pub struct MoveArgs {
+pub(crate) struct MoveArgs {
     /// The app to move.
     pub app: String,
     #[command(flatten)]
@@ -32,22 +32,13 @@ pub struct MoveArgs {
     /// the default branch; `auto`: the merge base with it.
     #[arg(long, value_name = "REV", requires = "continue_")]
     pub base: Option<String>,
-    /// The apps folder as an option, as earlier versions took it.
-    #[arg(
-        long = "apps",
-        value_name = "APPS",
-        hide = true,
-        conflicts_with = "apps"
-    )]
-    pub apps_option: Option<PathBuf>,
     #[command(flatten)]
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     let input = &args.input;
-    let apps = args.apps_option.as_ref().unwrap_or(&input.apps);
-    let mut paths = project_paths(apps, input.config.as_ref(), input.lock.as_ref());
+    let mut paths = project_paths(&input.apps, input.config.as_ref(), input.lock.as_ref());
     paths.output = super::args::output_dir(args.output.as_ref(), &paths);
     if args.continue_
         && let Some(outcome) = unshipped(args, &paths, ui)
@@ -55,20 +46,21 @@ pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
         return outcome;
     }
     let Some(prepared) = ui.prepare(&paths) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
-    match crate::rebalance::move_app(&prepared, &args.app, args.group, args.continue_) {
+    match crate::plan::rebalance::moves::move_app(&prepared, &args.app, args.group, args.continue_)
+    {
         Ok(result) => {
-            let text = crate::lock::serialize(&result.lock);
+            let text = crate::input::lock::serialize(&result.lock);
             if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
                 return ui.fail(d, &Sources::default());
             }
             println!("{}", result.message);
-            Outcome::Success
+            Exit::Success
         }
         Err(d) => {
             ui.fail(d, &Sources::default());
-            Outcome::Found
+            Exit::Found
         }
     }
 }
@@ -76,10 +68,10 @@ pub fn run(args: &MoveArgs, ui: Ui) -> Outcome {
 /// Before a move advances, its current step must be what the output folder holds and,
 /// with `--base`, what that revision holds: a step that was never rendered or shipped
 /// would be skipped, and the next one could break routing. Some(outcome) refuses.
-fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Option<Outcome> {
+fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Option<Exit> {
     let built = match ui.build(paths, None, false) {
         Some(b) => b,
-        None => return Some(Outcome::Error),
+        None => return Some(Exit::Error),
     };
     let step = built
         .prepared
@@ -89,9 +81,9 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
         .get(&args.app)
         .map_or(0, |m| m.step.number());
     let wanted = crate::output::manifests(&built.output.files).into_owned();
-    let owned = |t: &crate::rollout::Tree| -> crate::rollout::Tree {
+    let owned = |t: &crate::manifest::tree::Tree| -> crate::manifest::tree::Tree {
         t.iter()
-            .filter(|(_, text)| text.starts_with(crate::layout::HEADER))
+            .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect()
     };
@@ -106,9 +98,9 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
             "error: step {step} of the move of {app} is not what {} holds: `latgen render --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
             out.display()
         );
-        return Some(Outcome::Found);
+        return Some(Exit::Found);
     }
-    let base = match super::check::base_tree(args.base.as_deref(), &out, &here) {
+    let base = match crate::change::git::base_tree(args.base.as_deref(), &out, &here) {
         Ok(b) => b,
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };
@@ -119,7 +111,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::load::ProjectPaths, ui: Ui) -> Opti
         eprintln!(
             "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render --base auto` for the next step"
         );
-        return Some(Outcome::Found);
+        return Some(Exit::Found);
     }
     None
 }

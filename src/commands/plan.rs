@@ -4,11 +4,11 @@
 //! for `render --base` to ship.
 
 use super::args::InputArgs;
-use super::{Outcome, Ui, plural};
+use super::{Exit, Ui, plural};
 use crate::diag::Sources;
 
 #[derive(Debug, clap::Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Record the moves in latgen.lock (as `latgen move` starts them), for
@@ -19,15 +19,16 @@ pub struct PlanArgs {
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
     let Some(prepared) = ui.prepare(&args.input.paths()) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
-    let c = match crate::rebalance::compaction(&prepared) {
+    let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let price = prepared.config.pricing.service_hour_usd * crate::rebalance::HOURS_PER_MONTH;
+    let price =
+        prepared.config.pricing.service_hour_usd * crate::plan::rebalance::cost::HOURS_PER_MONTH;
     // Under header dispatch every app is in a group, host-routed ones too.
     let grouped = if prepared.config.header_dispatch() {
         "the apps"
@@ -47,13 +48,13 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
             plural(c.dedicated, "host-routed app")
         );
     }
-    let (pairs, separating) = crate::rebalance::separation(&prepared);
+    let (pairs, separating) = crate::plan::rebalance::separation::separation(&prepared);
     if !pairs.is_empty() {
         return separate(args, &prepared, &pairs, &separating, ui);
     }
     if c.moves.is_empty() {
         println!("no move brings the count down");
-        return Outcome::Success;
+        return Exit::Success;
     }
     let verb = if args.apply { "recorded" } else { "printed" };
     let bring = if c.moves.len() == 1 {
@@ -65,7 +66,7 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
         "{} {bring} it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
         plural(c.moves.len(), "move"),
         c.groups_after,
-        crate::rebalance::dollars((c.groups_now - c.groups_after) as f64 * price)
+        crate::plan::rebalance::cost::dollars((c.groups_now - c.groups_after) as f64 * price)
     );
     finish(args, &prepared, &c.moves, ui)
 }
@@ -73,11 +74,11 @@ pub fn run(args: &PlanArgs, ui: Ui) -> Outcome {
 /// Groups hold order-dependent pairs: the moves that separate them come first.
 fn separate(
     args: &PlanArgs,
-    prepared: &crate::Prepared,
-    pairs: &[crate::rebalance::OrderDependentPair],
+    prepared: &crate::plan::prepared::Prepared,
+    pairs: &[crate::plan::rebalance::separation::OrderDependentPair],
     moves: &[(String, u32, u32)],
     ui: Ui,
-) -> Outcome {
+) -> Exit {
     let (count, route) = match pairs.len() {
         1 => ("1 pair of apps".to_string(), "routes"),
         n => (format!("{n} pairs of apps"), "route"),
@@ -108,10 +109,10 @@ fn separate(
 /// Prints `moves`; with `--apply`, records them in the lock and says how to ship them.
 fn finish(
     args: &PlanArgs,
-    prepared: &crate::Prepared,
+    prepared: &crate::plan::prepared::Prepared,
     moves: &[(String, u32, u32)],
     ui: Ui,
-) -> Outcome {
+) -> Exit {
     let name = |n: u32| prepared.config.group_name(n);
     for (app, from, to) in moves {
         if args.apply {
@@ -124,7 +125,7 @@ fn finish(
         println!(
             "`latgen plan --apply` records them all in latgen.lock; `latgen render --base REV` then ships them in safe steps"
         );
-        return Outcome::Success;
+        return Exit::Success;
     }
     // The output has not changed: it is still the step of a rollout the lock records.
     let mut lock = prepared.plan.lock.clone();
@@ -132,19 +133,19 @@ fn finish(
     for (app, _, to) in moves {
         lock.moves.insert(
             app.clone(),
-            crate::lock::Move {
+            crate::input::lock::Move {
                 to: *to,
-                step: crate::lock::Step::AddRules,
+                step: crate::input::lock::MoveStep::AddRules,
             },
         );
     }
     let paths = args.input.paths();
-    let text = crate::lock::serialize(&lock);
+    let text = crate::input::lock::serialize(&lock);
     if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(
         "next: `latgen render --base origin/main` writes the first safe step (the Lattice side adds the apps to their new groups); ship it, and run it again after each merge until it says the change is complete"
     );
-    Outcome::Success
+    Exit::Success
 }

@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::args::{InputArgs, OnlySide};
-use super::{Outcome, Ui, plural};
+use super::{Exit, Ui, plural};
 use crate::diag::Sources;
-use crate::output::{self, Change, ChangeKind, LockFile, Mode};
+use crate::output::{self, Change, ChangeKind, LockFile};
 
 #[derive(Debug, clap::Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output folder [default: generated beside the apps folder].
@@ -39,10 +39,10 @@ pub struct RenderArgs {
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
     let paths = args.input.paths_out(args.output.as_ref());
     let out = super::args::output_dir(args.output.as_ref(), &paths);
-    let project = crate::confine::Project::new(&paths.root);
+    let project = crate::input::confine::Project::new(&paths.root);
     if let Some(d) =
         output::check_location(&out, &paths.apps_dir).or_else(|| project.output_folder(&out))
     {
@@ -59,7 +59,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         return super::render_base::run(&base_args, rev, ui);
     }
     let Some(built) = ui.build(&paths, args.templates.as_deref(), args.verify) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
     // One run at a time per output folder, from reading it to swapping the new tree in.
     let _run = match output::lock_output(&out) {
@@ -76,7 +76,7 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
     let keep = |p: &std::path::Path| only.is_none_or(|s| p.starts_with(s.dir()));
     let notes = notes(&built, &existing, &keep, (&paths.config, &out));
     ui.report(&notes, &built.sources);
-    let crate::Built {
+    let crate::pipeline::Built {
         prepared,
         output: all,
         sources,
@@ -92,9 +92,12 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         path,
         text: text.clone(),
     }));
-    let mode = if args.check { Mode::Check } else { Mode::Write };
-    let synced = output::sync(&out, &existing, Cow::Owned(all), outside, keep, mode);
-    crate::progress::clear();
+    let synced = if args.check {
+        output::change_set(&out, &existing, Cow::Owned(all), outside, keep)
+    } else {
+        output::sync(&out, &existing, Cow::Owned(all), outside, keep)
+    };
+    crate::diag::progress::clear();
     let changes = match synced {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &sources),
@@ -111,45 +114,45 @@ pub fn run(args: &RenderArgs, ui: Ui) -> Outcome {
         count(ChangeKind::Removed),
         rendered_files + 1 + kit.len() - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
-    crate::free_later((existing, changes, prepared, sources));
-    Outcome::Success
+    crate::pipeline::free_later((existing, changes, prepared, sources));
+    Exit::Success
 }
 
 /// The deploy kit as it fits the output this run leaves on disk (see
-/// [`crate::deploy::kit_to_refresh`]; empty for a project without one). With `--only`, the
+/// [`crate::render::deploy::kit_to_refresh`]; empty for a project without one). With `--only`, the
 /// other side stays as it is on disk, and so does the part of the kit that follows from
 /// it: an AppProject that dropped the namespaces of a side not yet shipped would stop Argo
 /// CD from syncing (or pruning) what that side still has there.
 fn deploy_kit(
-    paths: &crate::load::ProjectPaths,
+    paths: &crate::input::ProjectPaths,
     out: &Path,
-    config: &crate::config::Config,
-    all: &crate::render::Output,
+    config: &crate::input::config::Config,
+    all: &crate::render::Rendered,
     existing: &BTreeMap<PathBuf, String>,
-    only: Option<crate::render::Side>,
+    only: Option<crate::manifest::layout::Side>,
 ) -> Vec<(PathBuf, String)> {
     if config.deploy.is_none() {
         return Vec::new();
     }
     let Some(side) = only else {
-        return crate::deploy::kit_to_refresh(paths, out, config, all);
+        return crate::render::deploy::kit_to_refresh(paths, out, config, all);
     };
     let files = (all.files.iter().filter(|(p, _)| p.starts_with(side.dir())))
         .chain(existing.iter().filter(|(p, text)| {
-            !p.starts_with(side.dir()) && text.starts_with(crate::layout::HEADER)
+            !p.starts_with(side.dir()) && text.starts_with(crate::manifest::layout::HEADER)
         }))
         .map(|(p, text)| (p.clone(), text.clone()))
         .collect();
-    let on_disk = crate::render::Output {
+    let on_disk = crate::render::Rendered {
         files,
         not_stored: Vec::new(),
     };
-    crate::deploy::kit_to_refresh(paths, out, config, &on_disk)
+    crate::render::deploy::kit_to_refresh(paths, out, config, &on_disk)
 }
 
 /// The warnings render prints: the build's, and those about the change it writes.
 fn notes(
-    built: &crate::Built,
+    built: &crate::pipeline::Built,
     existing: &BTreeMap<PathBuf, String>,
     keep: &dyn Fn(&Path) -> bool,
     (config, out): (&Path, &Path),
@@ -158,8 +161,11 @@ fn notes(
     let quota = built.prepared.config.quotas.rules_per_service as usize;
     // render writes what the plan says; the PR gate (`check`) is where a pair of
     // order-dependent rules the change creates is an error.
-    let created = (&built.prepared.apps[..], crate::codes::Severity::Warning);
-    notes.extend(crate::check::change_warnings(
+    let created = (
+        &built.prepared.apps[..],
+        crate::diag::codes::Severity::Warning,
+    );
+    notes.extend(crate::change::warnings::change_warnings(
         existing,
         &built.output.files,
         quota,
@@ -167,7 +173,7 @@ fn notes(
         created,
     ));
     let written = |p: &Path| keep(p) && built.output.files.contains_key(p);
-    if let Some(d) = crate::check::placeholder_new_routes(
+    if let Some(d) = crate::check::names::placeholder_new_routes(
         &built.prepared,
         &written,
         existing,
@@ -181,7 +187,7 @@ fn notes(
 }
 
 /// `80 apps in 14 Lattice services (8 shared groups, 6 dedicated)`.
-fn summary(prepared: &crate::Prepared) -> String {
+fn summary(prepared: &crate::plan::prepared::Prepared) -> String {
     let plan = &prepared.plan;
     format!(
         "{} in {} ({}, {} dedicated)",
@@ -193,10 +199,10 @@ fn summary(prepared: &crate::Prepared) -> String {
 }
 
 /// `render --check`: the diff of what render would change, and exit 1 when it is not empty.
-fn stale(out: &Path, lock: &Path, changes: &[Change], summary: &str) -> Outcome {
+fn stale(out: &Path, lock: &Path, changes: &[Change], summary: &str) -> Exit {
     if changes.is_empty() {
         eprintln!("up to date: {summary}");
-        return Outcome::Success;
+        return Exit::Success;
     }
     print!("{}", output::unified_diff(changes));
     let lock_stale = changes.iter().any(|c| c.path == lock);
@@ -221,5 +227,5 @@ fn stale(out: &Path, lock: &Path, changes: &[Change], summary: &str) -> Outcome 
     eprintln!(
         "error: {what} differ from what `latgen render` writes; run it and commit the result"
     );
-    Outcome::Found
+    Exit::Found
 }

@@ -1,20 +1,20 @@
 //! `latgen render --base REV`: the shared stages with every move finished, then the next
-//! safe step of the change from REV ([`crate::stepwise`]), written through the output
+//! safe step of the change from REV ([`crate::change::steps`]), written through the output
 //! stage, and what the PR holds and what to run once it is live.
 
 use std::borrow::Cow;
 
-use super::{Outcome, Ui, plural};
-use crate::codes::Code;
+use super::{Exit, Ui, plural};
+use crate::change::steps::{NextStep, NoStep};
+use crate::change::summary::{FileCounts, PrSummary};
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
-use crate::output::{self, LockFile, Mode};
-use crate::render::{Output, Templates};
-use crate::stepwise::{NextStep, NoStep};
-use crate::summary::{FileCounts, PrSummary};
+use crate::output::{self, LockFile};
+use crate::render::{Rendered, Templates};
 
 /// What `render --base` works on, from the `render` arguments.
-pub struct Args<'a> {
-    pub paths: crate::load::ProjectPaths,
+pub(crate) struct Args<'a> {
+    pub paths: crate::input::ProjectPaths,
     pub output: &'a std::path::Path,
     pub templates: Option<&'a std::path::Path>,
     pub verify: bool,
@@ -22,27 +22,27 @@ pub struct Args<'a> {
     pub check: bool,
 }
 
-pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     let paths = &args.paths;
-    let project = crate::confine::Project::new(&paths.root);
+    let project = crate::input::confine::Project::new(&paths.root);
     let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
         Ok(t) => t.verifying(args.verify),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) = match super::check::base_tree(Some(rev), args.output, &Default::default())
-    {
-        Ok(Some((resolved, b))) => (
-            output::manifests(&b).into_owned(),
-            crate::stepwise::shipped(&paths.lock, &resolved),
-        ),
-        Ok(None) => Default::default(),
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
-    let step = match crate::stepwise::next_step(paths, &templates, &base, shipped) {
+    let (base, shipped) =
+        match crate::change::git::base_tree(Some(rev), args.output, &Default::default()) {
+            Ok(Some((resolved, b))) => (
+                output::manifests(&b).into_owned(),
+                crate::change::steps::shipped(&paths.lock, &resolved),
+            ),
+            Ok(None) => Default::default(),
+            Err(d) => return ui.fail(d, &Sources::default()),
+        };
+    let step = match crate::change::steps::next_step(paths, &templates, &base, shipped) {
         Ok(s) => s,
         Err(NoStep::Inputs(f)) => {
             ui.report(&f.diags, &f.sources);
-            return Outcome::Error;
+            return Exit::Error;
         }
         Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
     };
@@ -59,20 +59,17 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
         path: &paths.lock,
         text: step.lock_text.clone(),
     };
-    let mode = if args.check { Mode::Check } else { Mode::Write };
-    let files = Output {
+    let files = Rendered {
         files: step.files.clone(),
-        ..Output::default()
+        ..Rendered::default()
     };
-    let synced = output::sync(
-        args.output,
-        &existing,
-        Cow::Owned(files),
-        Some(lock),
-        |_| true,
-        mode,
-    );
-    crate::progress::clear();
+    let (out, files) = (args.output, Cow::Owned(files));
+    let synced = if args.check {
+        output::change_set(out, &existing, files, Some(lock), |_| true)
+    } else {
+        output::sync(out, &existing, files, Some(lock), |_| true)
+    };
+    crate::diag::progress::clear();
     let changes = match synced {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &step.built.sources),
@@ -83,23 +80,23 @@ pub fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Outcome {
             "error: {} differs from the next step from {rev}; run `latgen render --base {rev}` and commit the result",
             args.output.display()
         );
-        return Outcome::Found;
+        return Exit::Found;
     }
     let price = step.built.prepared.config.pricing.service_hour_usd;
     let apps = &step.built.prepared.apps;
-    let summary = crate::summary::summarize(&base, &step.files, (price, apps), None);
+    let summary = crate::change::summary::summarize(&base, &step.files, (price, apps), None);
     eprint!("{}", describe(&step, &summary, rev));
-    Outcome::Success
+    Exit::Success
 }
 
 /// The change cannot be cut into safe steps: say where it stalls.
 fn stuck(
     ui: Ui,
     rev: &str,
-    built: &crate::Built,
+    built: &crate::pipeline::Built,
     full: &[(std::path::PathBuf, usize)],
     out: &std::path::Path,
-) -> Outcome {
+) -> Exit {
     let quota = built.prepared.config.quotas.rules_per_service;
     let mut diags = crate::diag::Diagnostics::new();
     for (rel, rules) in full {
@@ -122,7 +119,7 @@ fn stuck(
         );
     }
     ui.report(&diags, &built.sources);
-    Outcome::Found
+    Exit::Found
 }
 
 /// What the step holds and what comes next, for the person about to open the PR.

@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 
 use super::args::InputArgs;
-use super::{Outcome, Ui};
+use super::{Exit, Ui};
 use crate::diag::Sources;
 use crate::render::Templates;
 
 #[derive(Debug, clap::Args)]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Output folder [default: generated beside the apps folder].
@@ -24,10 +24,10 @@ pub struct StatusArgs {
     pub color: super::args::ColorArg,
 }
 
-pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &StatusArgs, ui: Ui) -> Exit {
     let paths = args.input.paths_out(args.output.as_ref());
     let Some(prepared) = ui.prepare(&paths) else {
-        return Outcome::Error;
+        return Exit::Error;
     };
     let recorded = prepared.rollout;
     let moves = &prepared.plan.lock.moves;
@@ -74,29 +74,30 @@ pub fn run(args: &StatusArgs, ui: Ui) -> Outcome {
             ),
             None => {}
         }
-        return Outcome::Success;
+        return Exit::Success;
     };
     rollout(args, &paths, rev, ui)
 }
 
 /// Where the output stands between `rev` and the target, and what to run next.
-fn rollout(args: &StatusArgs, paths: &crate::load::ProjectPaths, rev: &str, ui: Ui) -> Outcome {
+fn rollout(args: &StatusArgs, paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
     let templates = match Templates::load(None) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let out = super::args::output_dir(args.output.as_ref(), paths);
-    let (resolved, base) = match super::check::base_tree(Some(rev), &out, &Default::default()) {
+    let (resolved, base) = match crate::change::git::base_tree(Some(rev), &out, &Default::default())
+    {
         Ok(Some(b)) => b,
-        Ok(None) => return Outcome::Success,
+        Ok(None) => return Exit::Success,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     let base = crate::output::manifests(&base).into_owned();
-    let shipped = crate::stepwise::shipped(&paths.lock, &resolved);
-    match crate::stepwise::next_step(paths, &templates, &base, shipped) {
+    let shipped = crate::change::steps::shipped(&paths.lock, &resolved);
+    match crate::change::steps::next_step(paths, &templates, &base, shipped) {
         Ok(step) if step.remaining == 0 => {
             println!("rollout: none; {rev} holds what `latgen render` writes");
-            Outcome::Success
+            Exit::Success
         }
         Ok(step) => {
             println!(
@@ -105,17 +106,17 @@ fn rollout(args: &StatusArgs, paths: &crate::load::ProjectPaths, rev: &str, ui: 
                 step.progress.of,
                 step.progress.step
             );
-            Outcome::Success
+            Exit::Success
         }
-        Err(crate::stepwise::NoStep::Inputs(f)) => {
+        Err(crate::change::steps::NoStep::Inputs(f)) => {
             ui.report(&f.diags, &f.sources);
-            Outcome::Error
+            Exit::Error
         }
-        Err(crate::stepwise::NoStep::Stuck { .. }) => {
+        Err(crate::change::steps::NoStep::Stuck { .. }) => {
             println!(
                 "rollout: the change from {rev} cannot go further in safe steps; `latgen render --base {rev}` says why"
             );
-            Outcome::Found
+            Exit::Found
         }
     }
 }

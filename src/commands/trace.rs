@@ -1,17 +1,17 @@
 //! `latgen trace`: the output stage's reading of the committed manifests, then one request
-//! followed through them ([`crate::trace`]). Exit 0 when the request reaches a backend, 1
+//! followed through them ([`crate::check::trace`]). Exit 0 when the request reaches a backend, 1
 //! when it does not, 2 on a usage or input error.
 
 use std::path::PathBuf;
 
 use clap::ValueEnum;
 
-use super::{Outcome, Ui};
+use super::{Exit, Ui};
+use crate::check::trace::{human, parse_request, read_network, to_json, trace};
 use crate::diag::Sources;
-use crate::trace::{human, parse_request, read_network, to_json, trace};
 
 #[derive(Debug, clap::Args)]
-pub struct TraceArgs {
+pub(crate) struct TraceArgs {
     /// The request: a URL (`https://www.example.com/shop/cart`) or a path (`/shop/cart`).
     #[arg(value_name = "URL")]
     pub url: String,
@@ -30,17 +30,17 @@ pub struct TraceArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum TraceFormat {
+pub(crate) enum TraceFormat {
     Human,
     Json,
 }
 
-pub fn run(args: &TraceArgs, ui: Ui) -> Outcome {
+pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
     let request = match parse_request(&args.url, args.host.as_deref()) {
         Ok(r) => r,
         Err(message) => {
             eprintln!("error: {message}");
-            return Outcome::Error;
+            return Exit::Error;
         }
     };
     let net = match read_network(&args.output) {
@@ -53,8 +53,8 @@ pub fn run(args: &TraceArgs, ui: Ui) -> Outcome {
         TraceFormat::Json => println!("{}", to_json(&t)),
     }
     if t.reached() {
-        Outcome::Success
+        Exit::Success
     } else {
-        Outcome::Found
+        Exit::Found
     }
 }

@@ -7,10 +7,10 @@ use super::{
     BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object, RuleCtx, Side,
     Templates, render_job,
 };
-use crate::config::Config;
-use crate::model::{App, MatchKind};
-use crate::rollout::{Keep, Versions};
-use crate::routing::LatticeRoute;
+use crate::input::config::Config;
+use crate::input::model::{App, MatchKind};
+use crate::manifest::routing::LatticeRoute;
+use crate::manifest::tree::{Keep, Versions};
 use std::path::Path;
 
 /// Renders the objects between two versions with a project's templates and settings.
@@ -123,7 +123,7 @@ impl Versions for Between<'_> {
             })
             .collect();
         // The route keeps the service name it is created with, whatever step it is at.
-        let service_name = crate::services::annotation_in(target);
+        let service_name = crate::plan::services::annotation_in(target);
         let gateway = GatewayCtx::from(&self.config.lattice.gateway);
         let object = GroupRoute {
             name: new.name.clone(),

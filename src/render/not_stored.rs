@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{Output, Templates};
-use crate::codes::Code;
+use super::{Rendered, Templates};
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// One warning per template and field left out, at the template, naming the field, the
 /// value the API server stores and the objects it concerns.
-pub fn not_stored_findings(output: &Output, templates: &Templates) -> Diagnostics {
+pub(crate) fn not_stored_findings(output: &Rendered, templates: &Templates) -> Diagnostics {
     // (template, field, value) → the files that leave it out, in file order.
     let mut fields: BTreeMap<(&str, String, String), Vec<&PathBuf>> = BTreeMap::new();
     for object in &output.not_stored {

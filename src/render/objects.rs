@@ -25,10 +25,10 @@ use minijinja::value::Serde;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::crd::targetgrouppolicy::{
+use crate::manifest::crd::targetgrouppolicy::{
     TargetGroupPolicyHealthCheck, TargetGroupPolicySpec, TargetGroupPolicyTargetRef,
 };
-use crate::routing::{APP_LABEL as APP_NAME, Doc};
+use crate::manifest::routing::{APP_LABEL as APP_NAME, Doc};
 
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "latgen");
 const GROUP_LABEL: &str = "latgen.dev/group";
@@ -293,8 +293,12 @@ fn meta(name: &str, namespace: &str, labels: BTreeMap<String, String>) -> Object
 
 /// The Lattice service name latgen sets, in the controller's override annotation.
 fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectMeta {
-    meta.annotations = service_name
-        .map(|s| BTreeMap::from([(crate::services::OVERRIDE_ANNOTATION.to_string(), s.clone())]));
+    meta.annotations = service_name.map(|s| {
+        BTreeMap::from([(
+            crate::plan::services::OVERRIDE_ANNOTATION.to_string(),
+            s.clone(),
+        )])
+    });
     meta
 }
 
@@ -381,11 +385,11 @@ fn lattice_spec(
 
 /// What the routing model reads of a Kong route (the one rule of [`kong_route_spec`]): the
 /// match paths, the Host rewrite, the dispatch header set, the bridge.
-fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::routing::KongRoute {
-    use crate::model::MatchKind;
-    let pos = crate::routing::no_position();
+fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routing::KongRoute {
+    use crate::input::model::MatchKind;
+    let pos = crate::manifest::routing::no_position();
     let matches = (c.matches.iter())
-        .map(|r| crate::routing::PathRule {
+        .map(|r| crate::manifest::routing::PathRule {
             kind: match r.kind {
                 "Exact" => MatchKind::Exact,
                 _ => MatchKind::Prefix,
@@ -395,13 +399,13 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::routing::KongRo
             headers: Vec::new(),
         })
         .collect();
-    let mut header_changes = crate::routing::HeaderChanges::default();
+    let mut header_changes = crate::manifest::routing::HeaderChanges::default();
     if let Some(header) = c.dispatch_header.filter(|h| !h.is_empty()) {
         header_changes
             .set
             .push((header.to_string(), c.app.to_string()));
     }
-    crate::routing::KongRoute {
+    crate::manifest::routing::KongRoute {
         file: file.to_path_buf(),
         namespace: c.namespace.to_string(),
         name: c.name.to_string(),
@@ -412,7 +416,7 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::routing::KongRo
         header_changes,
         plugins: None,
         name_pos: pos,
-        backend: Some(crate::routing::BackendRef {
+        backend: Some(crate::manifest::routing::BackendRef {
             namespace: c.namespace.to_string(),
             name: c.bridge.clone(),
             port: Some(i32::from(c.port)),

@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::objects::{Kustomization, Model, Typed};
 use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
-use crate::codes::Code;
 use crate::diag::Diagnostic;
-use crate::routing::Doc;
+use crate::diag::codes::Code;
+use crate::manifest::routing::Doc;
 
 /// A rendered object as it is written, and what its read-back found.
 pub(super) struct CheckedFile {
@@ -18,7 +18,7 @@ pub(super) struct CheckedFile {
     /// The routing model of a route or Service, when asked for.
     pub doc: Option<Doc>,
     /// Fields the API server would add to the object.
-    pub added: Vec<crate::stored::Added>,
+    pub added: Vec<crate::manifest::stored::Added>,
 }
 
 /// What the read-back of a rendered object finds besides checking it.
@@ -70,16 +70,16 @@ pub(super) struct ReadBack {
     /// The routing model of a route or Service, when asked for.
     pub doc: Option<Doc>,
     /// Fields the API server would add to the object.
-    pub added: Vec<crate::stored::Added>,
+    pub added: Vec<crate::manifest::stored::Added>,
 }
 
 /// The fields the API server would add to a typed object; `spec` alone for a custom
 /// resource, where the CRD's defaults apply under `spec`.
 fn added_by_server<T: Serialize>(
-    kind: crate::stored::StoredKind,
+    kind: crate::manifest::stored::StoredKind,
     spec: &T,
-) -> Vec<crate::stored::Added> {
-    use crate::stored::{StoredKind, missing_defaults};
+) -> Vec<crate::manifest::stored::Added> {
+    use crate::manifest::stored::{StoredKind, missing_defaults};
     if kind == StoredKind::NoDefaults {
         return Vec::new();
     }
@@ -127,8 +127,8 @@ pub(super) fn typed_check(
     expect: &Expect,
     read: ReadOptions,
 ) -> Result<ReadBack, String> {
-    use crate::crd::targetgrouppolicy::TargetGroupPolicySpec;
-    use crate::stored::StoredKind;
+    use crate::manifest::crd::targetgrouppolicy::TargetGroupPolicySpec;
+    use crate::manifest::stored::StoredKind;
     use gateway_api::apis::standard::{
         httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
@@ -216,11 +216,11 @@ fn check_override(
         let have = meta
             .annotations
             .as_ref()
-            .and_then(|a| a.get(crate::services::OVERRIDE_ANNOTATION));
+            .and_then(|a| a.get(crate::plan::services::OVERRIDE_ANNOTATION));
         if have != Some(want) {
             return Err(format!(
                 "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
-                crate::services::OVERRIDE_ANNOTATION
+                crate::plan::services::OVERRIDE_ANNOTATION
             ));
         }
     }

@@ -6,9 +6,11 @@
 use std::collections::BTreeMap;
 
 use super::{plural, repo_path};
-use crate::codes::Code;
-use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
-use crate::summary::{AppChange, PrSummary};
+use crate::change::summary::PrSummary;
+use crate::change::summary::apps::AppChange;
+use crate::diag::codes::Code;
+use crate::diag::codes::Severity;
+use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// GitHub refuses an issue or PR comment longer than this (characters; the comment is
 /// measured here in bytes, which are never fewer).
@@ -209,7 +211,7 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
             n.removed.len()
         ));
     }
-    let dollars = crate::rebalance::dollars;
+    let dollars = crate::plan::rebalance::cost::dollars;
     c.out.push_str(&format!(
         "\nLattice services: {} → {}; monthly cost {} → {}.\n",
         s.services_before,

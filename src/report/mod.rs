@@ -1,15 +1,16 @@
-//! Machine formats for findings: JSON lines (one object per finding), GitHub Actions
+//! Layer 10, report: machine formats for findings: JSON lines (one object per finding), GitHub Actions
 //! workflow commands, and SARIF 2.1.0 for code scanning. Human output is in `diag`.
 
 use std::path::{Component, Path};
 
 use serde_json::{Value, json};
 
-use crate::codes::Code;
-use crate::diag::{Diagnostic, Diagnostics, Severity, Span};
+use crate::diag::codes::Code;
+use crate::diag::codes::Severity;
+use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// `1 error`, `2 errors`: a count and its noun, for people.
-pub fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {
@@ -18,7 +19,7 @@ pub fn plural(n: usize, word: &str) -> String {
 }
 
 /// A path as a repository-relative URI with `/` separators, when it can be made one.
-pub fn repo_path(p: &Path) -> String {
+pub(crate) fn repo_path(p: &Path) -> String {
     let rel = if p.is_absolute() {
         std::env::current_dir()
             .ok()
@@ -43,7 +44,7 @@ fn location_json(span: &Span) -> Value {
 }
 
 /// One JSON object per line, per finding, in the report's order.
-pub fn json_lines(diags: &Diagnostics) -> String {
+pub(crate) fn json_lines(diags: &Diagnostics) -> String {
     let mut out = String::new();
     for d in diags.iter() {
         let mut v = json!({
@@ -82,7 +83,7 @@ fn gh_property(s: &str) -> String {
 }
 
 /// `::error file=…,line=…,col=…,title=…::message` lines for GitHub Actions annotations.
-pub fn github(diags: &Diagnostics) -> String {
+pub(crate) fn github(diags: &Diagnostics) -> String {
     let mut out = String::new();
     for d in diags.iter() {
         let level = match d.severity {
@@ -135,7 +136,7 @@ fn sarif_location(span: &Span, message: Option<&str>) -> Value {
 }
 
 /// A SARIF 2.1.0 log with one run, the rules that fired, and one result per finding.
-pub fn sarif(diags: &Diagnostics) -> String {
+pub(crate) fn sarif(diags: &Diagnostics) -> String {
     let mut used: Vec<Code> = diags.iter().map(|d| d.code).collect();
     used.sort();
     used.dedup();
@@ -203,8 +204,7 @@ pub fn sarif(diags: &Diagnostics) -> String {
     text
 }
 
-mod markdown;
-pub use markdown::{COMMENT_LIMIT, markdown};
+pub mod markdown;
 
 fn sarif_level(s: Severity) -> &'static str {
     match s {

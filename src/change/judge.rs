@@ -1,0 +1,625 @@
+//! The safe steps of a change. Argo CD syncs the Lattice side and the Kong side in no set
+//! order, so a state of the output is safe over a base when, whichever side goes live first
+//! (or both), every request goes where it went before the change or where it goes after it,
+//! never to a 404 or to another app, and no Lattice route is over its rule quota.
+//!
+//! [`next_step`] finds the largest safe step from a base toward a target, one object (one
+//! file) at a time: each file is either as in the base, as in the target or, for a Lattice
+//! route that gains and loses rules, the union of both (old rules kept until Kong has moved
+//! off them). `render --base` writes it, `check --base` accepts it, and [`steps`] counts how
+//! many such steps a change takes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::manifest::layout::is_kustomization;
+use crate::manifest::layout::{Side, side_of};
+use crate::manifest::routing::{Doc, Network, Outcome};
+use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
+
+/// What of a change the networks of its trees show it can affect: the requests it can
+/// reroute (of those any of the networks probes), and every file their way depends on in
+/// any of the networks, the changed files included. A state that mixes the trees' versions
+/// of the changed files routes every other request as all of them do, and routes these
+/// requests as a network of these files alone does: judging a state needs no more.
+pub(crate) struct Scope {
+    pub probes: Vec<(String, String)>,
+    pub files: BTreeSet<PathBuf>,
+}
+
+impl Scope {
+    pub fn of(nets: &[&Network], changed: &BTreeSet<PathBuf>) -> Scope {
+        use rayon::prelude::*;
+        // Each network's part is found on its own, in parallel: each is a pass over the
+        // routes of a whole tree, and the first request followed through a network
+        // indexes it.
+        let mut keys = crate::manifest::routing::Reroutable::default();
+        for k in nets
+            .par_iter()
+            .map(|n| n.reroutable(changed))
+            .collect::<Vec<_>>()
+        {
+            keys.extend(k);
+        }
+        let probes: BTreeSet<(String, String)> = nets
+            .iter()
+            .flat_map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
+            .collect();
+        let on_the_way = nets.par_iter().map(|net| {
+            (probes.iter())
+                .flat_map(|(h, p)| net.files_on_the_way(h, p))
+                .map(Path::to_path_buf)
+                .collect::<BTreeSet<PathBuf>>()
+        });
+        let mut files = changed.clone();
+        for mut more in on_the_way.collect::<Vec<_>>() {
+            files.append(&mut more);
+        }
+        Scope {
+            probes: probes.into_iter().collect(),
+            files,
+        }
+    }
+}
+
+/// During a rollout a request may behave as before or as after, by where it lands (which
+/// rule of which route carried it does not matter), but may not break where it worked.
+pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
+    let effect = |o: &Outcome| match o {
+        Outcome::Backend { backend, .. } => Some(Some(backend.clone())),
+        Outcome::NoKongRoute => Some(None),
+        _ => None,
+    };
+    let now_effect = effect(now);
+    if now_effect.is_none() {
+        return before.is_broken();
+    }
+    now_effect == effect(before) || now_effect == effect(after)
+}
+
+/// A request (host, path), and where it goes before and after the change.
+pub(crate) type Expected = ((String, String), Outcome, Outcome);
+
+/// Judges states of a change from `base` to `target`: only what the change can affect
+/// (see [`Scope`]), so that judging a state of a large tree costs what its change does.
+pub struct Judge {
+    /// The base's and the target's documents of the files in scope.
+    pub base: Docs,
+    pub target: Docs,
+    /// Where every request the change can reroute goes before and after.
+    pub expected: Vec<Expected>,
+    /// The most rules a Lattice route may hold.
+    rule_limit: usize,
+    /// The rules of each Lattice route of the base in scope, by file.
+    base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
+    /// The files in scope, and the base's and the target's texts of them.
+    files: BTreeSet<PathBuf>,
+    trees: (Tree, Tree),
+    /// A Lattice route the change leaves as it is holds more rules than the limit: no
+    /// state of the change is safe.
+    over_limit: bool,
+}
+
+/// A Lattice rule as the controller tells rules apart: its match and its backend.
+type RuleKey = (String, String, String);
+
+fn rule_keys(route: &crate::manifest::routing::LatticeRoute) -> BTreeSet<RuleKey> {
+    route
+        .rules
+        .iter()
+        .flat_map(|r| {
+            let backend = r
+                .backend
+                .as_ref()
+                .map(|b| b.to_string())
+                .unwrap_or_default();
+            r.matches.iter().map(move |m| {
+                (
+                    m.kind.gateway_api_type().to_string(),
+                    m.path.clone(),
+                    backend.clone(),
+                )
+            })
+        })
+        .collect()
+}
+
+impl Judge {
+    pub fn new(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
+        let target_docs = Docs::read(target);
+        let base_docs = Docs::read_like(base, target, &target_docs);
+        let live = state(&target_docs, &target_docs);
+        let b = state(&base_docs, &base_docs);
+        let docs = (&base_docs, &target_docs);
+        Judge::of_states(base, (target, &live), docs, &b, rule_limit)
+    }
+
+    /// A judge of the change from `base` to `target`, whose documents are `docs` (base,
+    /// target) and whose routing states are `b` and `live`.
+    pub fn of_states(
+        base: &Tree,
+        (target, live): (&Tree, &Network),
+        docs: (&Docs, &Docs),
+        b: &Network,
+        rule_limit: usize,
+    ) -> Judge {
+        let changed = changed_files(base, target);
+        let scope = Scope::of(&[b, live], &changed);
+        Judge::of_scope(base, (target, live), docs, (b, scope, &changed), rule_limit)
+    }
+
+    /// A judge that follows every request any tree probes through every file: what the
+    /// judge of [`Judge::new`], which looks only at what the change can reroute, must
+    /// agree with (tests/properties.rs holds it to that).
+    pub fn unscoped(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
+        let docs = (Docs::read(base), Docs::read(target));
+        let (b, r) = (state(&docs.0, &docs.0), state(&docs.1, &docs.1));
+        let probes: BTreeSet<(String, String)> = b.probes().into_iter().chain(r.probes()).collect();
+        let scope = Scope {
+            probes: probes.into_iter().collect(),
+            files: base
+                .keys()
+                .chain(target.keys())
+                .filter(|rel| !is_kustomization(rel))
+                .cloned()
+                .collect(),
+        };
+        let changed = changed_files(base, target);
+        let docs = (&docs.0, &docs.1);
+        Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), rule_limit)
+    }
+
+    fn of_scope(
+        base: &Tree,
+        (target, r): (&Tree, &Network),
+        docs: (&Docs, &Docs),
+        (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
+        rule_limit: usize,
+    ) -> Judge {
+        let expected = scope
+            .probes
+            .into_iter()
+            .map(|(h, p)| {
+                let (before, after) = (b.route(&h, &p), r.route(&h, &p));
+                ((h, p), before, after)
+            })
+            .collect();
+        let base_rules = b
+            .lattice
+            .iter()
+            .filter(|r| scope.files.contains(&r.file))
+            .map(|r| (r.file.clone(), rule_keys(r)))
+            .collect();
+        let over_limit = r
+            .lattice
+            .iter()
+            .any(|l| !changed.contains(&l.file) && l.rules.len() > rule_limit);
+        Judge {
+            base: docs.0.only(&scope.files),
+            target: docs.1.only(&scope.files),
+            trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
+            expected,
+            rule_limit,
+            base_rules,
+            files: scope.files,
+            over_limit,
+        }
+    }
+
+    /// The documents of a state's files in scope: the base's or the target's where the
+    /// state has their text, parsed where it has a text of its own (an in-between route).
+    pub fn docs(&self, state: &Tree) -> Docs {
+        self.docs_with(|rel| state.get(rel))
+    }
+
+    /// [`Judge::docs`] of the state whose text of each file `text_of` gives.
+    fn docs_with<'t>(&self, text_of: impl Fn(&Path) -> Option<&'t String>) -> Docs {
+        use rayon::prelude::*;
+        let files: Vec<(&PathBuf, &String)> = self
+            .files
+            .iter()
+            .filter_map(|rel| Some((rel, text_of(rel)?)))
+            .collect();
+        Docs::from_docs(
+            files
+                .into_par_iter()
+                .filter_map(|(rel, text)| {
+                    let doc = match self.known_doc(rel, text) {
+                        Some(doc) => doc.clone(),
+                        None => Doc::parse(rel, text).ok()?,
+                    };
+                    Some((rel.clone(), doc))
+                })
+                .collect(),
+        )
+    }
+
+    /// The document of file `rel` when its text is the base's or the target's (read once).
+    fn known_doc(&self, rel: &Path, text: &String) -> Option<&Doc> {
+        [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
+            .into_iter()
+            .find(|(tree, _)| tree.get(rel) == Some(text))
+            .and_then(|(_, docs)| docs.get(rel))
+    }
+
+    /// The states Argo CD can be in while `state` syncs over the base: each side live
+    /// first, then both.
+    pub fn orders(&self, state: &Docs) -> [(&'static str, Network); 3] {
+        [
+            (
+                "the Lattice side goes live before the Kong side",
+                self::state(state, &self.base),
+            ),
+            (
+                "the Kong side goes live before the Lattice side",
+                self::state(&self.base, state),
+            ),
+            ("the change is live", self::state(state, state)),
+        ]
+    }
+
+    /// Whether every request is routed acceptably in `net`.
+    pub fn routes_well(&self, net: &Network) -> bool {
+        self.expected
+            .iter()
+            .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
+    }
+
+    /// Whether `state` is safe in every order and keeps every Lattice route in its quota,
+    /// also while the controller swaps its rules: it creates the new rules before it
+    /// deletes the old ones, and drops those over the quota without an error.
+    pub fn safe(&self, state: &Docs) -> bool {
+        if self.over_limit {
+            return false;
+        }
+        let live = self::state(state, state);
+        let in_quota = live.lattice.iter().all(|r| {
+            let now = rule_keys(r);
+            let peak = match self.base_rules.get(&r.file) {
+                Some(old) => old.union(&now).count(),
+                None => now.len(),
+            };
+            r.rules.len() <= self.rule_limit && peak <= self.rule_limit
+        });
+        in_quota
+            && self
+                .orders(state)
+                .iter()
+                .all(|(_, net)| self.routes_well(net))
+    }
+}
+
+/// One way to change one file: to this text, or away (None).
+type Edit = (PathBuf, Option<String>);
+
+/// Edits that go together: a Kong route and its bridge switch as one, or the request
+/// would reach one Lattice service with the Host of another.
+type Unit = Vec<Edit>;
+
+/// The app a Kong file belongs to, by latgen's file names (`httproute-<app>.yaml`,
+/// `service-<app>-lattice.yaml`); other files stand alone.
+fn kong_unit(rel: &Path) -> String {
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let stem = name.trim_end_matches(".yaml");
+    let app = stem.strip_prefix("httproute-").or_else(|| {
+        stem.strip_prefix("service-")
+            .map(|s| s.trim_end_matches("-lattice"))
+    });
+    app.map_or_else(|| rel.display().to_string(), str::to_string)
+}
+
+/// The edits to try, in the order that makes steps largest: Lattice routes grow first, Kong
+/// leaves what goes away, Kong moves to the target, and Lattice lets go of the rest.
+fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<Vec<Unit>> {
+    let mut lattice: [Vec<Unit>; 3] = Default::default();
+    let mut kong: [BTreeMap<String, Unit>; 2] = Default::default();
+    // Walking both trees side by side finds the few files a change touches; a set of
+    // every path of both was most of the time a step took.
+    for rel in &changed_files(base, target) {
+        let (old, new) = (base.get(rel), target.get(rel));
+        let to = (rel.clone(), new.cloned());
+        match (side_of(rel), old, new) {
+            (Side::Lattice, None, Some(_)) => lattice[0].push(vec![to]),
+            (Side::Lattice, Some(o), Some(n)) => {
+                let between = |keep| {
+                    versions
+                        .between(rel, o, n, keep)
+                        .filter(|u| u != o && u != n)
+                };
+                if let Some(u) = between(Keep::Both) {
+                    lattice[0].push(vec![(rel.clone(), Some(u))]);
+                }
+                if let Some(u) = between(Keep::Common) {
+                    lattice[1].push(vec![(rel.clone(), Some(u))]);
+                }
+                lattice[2].push(vec![to]);
+            }
+            (Side::Lattice, _, None) => lattice[2].push(vec![to]),
+            (Side::Kong, Some(_), None) => kong[0].entry(kong_unit(rel)).or_default().push(to),
+            (Side::Kong, _, _) => kong[1].entry(kong_unit(rel)).or_default().push(to),
+        }
+    }
+    let [grow, common, shrink] = lattice;
+    let [leave, switch] = kong;
+    [
+        grow,
+        leave.into_values().collect(),
+        common,
+        switch.into_values().collect(),
+        shrink,
+    ]
+    .into_iter()
+    .filter(|p| !p.is_empty())
+    .collect()
+}
+
+/// `tree` (which holds no kustomization: see [`overlaid`]) with each side's kustomization
+/// made for the files it holds.
+fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
+    // Each side's (a line per file) on its own.
+    let of = |side: Side| {
+        let files: Vec<&Path> = tree
+            .keys()
+            .filter_map(|p| p.strip_prefix(side.dir()).ok())
+            .collect();
+        (!files.is_empty())
+            .then(|| versions.kustomization(side, &files))
+            .flatten()
+    };
+    let (lattice, kong) = rayon::join(|| of(Side::Lattice), || of(Side::Kong));
+    for (side, text) in [(Side::Lattice, lattice), (Side::Kong, kong)] {
+        if let Some(text) = text {
+            tree.insert(Path::new(side.dir()).join("kustomization.yaml"), text);
+        }
+    }
+    tree
+}
+
+/// The next safe step from `base` toward `target`: the target itself when it is safe in
+/// every order, else the base with as many of the change's edits as stay safe together.
+/// Equal to `base` when no edit is safe (the change has to be split by hand).
+pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versions) -> Tree {
+    if judge.safe(&judge.target) {
+        return target.clone();
+    }
+    // The state is the base with a few files edited: kept as those edits, so that trying
+    // an edit copies no tree.
+    let mut state = Overlay {
+        base,
+        edits: BTreeMap::new(),
+    };
+    for phase in candidate_edits(base, target, versions) {
+        // A whole phase that is safe at once is taken at once: one judgement instead of
+        // one per unit (a change of every app, such as a switch of dispatch mode, has
+        // hundreds of units).
+        let changes = phase
+            .iter()
+            .flatten()
+            .any(|(rel, text)| state.get(rel) != text.as_ref());
+        let mut whole = state.edits.clone();
+        whole.extend(phase.iter().flatten().cloned());
+        let whole = Overlay { base, edits: whole };
+        if changes && judge.safe(&judge.docs_with(|rel| whole.get(rel))) {
+            state = whole;
+            continue;
+        }
+        let created = created_domains(judge, &state);
+        let in_use = kong_domains(judge, &state);
+        for unit in phase {
+            let before: Vec<Edit> = unit
+                .iter()
+                .map(|(rel, _)| (rel.clone(), state.get(rel).cloned()))
+                .collect();
+            if before == unit
+                || points_at(judge, &unit, &created)
+                || removes_in_use(judge, &unit, &in_use)
+            {
+                continue;
+            }
+            state.edits.extend(unit);
+            if !judge.safe(&judge.docs_with(|rel| state.get(rel))) {
+                state.edits.extend(before);
+            }
+        }
+    }
+    if (state.edits.iter()).all(|(rel, text)| base.get(rel) == text.as_ref()) {
+        return base.clone();
+    }
+    with_kustomizations(overlaid(base, state.edits), versions)
+}
+
+/// The domains of the Lattice services the state creates (routes the base does not have).
+fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
+    (state.edits.iter())
+        .filter(|(rel, text)| text.is_some() && !state.base.contains_key(*rel))
+        .filter_map(|(rel, _)| judge.target.get(rel))
+        .flat_map(|doc| doc.lattice_hostnames().iter().map(String::as_str))
+        .collect()
+}
+
+/// Whether a unit's Kong side sends requests to one of `created`: never safe in the step
+/// that creates that service, since Kong may go live before it exists. Such a unit is left
+/// for a later step without judging it: a switch of dispatch mode has one per app, and a
+/// judgement per app reads every file, which grew with the square of the apps.
+fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
+    !created.is_empty()
+        && unit.iter().any(|(rel, text)| {
+            text.is_some()
+                && (judge.target.get(rel))
+                    .is_some_and(|d| d.lattice_domains().iter().any(|h| created.contains(h)))
+        })
+}
+
+/// The domains of the Lattice services the Kong side sends requests to, in the state or in
+/// the base (either may be live while the Lattice side of the state is).
+fn kong_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
+    let doc = |rel: &Path| judge.known_doc(rel, state.get(rel)?);
+    let kong = || (judge.files.iter()).filter(|rel| side_of(rel) == Side::Kong);
+    let now = kong().filter_map(|rel| doc(rel));
+    let before = kong().filter_map(|rel| judge.base.get(rel));
+    now.chain(before)
+        .flat_map(|d| d.lattice_domains())
+        .collect()
+}
+
+/// Whether a unit deletes a Lattice service that the Kong side, the state's or the base's,
+/// sends requests to (`in_use`): never safe, since the Lattice side may go live first. Left for
+/// a later step without judging it, like [`points_at`].
+fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
+    unit.iter().any(|(rel, text)| {
+        text.is_none()
+            && (judge.base.get(rel)).is_some_and(|d| {
+                d.lattice_hostnames()
+                    .iter()
+                    .any(|h| in_use.contains(h.as_str()))
+            })
+    })
+}
+
+/// `base` with `edits` made, its kustomizations left out. The files (tens of thousands)
+/// are copied in parallel.
+fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<String>>) -> Tree {
+    use rayon::prelude::*;
+    let kept: Vec<(&PathBuf, &String)> = (base.iter())
+        .filter(|(rel, _)| !is_kustomization(rel) && !edits.contains_key(*rel))
+        .collect();
+    let copied: Vec<(PathBuf, String)> = (kept.par_iter())
+        .map(|(rel, text)| ((*rel).clone(), (*text).clone()))
+        .collect();
+    let mut tree: Tree = copied.into_iter().collect();
+    for (rel, text) in edits {
+        apply(&mut tree, &rel, text);
+    }
+    tree
+}
+
+/// A tree as a base and edits to some of its files (None: the file is gone).
+struct Overlay<'a> {
+    base: &'a Tree,
+    edits: BTreeMap<PathBuf, Option<String>>,
+}
+
+impl Overlay<'_> {
+    fn get(&self, rel: &Path) -> Option<&String> {
+        match self.edits.get(rel) {
+            Some(edit) => edit.as_ref(),
+            None => self.base.get(rel),
+        }
+    }
+}
+
+fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
+    match text {
+        Some(t) => tree.insert(rel.to_path_buf(), t),
+        None => tree.remove(rel),
+    };
+}
+
+/// Lattice routes whose old and new rules together are over the rule limit: a change that
+/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
+pub(crate) fn over_limit_unions(
+    base: &Tree,
+    target: &Tree,
+    rule_limit: usize,
+    versions: &dyn Versions,
+) -> Vec<(PathBuf, usize)> {
+    base.iter()
+        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
+        .filter_map(|(rel, old)| {
+            let new = target.get(rel).filter(|n| *n != old)?;
+            let union = versions.between(rel, old, new, Keep::Both)?;
+            let one = Tree::from([(rel.clone(), union)]);
+            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
+                .lattice
+                .first()?
+                .rules
+                .len();
+            (rules > rule_limit).then(|| (rel.clone(), rules))
+        })
+        .collect()
+}
+
+/// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
+/// they are equal, None when some step can make no progress.
+pub(crate) fn steps(
+    base: &Tree,
+    (target, target_docs): (&Tree, &Docs),
+    rule_limit: usize,
+    versions: &dyn Versions,
+) -> Option<Steps> {
+    let mut out: Vec<Tree> = Vec::new();
+    let mut passed = Vec::new();
+    let mut ends_at_target = false;
+    // Each step's base is the target but for a few files: most of its documents are the
+    // target's.
+    let live = state(target_docs, target_docs);
+    loop {
+        let at = out.last().unwrap_or(base);
+        if at == target {
+            break;
+        }
+        let at_docs = Docs::read_like(at, target, target_docs);
+        let at_state = state(&at_docs, &at_docs);
+        let judge = Judge::of_states(
+            at,
+            (target, &live),
+            (&at_docs, target_docs),
+            &at_state,
+            rule_limit,
+        );
+        // The check judges the base and the first step; later states are not kept.
+        if passed.len() < 2 {
+            passed.push(at_state);
+        }
+        // The next step is the target itself: not copied.
+        if judge.safe(&judge.target) {
+            ends_at_target = true;
+            break;
+        }
+        let next = next_step(&judge, at, target, versions);
+        if next == *at || out.len() > 16 {
+            return None;
+        }
+        out.push(next);
+    }
+    let steps = Steps {
+        trees: out,
+        ends_at_target,
+        states: States {
+            passed,
+            target: live,
+        },
+    };
+    // At most 17 steps, the target included.
+    (steps.count() <= 17).then_some(steps)
+}
+
+/// The steps from a base to a target, and the routing states on the way.
+#[derive(Debug)]
+pub(crate) struct Steps {
+    /// The trees of the steps; the last is the target's, unless `ends_at_target`.
+    pub trees: Vec<Tree>,
+    /// The step after `trees` is the target itself (not copied into them).
+    pub ends_at_target: bool,
+    pub states: States,
+}
+
+impl Steps {
+    /// How many steps there are.
+    pub fn count(&self) -> usize {
+        self.trees.len() + usize::from(self.ends_at_target)
+    }
+}
+
+/// The routing states a rollout goes through, read once: whoever judges the same change
+/// next (`check --base` after its rollout step) need not read them again.
+#[derive(Debug)]
+pub(crate) struct States {
+    /// The state of the base, then of the first step when it is not the last.
+    pub passed: Vec<Network>,
+    /// The target's.
+    pub target: Network,
+}

@@ -1,0 +1,154 @@
+//! The next PR of a change: from the output folder as a base revision holds it to what the
+//! declarations and the lock say, with every move in the lock carried to its end, in the
+//! fewest PRs that each route every request as before or as after whichever side Argo CD
+//! syncs first. `render --base` writes it; `check --base` accepts it.
+
+use crate::change::judge::{self};
+use crate::input::lock::{LockState, MoveStep, Rollout};
+use crate::manifest::layout::Side;
+use crate::manifest::layout::side_of;
+use crate::manifest::tree::Tree;
+use crate::pipeline::{Built, Failure};
+use crate::render::Templates;
+use crate::render::between::Between;
+
+/// One step of a change.
+#[derive(Debug)]
+pub(crate) struct NextStep {
+    /// The output files this step holds (both sides, kustomizations included).
+    pub files: Tree,
+    /// The lock written with it.
+    pub lock_text: String,
+    /// How many steps the change takes from the base, this one included: 0 when the base
+    /// already holds the target.
+    pub remaining: usize,
+    /// This step's number and the rollout's length, counting the steps already shipped.
+    pub progress: Rollout,
+    /// The project built with every move finished: the target.
+    pub built: Built,
+    /// The routing states of the base, the steps and the target.
+    pub states: judge::States,
+}
+
+impl NextStep {
+    /// Whether this step reaches the target.
+    pub fn completes(&self) -> bool {
+        self.remaining <= 1
+    }
+}
+
+/// Why no step could be made.
+#[derive(Debug)]
+pub(crate) enum NoStep {
+    /// The inputs have errors.
+    Inputs(Box<Failure>),
+    /// No part of the change is safe on its own from `at` (the last state reached): it has
+    /// to be split by hand. `full` lists the routes whose old and new rules together are
+    /// over the quota, with the count.
+    Stuck {
+        built: Box<Built>,
+        full: Vec<(std::path::PathBuf, usize)>,
+    },
+}
+
+/// The next step from `base` (the output folder's manifests at the base revision) toward
+/// the target the inputs at `paths` describe. `shipped` is the rollout the base's lock
+/// records (the steps already merged), if any.
+pub(crate) fn next_step(
+    paths: &crate::input::ProjectPaths,
+    templates: &Templates,
+    base: &Tree,
+    shipped: Option<Rollout>,
+) -> Result<NextStep, NoStep> {
+    next_step_of(
+        crate::pipeline::build_final(paths, templates),
+        templates,
+        base,
+        shipped,
+    )
+}
+
+/// [`next_step`] with the project built already, with every move finished (as
+/// [`crate::pipeline::build_final`] builds it): a caller may build it while it reads the base.
+pub(crate) fn next_step_of(
+    built: Result<Built, crate::pipeline::Failure>,
+    templates: &Templates,
+    base: &Tree,
+    shipped: Option<Rollout>,
+) -> Result<NextStep, NoStep> {
+    let built = built.map_err(|f| NoStep::Inputs(Box::new(f)))?;
+    let target = &built.output.files;
+    let config = &built.prepared.config;
+    let limit = config.quotas.rules_per_service as usize;
+    let versions = Between {
+        templates,
+        config,
+        apps: &built.prepared.apps,
+    };
+    let Some(steps) = judge::steps(base, (target, &built.docs), limit, &versions) else {
+        let full = judge::over_limit_unions(base, target, limit, &versions);
+        return Err(NoStep::Stuck {
+            built: Box::new(built),
+            full,
+        });
+    };
+    let count = steps.count();
+    let files = (steps.trees.into_iter().next()).unwrap_or_else(|| target.clone());
+    let done = shipped.map_or(0, |r| r.step);
+    let progress = Rollout {
+        step: done + 1,
+        of: done + count as u32,
+    };
+    let lock = if count <= 1 {
+        built.prepared.plan.lock.clone()
+    } else {
+        let mut lock = in_flight(&built, &files);
+        lock.rollout = Some(progress);
+        lock
+    };
+    Ok(NextStep {
+        files,
+        lock_text: crate::input::lock::serialize(&lock),
+        remaining: count,
+        progress,
+        built,
+        states: steps.states,
+    })
+}
+
+/// The lock of a step short of the target: each move that the inputs' lock has in flight
+/// stays in flight, at the step the files show (the Kong side already pointing at the new
+/// group or not), so that `latgen status` and `latgen move` see it.
+fn in_flight(built: &Built, files: &Tree) -> LockState {
+    let mut lock = built.prepared.plan.lock.clone();
+    for (app, old, m) in &built.prepared.finished_moves {
+        let own = |p: &std::path::Path| {
+            p.file_name().is_some_and(|n| {
+                n == format!("httproute-{app}.yaml").as_str()
+                    || n == format!("service-{app}-lattice.yaml").as_str()
+            })
+        };
+        let switched = built
+            .output
+            .files
+            .iter()
+            .filter(|(p, _)| side_of(p) == Side::Kong && own(p))
+            .all(|(p, text)| files.get(p) == Some(text));
+        let mut m = *m;
+        m.step = if switched {
+            MoveStep::SwitchKong
+        } else {
+            MoveStep::AddRules
+        };
+        lock.apps.insert(app.clone(), *old);
+        lock.moves.insert(app.clone(), m);
+    }
+    lock
+}
+
+/// The rollout the lock at `rev` records: the steps already merged.
+pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
+    let text = crate::change::git::read_file_at(lock, rev).ok()??;
+    let mut diags = crate::diag::Diagnostics::new();
+    crate::input::lock::parse(lock, &text, &mut diags)?.rollout
+}

@@ -1,0 +1,154 @@
+//! What a change to the Lattice routes does while the controller applies it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::diag::codes::{Code, Severity};
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::model::App;
+use crate::manifest::layout::Side;
+use crate::manifest::layout::side_of;
+use crate::manifest::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
+
+/// A rule's matches as `Type path` keys.
+fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
+    rule.matches
+        .iter()
+        .map(|m| format!("{} {}", m.kind.gateway_api_type(), m.path))
+}
+
+/// What a change to the Lattice routes does while the controller applies it, comparing
+/// each route in `old` with the same file in `new` (files by path under the output folder;
+/// each changed route is read once per side):
+/// - `group-at-quota`: the controller creates the new rules before it deletes the old
+///   ones, so for a while the route holds both; over the quota, the extra rules are
+///   dropped without an error.
+/// - `order-dependent-group`, of severity `created` (an error for the PR gate, a warning
+///   for `render`), naming apps from `apps`: the change puts two apps whose paths one
+///   request can match both into one route, which then routes right only in an order of
+///   rules the controller does not keep. Pairs the old route had already are the committed
+///   findings' (warnings). A route new to the tree is not read here (reading every new
+///   route would double a first render's time): the planner puts no such pair into a new
+///   group (a new app is placed apart, a move's target is checked when it starts), and the
+///   committed findings still warn of one a hand-edited lock makes.
+pub(crate) fn change_warnings(
+    old: &BTreeMap<PathBuf, String>,
+    new: &BTreeMap<PathBuf, String>,
+    quota: usize,
+    out_dir: &Path,
+    (apps, created): (&[App], Severity),
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    // Both trees are sorted alike: walked side by side, not looked up file by file.
+    let mut before = old.iter().peekable();
+    for (rel, text) in new {
+        while before.next_if(|(p, _)| *p < rel).is_some() {}
+        let Some(before_text) = before
+            .peek()
+            .filter(|(p, t)| *p == rel && *t != text)
+            .map(|(_, t)| *t)
+        else {
+            continue;
+        };
+        if side_of(rel) != Side::Lattice {
+            continue;
+        }
+        let (Some(before), Some(after)) = (
+            LatticeRoute::parse(rel, before_text),
+            LatticeRoute::parse(rel, text),
+        ) else {
+            continue;
+        };
+        let at = |m: &crate::manifest::routing::PathRule| {
+            Span::new(out_dir.join(rel), m.pos.line.max(1), m.pos.column)
+        };
+        let had: BTreeSet<_> = before.order_dependent().iter().map(|p| p.key()).collect();
+        for pair in after.order_dependent() {
+            if !had.contains(&pair.key()) {
+                diags.push(order_dependence(&after, &pair, apps, created, &at));
+            }
+        }
+        let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
+        if let Some(d) = group_at_quota(&before, &after, quota) {
+            diags.push(d.at(span));
+        }
+    }
+    diags
+}
+
+/// The app a Lattice rule for `path` to `backend` serves (a rule names only its backend):
+/// the app on that Service that declares the path, else any app on it, else the Service.
+/// Asked only for findings, which are few: a scan, not an index built on every check.
+fn app_name(apps: &[App], backend: Option<&BackendRef>, path: &str) -> String {
+    let Some(b) = backend else {
+        return "no backend".to_string();
+    };
+    let mut on_it = apps.iter().filter(|a| b.is_of(a));
+    let declares = |a: &&App| a.paths.iter().any(|p| p.value == path);
+    match (on_it.clone().find(declares), on_it.next()) {
+        (Some(a), _) | (None, Some(a)) => a.name.clone(),
+        (None, None) => b.to_string(),
+    }
+}
+
+/// `order-dependent-group` for `pair` of `route`, as `severity`: an error where a change
+/// creates the pair, a warning where it is committed already.
+pub(crate) fn order_dependence(
+    route: &LatticeRoute,
+    pair: &OrderDependence<'_>,
+    apps: &[App],
+    severity: Severity,
+    at: &dyn Fn(&crate::manifest::routing::PathRule) -> Span,
+) -> Diagnostic {
+    let ((first, first_backend), (then, then_backend)) = (pair.first, pair.then);
+    let right = app_name(apps, first_backend, &first.path);
+    let wrong = app_name(apps, then_backend, &then.path);
+    let shown = |m: &crate::manifest::routing::PathRule| match m.kind {
+        crate::input::model::MatchKind::Exact => format!("`{}` (Exact)", m.path),
+        crate::input::model::MatchKind::Prefix => format!("`{}`", m.path),
+    };
+    let message = format!(
+        "{}: {} (app `{right}`) and {} (app `{wrong}`) share one Lattice service, which compares paths as strings, so `{}` matches both rules; it reaches `{right}` only while {} comes first, and the controller does not keep that order (a rule added later is created after every other one, and a reorder of more than 5 rules fails): then `{wrong}` gets `{}`",
+        route.name,
+        shown(first),
+        shown(then),
+        first.path,
+        shown(first),
+        first.path,
+    );
+    let mut d = Diagnostic::error(Code::OrderDependentGroup, message);
+    d.severity = severity;
+    d.at(at(then))
+        .related(at(first), "matches the same requests")
+        .help("keep the two apps in different groups: once no move is in flight, `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")
+}
+
+/// `group-at-quota`: the old and new rules together are over the quota.
+fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> Option<Diagnostic> {
+    let keys =
+        |r: &LatticeRoute| -> BTreeSet<String> { r.rules.iter().flat_map(match_keys).collect() };
+    let (was, will) = (keys(before), keys(after));
+    let peak = was.union(&will).count();
+    if peak <= quota || was == will {
+        return None;
+    }
+    let shown = |s: &String| match s.split_once(' ') {
+        Some(("Exact", p)) => format!("{p} (Exact)"),
+        Some((_, p)) => p.to_string(),
+        None => s.clone(),
+    };
+    let added: Vec<String> = will.difference(&was).map(shown).collect();
+    let removed: Vec<String> = was.difference(&will).map(shown).collect();
+    Some(
+        Diagnostic::warning(
+            Code::GroupAtQuota,
+            format!(
+                "{} would briefly hold {peak} rules (quota {quota}) while the controller replaces {} with {}: the rules over the quota are dropped without an error",
+                after.name,
+                removed.join(", "),
+                added.join(", ")
+            ),
+        )
+        .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
+    )
+}

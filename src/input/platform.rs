@@ -1,0 +1,407 @@
+//! Platform facts: what Gateway API, VPC Lattice, the AWS Gateway API Controller and Kong
+//! accept and how they match. Each is cited where it comes from and pinned by a test.
+
+use crate::diag::codes::Code;
+
+/// Gateway API HTTPRoute CRD (v1.6.1): `maxItems: 16` on `spec.rules`.
+pub(crate) const CRD_MAX_RULES: usize = 16;
+/// Gateway API HTTPRoute CRD: `maxItems: 16` on `spec.hostnames`.
+pub(crate) const CRD_MAX_HOSTNAMES: usize = 16;
+/// Lattice rule path pattern length (CloudFormation `AWS::VpcLattice::Rule` PathMatch).
+pub(crate) const LATTICE_MAX_PATH_LEN: usize = 128;
+/// Lattice rule priorities run 1..=100; the controller gives rule i priority i + 1.
+pub(crate) const LATTICE_MAX_PRIORITY: usize = 100;
+/// Lattice header match name length (CloudFormation `AWS::VpcLattice::Rule` HeaderMatch).
+pub(crate) const LATTICE_MAX_HEADER_NAME: usize = 40;
+/// Lattice strips incoming headers with this prefix (Lattice user guide, "HTTP headers").
+pub(crate) const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
+/// DNS-1123 label (Kubernetes object names used here: Service, namespace, app).
+pub(crate) const DNS1123_LABEL_MAX: usize = 63;
+
+/// Why a path is refused, as a finding code, a message and a help line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathProblem {
+    pub code: Code,
+    pub message: String,
+    pub help: String,
+}
+
+fn problem(code: Code, message: impl Into<String>, help: impl Into<String>) -> PathProblem {
+    PathProblem {
+        code,
+        message: message.into(),
+        help: help.into(),
+    }
+}
+
+/// Checks a path value against the HTTPRoute CEL rules for `Exact`/`PathPrefix`, the Lattice
+/// rule path pattern `^/[a-zA-Z0-9@:%_+.~#?&/=-]*$` (≤ 128 characters) and Kong's behaviour
+/// with a trailing slash. Returns every problem, most basic first.
+pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
+    let mut out = Vec::new();
+    if !path.starts_with('/') {
+        out.push(problem(
+            Code::InvalidPath,
+            format!("path `{path}` does not start with `/`"),
+            format!("write `/{}`", path.trim_start_matches('/')),
+        ));
+        return out;
+    }
+    for (needle, what) in [
+        ("//", "`//`"),
+        ("/./", "a `/./` segment"),
+        ("/../", "a `/../` segment"),
+        ("%2f", "`%2f` (an encoded slash)"),
+        ("%2F", "`%2F` (an encoded slash)"),
+        ("#", "`#`"),
+    ] {
+        if path.contains(needle) {
+            out.push(problem(
+                Code::InvalidPath,
+                format!("path `{path}` contains {what}, which Gateway API refuses"),
+                "write the path in its plain, normalized form",
+            ));
+        }
+    }
+    if path.ends_with("/.") || path.ends_with("/..") {
+        out.push(problem(
+            Code::InvalidPath,
+            format!("path `{path}` ends with a dot segment, which Gateway API refuses"),
+            "write the path in its plain, normalized form",
+        ));
+    }
+    let bad: Vec<char> = path
+        .chars()
+        .filter(|c| !(c.is_ascii_alphanumeric() || "@:%_+.~#?&/=-".contains(*c)))
+        .collect();
+    if !bad.is_empty() {
+        let shown: String = bad
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push(problem(
+            Code::InvalidPath,
+            format!("path `{path}` has characters a Lattice rule refuses: {shown}"),
+            "Lattice paths take only letters, digits and @:%_+.~#?&/=-",
+        ));
+    }
+    if path.len() > LATTICE_MAX_PATH_LEN {
+        out.push(problem(
+            Code::PathTooLong,
+            format!(
+                "path is {} characters; a Lattice rule takes at most {LATTICE_MAX_PATH_LEN}",
+                path.len()
+            ),
+            "shorten the path",
+        ));
+    }
+    if path.len() > 1 && path.ends_with('/') {
+        out.push(problem(
+            Code::TrailingSlash,
+            format!("path `{path}` ends with `/`"),
+            format!(
+                "write `{}`: a prefix with a trailing slash does not match the bare path on Kong or Lattice",
+                path.trim_end_matches('/')
+            ),
+        ));
+    }
+    out
+}
+
+/// Characters that Kong's router reads as regex syntax in a PathPrefix: KIC turns
+/// `PathPrefix /a` into `~/a$` and `/a/` without escaping the value.
+pub(crate) fn kong_regex_metachars(path: &str) -> Vec<char> {
+    let mut found: Vec<char> = path
+        .chars()
+        .filter(|c| ".+*?()[]{}$^|\\".contains(*c))
+        .collect();
+    found.dedup();
+    found
+}
+
+/// Gateway API `PathPrefix` semantics: `prefix` matches `path` element-wise, so `/shop`
+/// matches `/shop` and `/shop/cart` but not `/shopping`.
+pub fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
+    let prefix = if prefix.len() > 1 {
+        prefix.trim_end_matches('/')
+    } else {
+        prefix
+    };
+    if prefix == "/" {
+        return path.starts_with('/');
+    }
+    path.starts_with(prefix) && matches!(path.as_bytes().get(prefix.len()), None | Some(b'/'))
+}
+
+/// Lattice `prefix` path matching compares strings: `/shop` matches `/shopping`.
+pub(crate) fn string_prefix_matches(prefix: &str, path: &str) -> bool {
+    path.starts_with(prefix)
+}
+
+/// Whether one request can match both of two Lattice path matches, compared as Lattice
+/// compares them (as strings, case-sensitively): a prefix and any path or prefix that starts
+/// with it (`/shop` and `/shopping`, `/shop` and Exact `/shop/cart`), or two equal paths.
+/// Two rules of different apps that can both match depend on their order, and the
+/// controller does not keep the order latgen writes (a rule new to a listener is created
+/// after every other one, and the reorder of more than 5 rules fails: see DESIGN §7).
+pub fn lattice_matches_overlap(
+    a: (crate::input::model::MatchKind, &str),
+    b: (crate::input::model::MatchKind, &str),
+) -> bool {
+    use crate::input::model::MatchKind::{Exact, Prefix};
+    let covers = |(kind, path): (crate::input::model::MatchKind, &str), other: &str| match kind {
+        Prefix => other.starts_with(path),
+        Exact => other == path,
+    };
+    covers(a, b.1) || covers(b, a.1)
+}
+
+/// Whether prefix `inner` lies strictly under prefix `outer` segment-wise (`/shop/cart` under
+/// `/shop`, everything under `/`). Two such prefixes of different backends in one Lattice
+/// route misroute: `/shop/cartx` belongs to `/shop` but string-matches `/shop/cart` first.
+pub fn nests_under(inner: &str, outer: &str) -> bool {
+    inner != outer && inner.len() > outer.len() && segment_prefix_matches(outer, inner)
+}
+
+/// The Lattice service name the AWS Gateway API Controller gives a route:
+/// `Truncate(name, 20) + "-" + Truncate(namespace, 18)`, where Truncate cuts to length and
+/// trims `-` from both ends (`pkg/utils/common.go`, `LatticeServiceName`).
+pub(crate) fn lattice_service_name(route: &str, namespace: &str) -> String {
+    fn truncate(s: &str, n: usize) -> &str {
+        let cut = if s.len() > n { &s[..n] } else { s };
+        cut.trim_matches('-')
+    }
+    format!("{}-{}", truncate(route, 20), truncate(namespace, 18))
+}
+
+/// Lattice service names: 3–40 characters of `[a-z0-9-]`, no leading, trailing or double
+/// `-`, and not starting with `svc-` (Lattice CreateService API).
+pub fn lattice_service_name_problem(name: &str) -> Option<String> {
+    if !(3..=40).contains(&name.len()) {
+        return Some(format!(
+            "is {} characters; Lattice takes 3 to 40",
+            name.len()
+        ));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Some("has characters other than a-z, 0-9 and -".into());
+    }
+    if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+        return Some("has a leading, trailing or double `-`".into());
+    }
+    if name.starts_with("svc-") {
+        return Some("starts with `svc-`, which Lattice reserves".into());
+    }
+    None
+}
+
+/// A DNS-1123 label: lowercase letters, digits and `-`, starting and ending alphanumeric,
+/// at most 63 characters.
+pub(crate) fn dns1123_label_problem(s: &str) -> Option<String> {
+    if s.is_empty() {
+        return Some("is empty".into());
+    }
+    if s.len() > DNS1123_LABEL_MAX {
+        return Some(format!(
+            "is {} characters; at most {DNS1123_LABEL_MAX}",
+            s.len()
+        ));
+    }
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Some("may hold only lowercase letters, digits and `-`".into());
+    }
+    if !s.as_bytes()[0].is_ascii_alphanumeric()
+        || !s.as_bytes()[s.len() - 1].is_ascii_alphanumeric()
+    {
+        return Some("must start and end with a letter or digit".into());
+    }
+    None
+}
+
+/// The host name alone in what may be written as a URL or with a port
+/// (`https://docs.example.com/` → `docs.example.com`), when that differs from `host`.
+pub(crate) fn bare_host(host: &str) -> Option<&str> {
+    let rest = host.split_once("://").map_or(host, |(_, rest)| rest);
+    let end = rest.find(['/', ':', '?', '#']).unwrap_or(rest.len());
+    let bare = &rest[..end];
+    (bare != host && !bare.is_empty()).then_some(bare)
+}
+
+/// A hostname as HTTPRoute `spec.hostnames` and a Lattice custom domain take it:
+/// lowercase RFC 1123, not an IP address, no port, no wildcard.
+pub(crate) fn hostname_problem(host: &str) -> Option<String> {
+    if host.is_empty() || host.len() > 253 {
+        return Some("must be 1 to 253 characters".into());
+    }
+    if let Some((scheme, rest)) = host.split_once("://") {
+        let after = match rest.find('/').map(|i| &rest[i..]) {
+            Some("/") => " and a trailing `/`".to_string(),
+            Some(path) => format!(" and a path `{path}`"),
+            None => String::new(),
+        };
+        return Some(format!(
+            "is a URL, with the scheme `{scheme}://`{after}: a host is the name alone"
+        ));
+    }
+    if let Some(i) = host.find('/') {
+        return Some(format!(
+            "has a path `{}`; a host is the name alone",
+            &host[i..]
+        ));
+    }
+    if host.contains(':') {
+        return Some("carries a port; give the bare host name".into());
+    }
+    if host.starts_with('*') {
+        return Some("is a wildcard; a Lattice custom domain must be a single name".into());
+    }
+    if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some("has uppercase letters; host names are lowercase".into());
+    }
+    if host
+        .split('.')
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Some("is an IP address; give a DNS name".into());
+    }
+    if !host.contains('.') {
+        return Some("is not a fully qualified name (no `.`)".into());
+    }
+    for label in host.split('.') {
+        if let Some(p) = dns1123_label_problem(label) {
+            return Some(format!("has a label `{label}` that {p}"));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gateway_api_prefix_matching_is_segment_wise() {
+        assert!(segment_prefix_matches("/shop", "/shop"));
+        assert!(segment_prefix_matches("/shop", "/shop/cart"));
+        assert!(!segment_prefix_matches("/shop", "/shopping"));
+        assert!(segment_prefix_matches("/", "/anything"));
+        assert!(segment_prefix_matches("/shop/", "/shop"));
+    }
+
+    #[test]
+    fn lattice_matches_overlap_when_one_request_can_match_both() {
+        use crate::input::model::MatchKind::{Exact, Prefix};
+        let overlap = |a, b| lattice_matches_overlap(a, b) && lattice_matches_overlap(b, a);
+        // String-sharing siblings and segment-wise nesting: `/shopping` matches both.
+        assert!(overlap((Prefix, "/shop"), (Prefix, "/shopping")));
+        assert!(overlap((Prefix, "/shop"), (Prefix, "/shop/cart")));
+        assert!(overlap((Prefix, "/"), (Prefix, "/a")));
+        // An Exact path under a prefix, and two equal Exact paths.
+        assert!(overlap((Prefix, "/shop"), (Exact, "/shop-admin")));
+        assert!(overlap((Exact, "/healthz"), (Exact, "/healthz")));
+        // No request matches both: siblings that share no prefix, an Exact path shorter
+        // than the prefix, two different Exact paths, and case (Lattice is case-sensitive).
+        assert!(!overlap((Prefix, "/shop"), (Prefix, "/blog")));
+        assert!(!overlap((Prefix, "/shopping"), (Exact, "/shop")));
+        assert!(!overlap((Exact, "/a"), (Exact, "/ab")));
+        assert!(!overlap((Prefix, "/Shop"), (Prefix, "/shopping")));
+    }
+
+    #[test]
+    fn lattice_prefix_matching_is_string_wise() {
+        assert!(string_prefix_matches("/shop", "/shopping"));
+        assert!(string_prefix_matches("/shop/cart", "/shop/cartx"));
+        assert!(!string_prefix_matches("/shop/", "/shop"));
+    }
+
+    #[test]
+    fn nesting_is_segment_wise_and_strict() {
+        assert!(nests_under("/shop/cart", "/shop"));
+        assert!(nests_under("/a", "/"));
+        assert!(!nests_under("/shopping", "/shop"));
+        assert!(!nests_under("/shop", "/shop"));
+        assert!(!nests_under("/shop", "/shop/cart"));
+    }
+
+    #[test]
+    fn cel_and_lattice_path_rules() {
+        let codes = |p: &str| {
+            path_problems(p)
+                .into_iter()
+                .map(|x| x.code)
+                .collect::<Vec<_>>()
+        };
+        assert!(codes("/shop").is_empty());
+        assert!(codes("/").is_empty());
+        assert_eq!(codes("shop"), [Code::InvalidPath]);
+        for bad in [
+            "/a//b", "/a/./b", "/a/../b", "/a%2fb", "/a%2Fb", "/a#b", "/a/.", "/a/..",
+        ] {
+            assert!(codes(bad).contains(&Code::InvalidPath), "{bad}");
+        }
+        assert_eq!(codes("/a b"), [Code::InvalidPath]);
+        assert_eq!(codes(&format!("/{}", "a".repeat(128))), [Code::PathTooLong]);
+        assert!(codes(&format!("/{}", "a".repeat(127))).is_empty());
+        assert_eq!(codes("/shop/"), [Code::TrailingSlash]);
+    }
+
+    #[test]
+    fn kong_reads_these_as_regex() {
+        assert_eq!(kong_regex_metachars("/v1.2"), ['.']);
+        assert!(kong_regex_metachars("/shop-admin").is_empty());
+    }
+
+    #[test]
+    fn controller_service_name_truncates_and_trims() {
+        assert_eq!(
+            lattice_service_name("group-01", "lattice-groups"),
+            "group-01-lattice-groups"
+        );
+        // 20 characters of the route, dashes trimmed after the cut; 18 of the namespace.
+        assert_eq!(
+            lattice_service_name("a-very-long-route-na-me", "namespace-that-is-long"),
+            "a-very-long-route-na-namespace-that-is"
+        );
+        assert_eq!(
+            lattice_service_name("abcdefghijklmnopqrs-tuv", "ns"),
+            "abcdefghijklmnopqrs-ns"
+        );
+    }
+
+    #[test]
+    fn lattice_service_name_rules() {
+        assert!(lattice_service_name_problem("group-01-lattice-groups").is_none());
+        assert!(lattice_service_name_problem("ab").is_some());
+        assert!(lattice_service_name_problem("svc-shop").is_some());
+        assert!(lattice_service_name_problem("a--b").is_some());
+        assert!(lattice_service_name_problem(&"a".repeat(41)).is_some());
+    }
+
+    #[test]
+    fn hostnames() {
+        assert!(hostname_problem("shop.example.com").is_none());
+        assert!(hostname_problem("Shop.example.com").is_some());
+        assert!(hostname_problem("10.0.0.1").is_some());
+        assert!(hostname_problem("shop.example.com:8443").is_some());
+        assert!(
+            hostname_problem("https://docs.example.com/")
+                .unwrap()
+                .contains("scheme `https://` and a trailing `/`")
+        );
+        assert_eq!(
+            bare_host("https://docs.example.com/"),
+            Some("docs.example.com")
+        );
+        assert_eq!(bare_host("shop.example.com:8443"), Some("shop.example.com"));
+        assert_eq!(bare_host("shop.example.com"), None);
+        assert!(hostname_problem("*.example.com").is_some());
+        assert!(hostname_problem("localhost").is_some());
+    }
+}

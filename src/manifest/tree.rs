@@ -1,0 +1,186 @@
+//! Trees of output files and their parsed documents: the form every later stage (render's
+//! steps between two versions, the change judge, the PR summary, check) reads the output
+//! in. A tree is the files by relative path; [`Docs`] are its manifests parsed once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::manifest::layout::{Side, is_kustomization, side_of};
+use crate::manifest::routing::{Doc, Network, Source};
+
+/// Files under the output folder, by relative path.
+pub type Tree = BTreeMap<PathBuf, String>;
+
+/// A tree of manifests read once into documents, by path under the output folder. An
+/// unreadable file adds nothing: its routes are simply absent from a state built with it.
+#[derive(Clone, Debug, Default)]
+pub struct Docs(Vec<(PathBuf, Doc)>);
+
+impl Docs {
+    pub fn read(files: &Tree) -> Docs {
+        use rayon::prelude::*;
+        Docs(
+            files
+                .par_iter()
+                .filter(|(rel, _)| !is_kustomization(rel))
+                .filter_map(|(rel, text)| Some((rel.clone(), Doc::parse(rel, text).ok()?)))
+                .collect(),
+        )
+    }
+
+    /// Like [`Docs::read`], taking each file whose text is the same in `known` from
+    /// `known_docs` (its documents) rather than parsing it again: two versions of a large
+    /// tree differ in a few files. The documents taken have no line numbers when
+    /// `known_docs` has none.
+    pub fn read_like(files: &Tree, known: &Tree, known_docs: &Docs) -> Docs {
+        use rayon::prelude::*;
+        // Paired with the known texts one by one; the texts compared in parallel.
+        let taken: Vec<_> = known_candidates(files, (known, known_docs)).collect();
+        Docs(
+            taken
+                .into_par_iter()
+                .filter_map(|(rel, text, known)| {
+                    let doc = match known {
+                        Some((t, d)) if t == text => d.clone(),
+                        _ => Doc::parse(rel, text).ok()?,
+                    };
+                    Some((rel.clone(), doc))
+                })
+                .collect(),
+        )
+    }
+
+    /// Documents made elsewhere (the render's, from its typed model), by path in order.
+    pub fn from_docs(docs: Vec<(PathBuf, Doc)>) -> Docs {
+        Docs(docs)
+    }
+
+    /// The document of one file.
+    pub fn get(&self, rel: &Path) -> Option<&Doc> {
+        let i = self
+            .0
+            .binary_search_by(|(p, _)| p.as_path().cmp(rel))
+            .ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// The documents of the files in `keep` only.
+    pub fn only(&self, keep: &BTreeSet<PathBuf>) -> Docs {
+        // A few files of a large tree: each is looked up, not every document tried.
+        Docs(
+            keep.iter()
+                .filter_map(|rel| Some((rel.clone(), self.get(rel)?.clone())))
+                .collect(),
+        )
+    }
+
+    fn half(&self, side: Side) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {
+        self.0
+            .iter()
+            .filter(move |(rel, _)| side_of(rel) == side)
+            .map(move |(rel, doc)| (rel.as_path(), Source::Read(doc), side == Side::Kong))
+    }
+}
+
+/// Each file of `files` (kustomizations aside), with the document `known_docs` has of it when
+/// its text is the same in `known` (the tree those documents were made of). The trees are
+/// sorted alike, so they are walked side by side rather than looked up file by file.
+pub(crate) fn with_known_docs<'a>(
+    files: &'a Tree,
+    known: (&'a Tree, &'a Docs),
+) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<&'a Doc>)> {
+    known_candidates(files, known).map(|(rel, text, known)| {
+        let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| d);
+        (rel, text, doc)
+    })
+}
+
+/// Like [`with_known_docs`], with the known text beside each document instead of compared
+/// with the file's: the caller compares them (in parallel, for a large tree).
+#[allow(clippy::type_complexity)]
+fn known_candidates<'a>(
+    files: &'a Tree,
+    (known, known_docs): (&'a Tree, &'a Docs),
+) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<(&'a String, &'a Doc)>)> {
+    let mut texts = known.iter().peekable();
+    let mut docs = known_docs.0.iter().peekable();
+    files
+        .iter()
+        .filter(|(rel, _)| !is_kustomization(rel))
+        .map(move |(rel, text)| {
+            while texts.next_if(|(p, _)| *p < rel).is_some() {}
+            while docs.next_if(|(p, _)| p < rel).is_some() {}
+            let known = texts.peek().filter(|(p, _)| *p == rel).map(|(_, t)| *t);
+            let doc = (docs.peek().copied()).filter(|(p, _)| p == rel);
+            (rel, text, known.zip(doc.map(|(_, d)| d)))
+        })
+}
+
+/// The files of `tree` that are in `keep`: a few files of a large tree, each looked up.
+pub(crate) fn subtree(tree: &Tree, keep: &BTreeSet<PathBuf>) -> Tree {
+    (keep.iter())
+        .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
+        .collect()
+}
+
+/// The files whose text differs between two trees (kustomizations aside). Both are
+/// sorted alike, so they are walked side by side.
+pub(crate) fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
+    use rayon::prelude::*;
+    use std::cmp::Ordering;
+    // Paired one by one; the texts (most of the work in trees of tens of thousands of
+    // files) compared in parallel.
+    let mut pairs = Vec::with_capacity(a.len().max(b.len()));
+    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        let order = match (x.peek(), y.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some((p, _)), Some((q, _))) => p.cmp(q),
+        };
+        let pair = match order {
+            Ordering::Less => x.next().map(|(p, s)| (p, Some(s), None)),
+            Ordering::Greater => y.next().map(|(q, t)| (q, None, Some(t))),
+            Ordering::Equal => x
+                .next()
+                .zip(y.next())
+                .map(|((p, s), (_, t))| (p, Some(s), Some(t))),
+        };
+        pairs.extend(pair);
+    }
+    let changed: Vec<&PathBuf> = pairs
+        .into_par_iter()
+        .filter(|(rel, s, t)| s != t && !is_kustomization(rel))
+        .map(|(rel, _, _)| rel)
+        .collect();
+    changed.into_iter().cloned().collect()
+}
+
+/// The routing state with the Lattice side of one tree and the Kong side of another.
+pub(crate) fn state(lattice: &Docs, kong: &Docs) -> Network {
+    let list: Vec<_> = kong
+        .half(Side::Kong)
+        .chain(lattice.half(Side::Lattice))
+        .collect();
+    Network::from_sources(&list).0
+}
+
+/// Which rules a Lattice route between two versions keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// The rules of both: old rules stay while Kong still sends requests to them.
+    Both,
+    /// Only the rules both have: old rules go (Kong has left them) before new ones come,
+    /// when both together would be over the quota.
+    Common,
+}
+
+/// How a step's files are made that are neither the base's nor the target's.
+pub trait Versions: Sync {
+    /// A Lattice route between `base` and `target` (same path), or None when it cannot be
+    /// made.
+    fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;
+    /// The kustomization of a side that holds `files` (names under the side's folder).
+    fn kustomization(&self, side: Side, files: &[&Path]) -> Option<String>;
+}

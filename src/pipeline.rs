@@ -1,0 +1,171 @@
+//! Layer 7, pipeline: the stages 1 to 4 joined, as every command runs them.
+//! [`prepare`] loads, validates and plans; [`build`] also renders, in memory. Commands add
+//! their own last step (writing, checking, judging a change).
+
+use crate::diag::{Diagnostics, Sources};
+use crate::input::ProjectPaths;
+use crate::output;
+use crate::plan;
+use crate::plan::prepared::Prepared;
+use crate::render;
+use crate::validate;
+
+/// The outcome of the shared stages: the prepared project when no error was found, every
+/// finding, and the input texts for quoting them.
+#[derive(Debug)]
+pub struct Run {
+    pub prepared: Option<Prepared>,
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+/// Load → validate → plan.
+pub fn prepare(paths: &ProjectPaths) -> Run {
+    prepare_with(paths, false)
+}
+
+/// Load → validate → plan, with every move in the lock finished when `finish_moves`.
+fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
+    let mut diags = Diagnostics::new();
+    let mut loaded = crate::input::load(paths, &mut diags);
+    let mut finished_moves = Vec::new();
+    if finish_moves {
+        for (app, (m, _)) in std::mem::take(&mut loaded.lock.moves) {
+            if let Some((group, _)) = loaded.lock.apps.get_mut(&app) {
+                finished_moves.push((app, *group, m));
+                *group = m.to;
+            }
+        }
+    }
+    let apps = validate::validate(&loaded, &paths.config, &mut diags);
+    let config_text = loaded.sources.text(&paths.config);
+    validate::compat::check(
+        &loaded.config,
+        &apps,
+        &paths.config,
+        config_text,
+        &mut diags,
+    );
+    let prepared = if diags.has_errors() {
+        None
+    } else {
+        let rendered = output::previous::PreviousOutput::new(
+            &paths.root,
+            paths.output.clone(),
+            &loaded.config,
+        );
+        let mut plan = plan::plan_with(
+            &apps,
+            &loaded.lock,
+            &paths.lock,
+            &loaded.config,
+            &rendered,
+            &mut diags,
+        );
+        plan::services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
+        (!diags.has_errors()).then_some(Prepared {
+            config: loaded.config,
+            apps,
+            plan,
+            finished_moves,
+            rollout: loaded.lock.rollout,
+        })
+    };
+    diags.sort();
+    Run {
+        prepared,
+        diags,
+        sources: loaded.sources,
+    }
+}
+
+/// A project rendered in memory: the plan and the files to write.
+#[derive(Debug)]
+pub struct Built {
+    pub prepared: Prepared,
+    pub output: render::Rendered,
+    /// The routing model of the output, when asked for ([`build_final`] asks: a rollout
+    /// judges states of it).
+    pub docs: render::Docs,
+    /// Warnings found on the way (errors end the run instead).
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+impl Built {
+    /// Whether this is also the project as built without finishing moves (as `check`
+    /// builds it): no move was in flight.
+    pub fn no_move_finished(&self) -> bool {
+        self.prepared.finished_moves.is_empty()
+    }
+}
+
+/// Why a run stopped: every finding, and the input texts to quote them.
+#[derive(Debug)]
+pub struct Failure {
+    pub diags: Diagnostics,
+    pub sources: Sources,
+}
+
+/// Load → validate → plan → render, in memory. Nothing is written.
+pub fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
+    build_with(paths, templates, false)
+}
+
+/// [`build`] with every move in the lock finished: the target `render --base` steps toward.
+pub(crate) fn build_final(
+    paths: &ProjectPaths,
+    templates: &render::Templates,
+) -> Result<Built, Failure> {
+    build_with(paths, templates, true)
+}
+
+fn build_with(
+    paths: &ProjectPaths,
+    templates: &render::Templates,
+    finish_moves: bool,
+) -> Result<Built, Failure> {
+    let run = prepare_with(paths, finish_moves);
+    let Some(prepared) = run.prepared else {
+        return Err(Failure {
+            diags: run.diags,
+            sources: run.sources,
+        });
+    };
+    let (plan, apps, config) = (&prepared.plan, &prepared.apps, &prepared.config);
+    let rendered = if finish_moves {
+        render::render_with_docs(plan, apps, config, templates)
+    } else {
+        render::render(plan, apps, config, templates).map(|o| (o, render::Docs::default()))
+    };
+    match rendered {
+        Ok((output, docs)) => {
+            let mut diags = run.diags;
+            diags.extend(render::not_stored::not_stored_findings(&output, templates));
+            diags.sort();
+            Ok(Built {
+                prepared,
+                output,
+                docs,
+                diags,
+                sources: run.sources,
+            })
+        }
+        Err(mut diags) => {
+            diags.extend(run.diags);
+            diags.sort();
+            Err(Failure {
+                diags,
+                sources: run.sources,
+            })
+        }
+    }
+}
+
+/// Frees `value` on a thread of its own. A run's trees are hundreds of thousands of small
+/// allocations (freeing them took a fifth of a second at 10,000 apps) and the process is
+/// about to end: its result need not wait for that.
+pub(crate) fn free_later<T: Send + 'static>(value: T) {
+    // When no thread can be made, the value comes back in the error and is freed here.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}

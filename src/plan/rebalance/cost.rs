@@ -1,0 +1,106 @@
+//! `latgen cost`: what the Lattice services of a plan cost, against one service per app.
+
+use std::path::Path;
+
+use crate::input::config::Dispatch;
+use crate::input::lock::Lock;
+use crate::plan::prepared::Prepared;
+
+/// Hours in a month, as Lattice pricing pages count them.
+pub(crate) const HOURS_PER_MONTH: f64 = 730.0;
+
+/// What the Lattice services of a plan cost, against one service per app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cost {
+    pub services: usize,
+    pub groups: usize,
+    pub dedicated: usize,
+    pub apps: usize,
+    pub monthly: f64,
+    pub monthly_one_per_app: f64,
+    pub saving: f64,
+    pub saving_ratio: f64,
+    /// What the other dispatch mode would give, planned afresh: the mode, its Lattice
+    /// services and their monthly cost.
+    pub other: (Dispatch, usize, f64),
+    /// Each Lattice service: its route (a group's, or a host-routed app's), its name and
+    /// who chose the name (`latgen` or `controller`).
+    pub names: Vec<(String, String, &'static str)>,
+}
+
+/// The Lattice services a fresh plan of `prepared`'s apps takes under `dispatch`.
+fn services_under(prepared: &Prepared, dispatch: Dispatch) -> usize {
+    let mut config = prepared.config.clone();
+    config.lattice.dispatch = dispatch;
+    let mut diags = crate::diag::Diagnostics::new();
+    let plan = crate::plan::plan(
+        &prepared.apps,
+        &Lock::default(),
+        Path::new("latgen.lock"),
+        &config,
+        &mut diags,
+    );
+    plan.service_count()
+}
+
+pub fn cost(prepared: &Prepared) -> Cost {
+    let price = prepared.config.pricing.service_hour_usd * HOURS_PER_MONTH;
+    let plan = &prepared.plan;
+    let services = plan.service_count();
+    let apps = prepared.apps.len();
+    let monthly = services as f64 * price;
+    let monthly_one_per_app = apps as f64 * price;
+    let saving = monthly_one_per_app - monthly;
+    let other_mode = prepared.config.lattice.dispatch.other();
+    let other_services = services_under(prepared, other_mode);
+    let names = crate::plan::services::routes(plan, &prepared.apps, &prepared.config)
+        .into_iter()
+        .map(|r| {
+            let s = crate::plan::services::effective(plan, &r.route, &r.namespace);
+            (r.route, s.name, s.set.as_str())
+        })
+        .collect();
+    Cost {
+        other: (other_mode, other_services, other_services as f64 * price),
+        services,
+        groups: plan.groups.len(),
+        dedicated: plan.dedicated.len(),
+        apps,
+        monthly,
+        monthly_one_per_app,
+        saving,
+        saving_ratio: if monthly_one_per_app > 0.0 {
+            saving / monthly_one_per_app
+        } else {
+            0.0
+        },
+        names,
+    }
+}
+
+/// Dollars with thousands separators and cents: `$1,874.28`.
+pub fn dollars(x: f64) -> String {
+    let cents = (x * 100.0).round() as i64;
+    let (whole, frac) = (cents / 100, cents % 100);
+    let digits = whole.to_string();
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("${grouped}.{frac:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_are_grouped_and_rounded() {
+        assert_eq!(dollars(1874.275), "$1,874.28");
+        assert_eq!(dollars(332.15), "$332.15");
+        assert_eq!(dollars(1234567.0), "$1,234,567.00");
+    }
+}

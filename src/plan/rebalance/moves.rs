@@ -1,0 +1,238 @@
+//! `latgen move`: one app to another group, one step (one PR) at a time.
+
+use super::refuse;
+use crate::diag::{Diagnostic, did_you_mean};
+use crate::input::config::Config;
+use crate::input::lock::{LockState, Move, MoveStep};
+use crate::input::model::AppId;
+use crate::plan::Occupancy;
+use crate::plan::prepared::Prepared;
+
+/// The lock after a step of a move.
+pub struct MoveResult {
+    pub lock: LockState,
+    /// What was done and what comes next, for a person.
+    pub message: String,
+}
+
+/// Starts a move of `app` to `group`, or advances the move in flight one step.
+pub fn move_app(
+    prepared: &Prepared,
+    app: &str,
+    group: Option<u32>,
+    advance: bool,
+) -> Result<MoveResult, Diagnostic> {
+    let (id, home) = movable(prepared, app)?;
+    // The output has not changed: it is still the step of a rollout the lock records.
+    let mut lock = prepared.plan.lock.clone();
+    lock.rollout = prepared.rollout;
+    if let Some(o) = prepared.plan.outgrown.iter().find(|o| o.app == id) {
+        return redirect_outgrown(prepared, lock, app, o, group);
+    }
+    if let Some(m) = lock.moves.get(app).copied() {
+        return continue_move(&prepared.config, lock, app, home, m, group);
+    }
+    if advance {
+        return Err(refuse(
+            format!("app `{app}` is not moving"),
+            format!("start a move with `latgen move {app} --group N`"),
+        ));
+    }
+    let Some(to) = group else {
+        return Err(refuse(
+            "give the group to move to".into(),
+            format!("`latgen move {app} --group N`"),
+        ));
+    };
+    start_move(prepared, lock, app, id, home, to)
+}
+
+/// The id of path-routed app `app` and the group it is in.
+fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
+    let Some(id) =
+        AppId::enumerate(&prepared.apps).find_map(|(id, a)| (a.name == app).then_some(id))
+    else {
+        let names = prepared.apps.iter().map(|a| a.name.as_str());
+        let help = match did_you_mean(app, names) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => "give the name of an app in apps/".to_string(),
+        };
+        return Err(refuse(format!("there is no app `{app}`"), help));
+    };
+    // Under header dispatch a host-routed app is in a group like any other.
+    if !crate::plan::in_groups(&prepared.apps[id], &prepared.config) {
+        return Err(refuse(
+            format!(
+                "app `{app}` is on its own host: it has a dedicated Lattice service, not a group"
+            ),
+            "only path-routed apps move between groups",
+        ));
+    }
+    let Some(&home) = prepared.plan.lock.apps.get(app) else {
+        return Err(refuse(
+            format!("app `{app}` has no group yet"),
+            "run `latgen render` first",
+        ));
+    };
+    Ok((id, home))
+}
+
+/// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it
+/// is going.
+fn continue_move(
+    config: &Config,
+    mut lock: LockState,
+    app: &str,
+    home: u32,
+    m: Move,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let name = |n: u32| config.group_name(n);
+    if group.is_some_and(|g| g != m.to) {
+        return Err(refuse(
+            format!(
+                "app `{app}` is moving from {} to {} (step {} of 3)",
+                name(home),
+                name(m.to),
+                m.step.number()
+            ),
+            "finish that move first: `latgen render --base auto` writes its next step".to_string(),
+        ));
+    }
+    let message = match m.step {
+        MoveStep::AddRules => {
+            lock.moves.insert(
+                app.to_string(),
+                Move {
+                    to: m.to,
+                    step: MoveStep::SwitchKong,
+                },
+            );
+            format!(
+                "moving {app} from {} to {}: step 2 of 3 recorded in latgen.lock (the Kong side points {app}'s bridge and rewrite host at {}; both groups keep its rules)\n{NEXT_STEP}",
+                name(home),
+                name(m.to),
+                name(m.to)
+            )
+        }
+        MoveStep::SwitchKong => {
+            lock.moves.remove(app);
+            lock.apps.insert(app.to_string(), m.to);
+            format!(
+                "moving {app} from {} to {}: step 3 of 3 recorded in latgen.lock (the Lattice side drops {app}'s rules from {})\n{NEXT_STEP}",
+                name(home),
+                name(m.to),
+                name(home)
+            )
+        }
+    };
+    Ok(MoveResult { lock, message })
+}
+
+/// App `app` no longer fits the group it is live in (`o.from`), so the plan already moves it
+/// (to `o.to`, not yet shipped): `--group` picks another destination. The move is shipped
+/// as the plan's is, by `render --base`; the app is not in flight in the lock, since it
+/// cannot stay in a group it no longer fits.
+fn redirect_outgrown(
+    prepared: &Prepared,
+    mut lock: LockState,
+    app: &str,
+    o: &crate::plan::Outgrown,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let name = |n: u32| config.group_name(n);
+    let to = group.unwrap_or(o.to);
+    // The plan's own choice has room by construction.
+    if to != o.to {
+        destination(prepared, o.app, to, |_, next| {
+            format!(
+                "{} has room (the plan's choice); or a new group, {}",
+                name(o.to),
+                name(next)
+            )
+        })?;
+    }
+    lock.apps.insert(app.to_string(), to);
+    let message = format!(
+        "moving {app} from {} to {}: it no longer fits {}, so it moves in any case; recorded in latgen.lock
+{}",
+        name(o.from),
+        name(to),
+        name(o.from),
+        NEXT_STEP
+    );
+    Ok(MoveResult { lock, message })
+}
+
+/// Refuses group `to` for app `id` unless it is a group in use with room for it or the next
+/// new one; `help` says where else to go, given the groups and the next new number.
+fn destination(
+    prepared: &Prepared,
+    id: AppId,
+    to: u32,
+    help: impl FnOnce(&Occupancy, u32) -> String,
+) -> Result<(), Diagnostic> {
+    let config = &prepared.config;
+    let occupancy = Occupancy::of(&prepared.plan, &prepared.apps, config, |_| true);
+    let next = occupancy.next_new_group();
+    if !occupancy.in_use(to) && to != next {
+        let (message, help) = crate::plan::no_such_group(config, to, next);
+        return Err(refuse(message, help));
+    }
+    match occupancy.no_room(id, to) {
+        Some(why) => {
+            let message = why.message(&prepared.apps, id, &config.group_name(to));
+            Err(refuse(message, help(&occupancy, next)))
+        }
+        None => Ok(()),
+    }
+}
+
+/// What a person runs after `latgen move`: the one way a change ships.
+pub(crate) const NEXT_STEP: &str = "next: `latgen render --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status` tells where it stands)";
+
+/// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group
+/// in use with room for it or the next new group.
+fn start_move(
+    prepared: &Prepared,
+    mut lock: LockState,
+    app: &str,
+    id: AppId,
+    home: u32,
+    to: u32,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let name = |n: u32| config.group_name(n);
+    if to == home {
+        return Err(refuse(
+            format!("app `{app}` is already in {}", name(to)),
+            "pick another group",
+        ));
+    }
+    destination(prepared, id, to, |occupancy, next| {
+        match occupancy.first_with_room(id).filter(|&g| g != home) {
+            Some(g) => format!(
+                "{} has room; or move it to a new group, {}",
+                name(g),
+                name(next)
+            ),
+            None => format!("move it to a new group, {}", name(next)),
+        }
+    })?;
+    lock.moves.insert(
+        app.to_string(),
+        Move {
+            to,
+            step: MoveStep::AddRules,
+        },
+    );
+    let message = format!(
+        "moving {app} from {} to {}: recorded in latgen.lock; it ships in 3 steps ({} gains {app}'s rules, Kong switches to it, {} drops them)\n{NEXT_STEP}",
+        name(home),
+        name(to),
+        name(to),
+        name(home)
+    );
+    Ok(MoveResult { lock, message })
+}

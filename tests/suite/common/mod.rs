@@ -1,0 +1,292 @@
+//! Shared helpers for the integration tests: render a fixture project in memory, read
+//! trees of files, and compare output with committed snapshots.
+#![allow(dead_code)]
+
+pub mod oracle;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use latgen::input::ProjectPaths;
+use latgen::render::Templates;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+/// Renders the project at `dir` (apps/, optional latgen.yaml and latgen.lock) and returns
+/// what `render` would write: the output tree plus `latgen.lock`, by relative path.
+pub fn render_dir(dir: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
+    let paths = ProjectPaths::at_root(dir);
+    let templates = Templates::load(None).map_err(|d| d.message)?;
+    match latgen::pipeline::build(&paths, &templates) {
+        Ok(built) => {
+            let mut files = built.output.files.clone();
+            files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
+            Ok(files)
+        }
+        Err(f) => Err(latgen::diag::render_human(&f.diags, &f.sources, false)),
+    }
+}
+
+/// `apps` planned from no lock with `config` (an error fails the test) and rendered in
+/// memory with the built-in templates: the plan and the files `render` would write.
+pub fn plan_and_render(
+    apps: &[latgen::input::model::App],
+    config: &latgen::input::config::Config,
+) -> (latgen::plan::Plan, BTreeMap<PathBuf, String>) {
+    let mut diags = latgen::diag::Diagnostics::new();
+    let lock = latgen::input::lock::Lock::default();
+    let plan = latgen::plan::plan(apps, &lock, Path::new("latgen.lock"), config, &mut diags);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let templates = Templates::load(None).unwrap();
+    let files = latgen::render::render(&plan, apps, config, &templates)
+        .unwrap()
+        .files;
+    (plan, files)
+}
+
+/// The routing model of rendered files (paths under the output folder).
+pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen::manifest::routing::Network {
+    network_of(files.iter().map(|(p, t)| (p.as_path(), t.as_str())))
+}
+
+/// The routing model of manifests given by path under the output folder and text, as
+/// latgen reads a tree: every manifest must parse.
+pub fn network_of<'a>(
+    files: impl IntoIterator<Item = (&'a Path, &'a str)>,
+) -> latgen::manifest::routing::Network {
+    use latgen::manifest::routing::{Network, is_kong_file};
+    let files: Vec<_> = (files.into_iter())
+        .map(|(p, t)| (p.to_path_buf(), t, is_kong_file(p)))
+        .collect();
+    let (net, errors) = Network::from_files_par(&files);
+    assert!(errors.is_empty(), "{errors:?}");
+    net
+}
+
+pub fn built(dir: &Path) -> latgen::pipeline::Built {
+    let paths = ProjectPaths::at_root(dir);
+    let templates = Templates::load(None).unwrap();
+    match latgen::pipeline::build(&paths, &templates) {
+        Ok(b) => b,
+        Err(f) => panic!(
+            "{}",
+            latgen::diag::render_human(&f.diags, &f.sources, false)
+        ),
+    }
+}
+
+/// Every file under `dir`, by path relative to it.
+pub fn read_tree(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    if !dir.exists() {
+        return out;
+    }
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry.path().strip_prefix(dir).unwrap().to_path_buf();
+            out.insert(rel, std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    out
+}
+
+/// Writes a tree of files under `dir`.
+pub fn write_tree(dir: &Path, files: &BTreeMap<PathBuf, String>) {
+    for (rel, text) in files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+}
+
+/// Copies a fixture's inputs (apps/, latgen.yaml, latgen.lock) into a fresh temp folder.
+pub fn copy_project(from: &Path) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = BTreeMap::new();
+    for (rel, text) in read_tree(&from.join("apps")) {
+        files.insert(Path::new("apps").join(rel), text);
+    }
+    for name in ["latgen.yaml", "latgen.lock"] {
+        if let Ok(text) = std::fs::read_to_string(from.join(name)) {
+            files.insert(PathBuf::from(name), text);
+        }
+    }
+    write_tree(tmp.path(), &files);
+    tmp
+}
+
+/// The example, rendered and committed in a throwaway repository (its deploy kit too, so
+/// that `check` has nothing else to say).
+pub fn example_repo() -> tempfile::TempDir {
+    let tmp = copy_project(&root());
+    let dir = tmp.path();
+    for sub in ["generated", "deploy"] {
+        write_tree(&dir.join(sub), &read_tree(&root().join(sub)));
+    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "base"]);
+    tmp
+}
+
+/// Writes one app declaration.
+pub fn app(dir: &Path, name: &str, body: &str) {
+    let p = dir.join("apps").join(format!("{name}.yaml"));
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, body).unwrap();
+}
+
+pub fn path_app(dir: &Path, name: &str, paths: &[&str]) {
+    app(
+        dir,
+        name,
+        &format!(
+            "namespace: team\nservice: {{ name: {name}, port: 8080 }}\npaths: [{}]\n",
+            paths.join(", ")
+        ),
+    );
+}
+
+/// Runs git in `dir` with a fixed identity; panics with git's message on failure.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=latgen",
+            "-c",
+            "user.email=latgen@example.com",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What one run of the binary printed and returned.
+#[derive(Debug)]
+pub struct Run {
+    /// None when the process died from a signal.
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `latgen ARGS --color never` in `dir` (without `--color` for the commands that print
+/// no diagnostics and do not take it). Paths in diagnostics are printed as given, so running
+/// in the project with relative arguments keeps the expected output short and stable.
+pub fn latgen(dir: &Path, args: &[&str]) -> Run {
+    let color: &[&str] = if takes_color(args.first().copied()) {
+        &["--color", "never"]
+    } else {
+        &[]
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_latgen"))
+        .args(args)
+        .args(color)
+        .current_dir(dir)
+        .output()
+        .expect("the latgen binary runs");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Whether the subcommand `sub` takes `--color`.
+pub fn takes_color(sub: Option<&str>) -> bool {
+    use clap::CommandFactory;
+    let cli = latgen::cli::Cli::command();
+    sub.and_then(|s| cli.find_subcommand(s))
+        .is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "color"))
+}
+
+/// Whether this run writes the snapshots instead of comparing with them: `LATGEN_BLESS=1`.
+pub fn bless() -> bool {
+    std::env::var_os("LATGEN_BLESS").is_some()
+}
+
+/// Compares `actual` with the committed snapshot at `path`, exactly. A missing snapshot is a
+/// failure, not an empty one; with `LATGEN_BLESS=1` the snapshot is written instead, to be
+/// reviewed and committed.
+pub fn assert_snapshot(path: &Path, actual: &str) {
+    if bless() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "no snapshot {} ({e}): run the test with LATGEN_BLESS=1, review the file and commit it",
+            path.display()
+        )
+    });
+    pretty_assertions::assert_eq!(
+        expected,
+        actual,
+        "{} differs (LATGEN_BLESS=1 rewrites it)",
+        path.display()
+    );
+}
+
+/// A CRD's schema made strict for the object at its top (see `strict`).
+pub fn strict_schema(schema: &mut serde_json::Value) {
+    strict(schema, true);
+}
+
+/// Refuses unknown fields, as `kubectl apply --validate=strict` does: every object schema
+/// with properties (and no preserve-unknown-fields) gets `additionalProperties: false`;
+/// metadata is left to the API server.
+fn strict(schema: &mut serde_json::Value, top: bool) {
+    if let Some(obj) = schema.as_object_mut() {
+        let open = obj.contains_key("x-kubernetes-preserve-unknown-fields");
+        if obj.contains_key("properties") && !obj.contains_key("additionalProperties") && !open {
+            obj.insert(
+                "additionalProperties".into(),
+                serde_json::Value::Bool(false),
+            );
+        }
+        for (key, child) in obj.iter_mut() {
+            if top && key == "properties" {
+                for (name, p) in child.as_object_mut().into_iter().flatten() {
+                    if name != "metadata" {
+                        strict(p, false);
+                    }
+                }
+                continue;
+            }
+            strict(child, false);
+        }
+    } else if let Some(arr) = schema.as_array_mut() {
+        for child in arr {
+            strict(child, false);
+        }
+    }
+}
+
+/// A copy of the example with `dispatch: header`.
+pub fn header_copy_of_example() -> tempfile::TempDir {
+    let tmp = copy_project(&root());
+    let yaml = tmp.path().join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+    )
+    .unwrap();
+    tmp
+}

@@ -1,0 +1,204 @@
+//! A render killed at any moment leaves the old tree or the new one (never a mix), the next
+//! render finishes the job, and two renders at once do not interleave. What a killed render
+//! leaves beside the output is ignored by Git and reported by `check`.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_latgen"))
+}
+
+fn project(dir: &Path, n: usize, port: u16) {
+    for i in 0..n {
+        common::app(
+            dir,
+            &format!("app{i:04}"),
+            &format!(
+                "namespace: team{}\nservice: {{ name: app{i:04}, port: {port} }}\npaths: [/p{i:04}, /p{i:04}-api]\n",
+                i % 7
+            ),
+        );
+    }
+}
+
+/// A rendered project on disk: the output tree and the lock.
+type State = (BTreeMap<PathBuf, String>, String);
+
+fn state(dir: &Path) -> State {
+    (
+        common::read_tree(&dir.join("generated")),
+        std::fs::read_to_string(dir.join("latgen.lock")).expect("a rendered project has a lock"),
+    )
+}
+
+fn render(dir: &Path) {
+    let out = bin()
+        .args(["render", "--color", "never"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The old state (rendered at port 8080) and the new one (the same apps at port 9090, so
+/// every Lattice rule and thus every group file changes).
+fn before_and_after() -> (State, State, tempfile::TempDir) {
+    let old = tempfile::tempdir().unwrap();
+    project(old.path(), 400, 8080);
+    render(old.path());
+    let new = tempfile::tempdir().unwrap();
+    common::write_tree(
+        new.path(),
+        &BTreeMap::from([(PathBuf::from("latgen.lock"), state(old.path()).1)]),
+    );
+    project(new.path(), 400, 9090);
+    render(new.path());
+    (state(old.path()), state(new.path()), old)
+}
+
+#[test]
+fn a_killed_render_leaves_the_old_or_the_new_tree() {
+    let (old_state, new_state, _old) = before_and_after();
+    assert_ne!(old_state.0, new_state.0);
+    let mut seen = BTreeMap::new();
+    for delay_ms in [0u64, 10, 40, 100, 250, 600] {
+        let dir = tempfile::tempdir().unwrap();
+        common::write_tree(&dir.path().join("generated"), &old_state.0);
+        std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
+        project(dir.path(), 400, 9090);
+        let mut child = bin()
+            .args(["render", "--color", "never"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().expect("the render can be signalled");
+        let status = child.wait().unwrap();
+        // Killed by the signal, or done before it landed.
+        assert!(
+            status.success() || status.code().is_none(),
+            "killed after {delay_ms} ms: {status}"
+        );
+        let tree = common::read_tree(&dir.path().join("generated"));
+        let which = if tree == old_state.0 {
+            "old"
+        } else if tree == new_state.0 {
+            "new"
+        } else {
+            panic!("killed after {delay_ms} ms: generated/ is neither the old nor the new tree");
+        };
+        *seen.entry(which).or_insert(0) += 1;
+        // The next run completes the change and leaves nothing beside the output.
+        render(dir.path());
+        assert_eq!(
+            state(dir.path()),
+            new_state,
+            "after a kill at {delay_ms} ms"
+        );
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|n| !n.contains("latgen-")),
+            "left behind: {names:?}"
+        );
+    }
+    assert!(
+        seen.contains_key("old"),
+        "no kill landed before the swap: {seen:?}"
+    );
+}
+
+/// The staging folder a killed render leaves: Git ignores it, `check` reports it, and the
+/// next render removes it.
+#[test]
+fn a_render_killed_mid_write_is_reported_by_check_and_cleared_by_the_next() {
+    let (old_state, _, _old) = before_and_after();
+    for _attempt in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        common::write_tree(&dir.path().join("generated"), &old_state.0);
+        std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
+        project(dir.path(), 400, 9090);
+        common::git(dir.path(), &["init", "-q"]);
+        let staging = dir.path().join(".generated.latgen-new");
+        let mut child = bin()
+            .args(["render", "--color", "never"])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap();
+        // Killed as soon as the new tree is being written.
+        while !staging.join("tree").exists() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        if !staging.exists() {
+            continue; // the render was done before the kill landed: again
+        }
+        let added = Command::new("git")
+            .args(["add", "-A"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(added.success());
+        let listed = Command::new("git")
+            .args(["ls-files"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&listed.stdout);
+        assert!(!listed.contains("latgen-new"), "git added it:\n{listed}");
+
+        let check = common::latgen(dir.path(), &["check", "--format", "json"]);
+        let reported = check.stdout.lines().any(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["code"] == "interrupted-render" && v["file"] == ".generated.latgen-new"
+        });
+        assert!(
+            reported,
+            "check does not report the leftover:\n{}",
+            check.stdout
+        );
+
+        render(dir.path());
+        assert!(!staging.exists(), "the next render left the staging folder");
+        let check = common::latgen(dir.path(), &["check"]);
+        assert_eq!(check.stdout, "no findings\n");
+        return;
+    }
+    panic!("no kill landed while the staging folder was written");
+}
+
+#[test]
+fn two_renders_at_once_do_not_interleave() {
+    let (old_state, new_state, _old) = before_and_after();
+    let dir = tempfile::tempdir().unwrap();
+    common::write_tree(&dir.path().join("generated"), &old_state.0);
+    std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
+    project(dir.path(), 400, 9090);
+    let a = bin()
+        .args(["render", "--color", "never"])
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    let b = bin()
+        .args(["render", "--color", "never"])
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+    }
+    assert_eq!(state(dir.path()), new_state);
+}

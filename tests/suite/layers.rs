@@ -1,0 +1,83 @@
+//! The crate's layers (see `src/lib.rs` and CONTRIBUTING.md): each folder under `src/` is a
+//! room, and a room imports only from rooms below it. One test per room, so a failure names
+//! the room that reaches up and the line that does.
+
+use crate::common;
+
+/// The rooms, lowest first.
+const LAYERS: &[&str] = &[
+    "diag", "input", "validate", "plan", "manifest", "render", "output", "pipeline", "change",
+    "check", "report", "commands", "cli",
+];
+
+/// The room of a source file: its folder under `src/`, or its name for a file there.
+fn room_of(rel: &std::path::Path) -> String {
+    let first = rel.iter().next().unwrap().to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Every `crate::<room>` a room's code names (comments aside), with the file and line.
+fn imports_of(room: &str) -> Vec<(String, String, usize)> {
+    let src = common::root().join("src");
+    let mut found = Vec::new();
+    for (rel, text) in common::read_tree(&src) {
+        if room_of(&rel) != room || rel.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let target: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((target, rel.display().to_string(), i + 1));
+            }
+        }
+    }
+    found
+}
+
+fn assert_imports_only_below(room: &str) {
+    let level = LAYERS.iter().position(|r| *r == room).unwrap();
+    for (target, file, line) in imports_of(room) {
+        let Some(to) = LAYERS.iter().position(|r| *r == target) else {
+            panic!("src/{file}:{line}: `crate::{target}` is not a room of LAYERS");
+        };
+        assert!(
+            to <= level,
+            "src/{file}:{line}: `{room}` (layer {level}) imports `{target}` (layer {to}), a layer above it"
+        );
+    }
+}
+
+/// Every folder and file under `src/` is a room of [`LAYERS`] (or the crate's root).
+#[test]
+fn every_room_has_a_layer() {
+    let src = common::root().join("src");
+    for (rel, _) in common::read_tree(&src) {
+        let room = room_of(&rel);
+        assert!(
+            LAYERS.contains(&room.as_str()) || room == "lib" || room == "main",
+            "src/{}: room `{room}` is not in LAYERS",
+            rel.display()
+        );
+    }
+}
+
+macro_rules! layer_tests {
+    ($($room:ident),*) => {
+        $(
+            #[test]
+            fn $room() {
+                assert_imports_only_below(stringify!($room));
+            }
+        )*
+    };
+}
+
+layer_tests!(
+    diag, input, validate, plan, manifest, render, output, pipeline, change, check, report,
+    commands, cli
+);

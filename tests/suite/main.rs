@@ -1,0 +1,34 @@
+//! The test suite: every ordinary test file is a module of this one binary, so a change in
+//! `src/` builds and links one test program, not two dozen. The data-driven suites with a
+//! harness of their own (`check`, `corpus`, `help`, `untrusted`) stay separate binaries.
+//! Run one module with a filter: `cargo test --test suite golden::`.
+
+mod cli;
+mod codes;
+mod comment;
+mod common;
+mod crd;
+mod deploy;
+mod ecosystem;
+mod everyday;
+mod explain;
+mod formats;
+/// The benchmark's input generator, for the tests of large projects.
+#[path = "../../bench/generate.rs"]
+mod generate;
+mod golden;
+mod interrupt;
+mod layers;
+mod planning;
+mod proof;
+mod properties;
+mod rebalance;
+mod rollout;
+mod routing;
+mod schema;
+mod schema_files;
+mod service_names;
+mod stored;
+mod templates;
+mod write;
+mod yamllint;

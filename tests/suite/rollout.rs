@@ -1,0 +1,485 @@
+//! Shipping a change as safe PRs: `render --base` writes the next safe step, `check --base`
+//! accepts it, every intermediate state routes every declared request as before or as
+//! after (whichever side Argo CD syncs first), and the last step is a plain render. Each
+//! case runs in a throwaway Git repository.
+
+use crate::common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::{example_repo, git, latgen, path_app};
+use latgen::manifest::routing::{Network, Outcome};
+
+/// A project of five path-routed apps in one group, rendered and committed.
+fn five_apps() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (name, path) in [
+        ("alpha", "/alpha"),
+        ("bravo", "/bravo"),
+        ("charlie", "/charlie"),
+        ("delta", "/delta"),
+        ("echo", "/echo"),
+    ] {
+        path_app(dir, name, &[path]);
+    }
+    git(dir, &["init", "-q"]);
+    let run = latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    commit(dir, "base");
+    tmp
+}
+
+fn commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// The change of the issue: two apps added, one removed, one app's paths changed and one
+/// moved to a new group.
+fn change(dir: &Path) {
+    path_app(dir, "foxtrot", &["/foxtrot"]);
+    path_app(dir, "golf", &["/golf", "/golf-api"]);
+    std::fs::remove_file(dir.join("apps/bravo.yaml")).unwrap();
+    path_app(dir, "charlie", &["/charlie-v2"]);
+    let run = latgen(dir, &["move", "delta", "--group", "2"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+}
+
+/// The output folder's manifests at a revision.
+fn tree_at(dir: &Path, rev: &str) -> BTreeMap<PathBuf, String> {
+    let out = std::process::Command::new("git")
+        .args(["ls-tree", "-r", "--name-only", rev, "generated"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|p| !p.ends_with("kustomization.yaml"))
+        .map(|p| {
+            let show = std::process::Command::new("git")
+                .args(["show", &format!("{rev}:{p}")])
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            let rel = Path::new(p)
+                .strip_prefix("generated")
+                .unwrap()
+                .to_path_buf();
+            (rel, String::from_utf8(show.stdout).unwrap())
+        })
+        .collect()
+}
+
+/// The network with the Lattice side of one tree and the Kong side of another.
+fn network(lattice: &BTreeMap<PathBuf, String>, kong: &BTreeMap<PathBuf, String>) -> Network {
+    let files: Vec<(PathBuf, &str, bool)> = kong
+        .iter()
+        .filter(|(p, _)| p.starts_with("kong"))
+        .map(|(p, t)| (p.clone(), t.as_str(), true))
+        .chain(
+            lattice
+                .iter()
+                .filter(|(p, _)| p.starts_with("lattice"))
+                .map(|(p, t)| (p.clone(), t.as_str(), false)),
+        )
+        .collect();
+    let (net, errors) = Network::from_files_par(&files);
+    assert!(errors.is_empty(), "{errors:?}");
+    net
+}
+
+/// Where a request lands: a backend, Kong's 404, or broken on the way.
+fn landing(o: &Outcome) -> String {
+    match o {
+        Outcome::Backend { backend, .. } => backend.to_string(),
+        Outcome::NoKongRoute => "kong 404".into(),
+        other => format!("broken: {other}"),
+    }
+}
+
+/// Every declared path of the apps before and after, and a request just past each.
+fn requests() -> BTreeSet<String> {
+    [
+        "alpha",
+        "bravo",
+        "charlie",
+        "charlie-v2",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "golf-api",
+    ]
+    .iter()
+    .flat_map(|p| [format!("/{p}"), format!("/{p}/x"), format!("/{p}x")])
+    .collect()
+}
+
+/// Each side live first, and both: every request goes where it went before or after.
+fn assert_routes_well(
+    step: usize,
+    base: &BTreeMap<PathBuf, String>,
+    state: &BTreeMap<PathBuf, String>,
+    last: &BTreeMap<PathBuf, String>,
+) {
+    let (before, after) = (network(base, base), network(last, last));
+    for (when, net) in [
+        ("Lattice first", network(state, base)),
+        ("Kong first", network(base, state)),
+        ("both live", network(state, state)),
+    ] {
+        for path in requests() {
+            let (b, a) = (before.route("any", &path), after.route("any", &path));
+            let now = landing(&net.route("any", &path));
+            assert!(
+                now == landing(&b) || now == landing(&a),
+                "step {step}, {when}: {path} lands at {now}, not {} (before) or {} (after)",
+                landing(&b),
+                landing(&a)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_change_ships_in_the_fewest_safe_steps_and_ends_as_a_plain_render() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    change(dir);
+    let mut steps = 0;
+    loop {
+        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        if run.stderr.starts_with("nothing to roll out") {
+            break;
+        }
+        steps += 1;
+        assert!(
+            run.stderr.contains(&format!("step {steps} of ")),
+            "{}",
+            run.stderr
+        );
+        commit(dir, &format!("step {steps}"));
+        let check = latgen(dir, &["check", "--base", "HEAD~1"]);
+        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        assert!(steps < 6, "the rollout does not end");
+    }
+    assert_eq!(steps, 3, "a change with a move takes three steps");
+    let plain = latgen(dir, &["render", "--check"]);
+    assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
+    // Each step goes live after the one before it: the states Argo CD can be in are
+    // between two consecutive steps, each side first.
+    let last = tree_at(dir, "HEAD");
+    for k in 1..=3 {
+        let prev = tree_at(dir, &format!("HEAD~{}", 4 - k));
+        let state = tree_at(dir, &format!("HEAD~{}", 3 - k));
+        assert_routes_well(k, &prev, &state, &last);
+    }
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    assert!(
+        !lock.contains("moves:") && !lock.contains("rollout:"),
+        "{lock}"
+    );
+}
+
+#[test]
+fn an_addition_alone_takes_two_steps_lattice_first() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    path_app(dir, "foxtrot", &["/foxtrot"]);
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
+    assert!(
+        !dir.join("generated/kong/httproute-foxtrot.yaml").exists(),
+        "Kong does not route to the app before its Lattice rules are live"
+    );
+    commit(dir, "step 1");
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 2 of 2"), "{}", run.stderr);
+    assert!(dir.join("generated/kong/httproute-foxtrot.yaml").exists());
+}
+
+/// `check --base HEAD --format markdown` after `render --base HEAD`, snapshotted.
+fn markdown_after(dir: &Path, case: &str) {
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let md = latgen(dir, &["check", "--base", "HEAD", "--format", "markdown"]);
+    assert_eq!(md.code, Some(0), "{}", md.stdout);
+    common::assert_snapshot(
+        &common::root().join(format!("tests/rollout/{case}.expected.md")),
+        &md.stdout,
+    );
+}
+
+#[test]
+fn the_pr_comment_of_an_addition() {
+    let tmp = five_apps();
+    path_app(tmp.path(), "foxtrot", &["/foxtrot"]);
+    markdown_after(tmp.path(), "add");
+}
+
+#[test]
+fn the_pr_comment_of_a_removal() {
+    let tmp = five_apps();
+    std::fs::remove_file(tmp.path().join("apps/bravo.yaml")).unwrap();
+    markdown_after(tmp.path(), "removal");
+}
+
+#[test]
+fn the_pr_comment_of_a_move() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    assert_eq!(
+        latgen(dir, &["move", "delta", "--group", "2"]).code,
+        Some(0)
+    );
+    markdown_after(dir, "move");
+    commit(dir, "step 1");
+    markdown_after(dir, "move-step-2");
+}
+
+#[test]
+fn the_unsafe_rollout_advice_works_as_written_after_a_full_render() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    path_app(dir, "foxtrot", &["/foxtrot"]);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let check = latgen(dir, &["check", "--base", "HEAD"]);
+    assert_eq!(check.code, Some(1));
+    assert!(
+        check.stdout.contains("`latgen render --base HEAD`"),
+        "{}",
+        check.stdout
+    );
+    assert_eq!(latgen(dir, &["render", "--base", "HEAD"]).code, Some(0));
+    let again = latgen(dir, &["check", "--base", "HEAD"]);
+    assert_eq!(again.code, Some(0), "{}", again.stdout);
+}
+
+#[test]
+fn the_hooks_judge_against_the_merge_base_and_keep_a_staged_half() {
+    let hooks = std::fs::read_to_string(common::root().join(".pre-commit-hooks.yaml")).unwrap();
+    assert!(
+        hooks.contains("entry: hooks/run-latgen check --base auto"),
+        "{hooks}"
+    );
+    assert!(
+        hooks.contains("entry: hooks/run-latgen render --base auto"),
+        "{hooks}"
+    );
+    let tmp = five_apps();
+    let dir = tmp.path();
+    path_app(dir, "foxtrot", &["/foxtrot"]);
+    // What the hooks run, one after the other, before the commit of the first half.
+    assert_eq!(latgen(dir, &["render", "--base", "auto"]).code, Some(0));
+    let staged = common::read_tree(&dir.join("generated"));
+    assert_eq!(latgen(dir, &["render", "--base", "auto"]).code, Some(0));
+    assert_eq!(
+        common::read_tree(&dir.join("generated")),
+        staged,
+        "the hook undid the half"
+    );
+    let check = latgen(dir, &["check", "--base", "auto"]);
+    assert_eq!(check.code, Some(0), "{}", check.stdout);
+}
+
+#[test]
+fn a_move_does_not_advance_past_a_step_that_is_not_rendered_or_shipped() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    assert_eq!(
+        latgen(dir, &["move", "delta", "--group", "2"]).code,
+        Some(0)
+    );
+    let skipped = latgen(dir, &["move", "delta", "--continue"]);
+    assert_eq!(skipped.code, Some(1));
+    assert!(
+        skipped
+            .stderr
+            .contains("step 1 of the move of delta is not what"),
+        "{}",
+        skipped.stderr
+    );
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let unshipped = latgen(dir, &["move", "delta", "--continue", "--base", "HEAD"]);
+    assert_eq!(unshipped.code, Some(1));
+    assert!(
+        unshipped.stderr.contains("not shipped"),
+        "{}",
+        unshipped.stderr
+    );
+    commit(dir, "step 1");
+    let next = latgen(dir, &["move", "delta", "--continue", "--base", "HEAD"]);
+    assert_eq!(next.code, Some(0), "{}", next.stderr);
+}
+
+#[test]
+fn status_lists_the_moves_and_the_steps_left() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    assert_eq!(
+        latgen(dir, &["move", "delta", "--group", "2"]).code,
+        Some(0)
+    );
+    path_app(dir, "foxtrot", &["/foxtrot"]);
+    assert_eq!(latgen(dir, &["render", "--base", "HEAD"]).code, Some(0));
+    commit(dir, "step 1");
+    let status = latgen(dir, &["status", "--base", "HEAD"]);
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    assert!(
+        status
+            .stdout
+            .contains("move: delta from group-01 to group-02"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("rollout: 1 of 3 steps shipped in HEAD"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// Sets `lattice.dispatch` in the example's latgen.yaml.
+fn set_dispatch(dir: &Path, mode: &str) {
+    let yaml = dir.join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let text = text.replace("lattice:\n  dispatch: header\n", "lattice:\n");
+    let text = match mode {
+        "header" => text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+        _ => text,
+    };
+    std::fs::write(yaml, text).unwrap();
+}
+
+/// Ships the change in the work tree with `render --base HEAD`, one committed step at a
+/// time, each accepted by `check --base … --deny-warnings` (a step `render --base` writes
+/// has no finding, transient ones included) and its PR comment snapshotted as
+/// `tests/rollout/<case>-step-<n>.expected.md`; returns the number of steps.
+fn ship(dir: &Path, case: &str) -> usize {
+    let mut steps = 0;
+    loop {
+        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        if run.stderr.starts_with("nothing to roll out") {
+            return steps;
+        }
+        steps += 1;
+        commit(dir, &format!("step {steps}"));
+        let check = latgen(dir, &["check", "--base", "HEAD~1", "--deny-warnings"]);
+        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        let md = latgen(dir, &["check", "--base", "HEAD~1", "--format", "markdown"]);
+        common::assert_snapshot(
+            &common::root().join(format!("tests/rollout/{case}-step-{steps}.expected.md")),
+            &md.stdout,
+        );
+        assert!(steps < 6, "the rollout does not end");
+    }
+}
+
+/// Every state Argo CD can be in between two consecutive steps (each side live first, and
+/// both) routes every probe of the example to the app Gateway API semantics name, and no
+/// Lattice route of any step is over the rules quota.
+fn assert_states_route_and_fit(dir: &Path, steps: usize) {
+    assert_states_route_as_before_or_after(dir, steps, None);
+}
+
+/// [`assert_states_route_and_fit`] for a change of the apps' paths: a state may route as
+/// the apps `before` the change say instead (a new path is Kong's 404 until Kong has it).
+fn assert_states_route_as_before_or_after(
+    dir: &Path,
+    steps: usize,
+    before: Option<&[latgen::input::model::App]>,
+) {
+    let built = common::built(dir);
+    let (apps, config) = (&built.prepared.apps, &built.prepared.config);
+    let quota = config.quotas.rules_per_service as usize;
+    let trees: Vec<_> = (0..=steps)
+        .map(|k| tree_at(dir, &format!("HEAD~{}", steps - k)))
+        .collect();
+    for tree in &trees {
+        for route in network(tree, tree).lattice {
+            assert!(
+                route.rules.len() <= quota,
+                "{} has {} rules",
+                route.name,
+                route.rules.len()
+            );
+        }
+    }
+    for (k, pair) in trees.windows(2).enumerate() {
+        let (prev, state) = (&pair[0], &pair[1]);
+        for (when, net) in [
+            ("Lattice first", network(state, prev)),
+            ("Kong first", network(prev, state)),
+            ("both live", network(state, state)),
+        ] {
+            let client = [latgen::manifest::routing::Headers::new()];
+            let as_before =
+                before.is_some_and(|b| common::oracle::misroutes(b, config, &net, &client).is_ok());
+            if let Err(e) = common::oracle::misroutes(apps, config, &net, &client)
+                && !as_before
+            {
+                panic!("step {}, {when}: {e}", k + 1);
+            }
+        }
+    }
+}
+
+/// Switching the example's dispatch mode on a live deployment, path → header → path: each
+/// switch ships as safe steps (header groups added beside the path groups, Kong moved onto
+/// them, the old groups dropped; and back), every state routes every request to its own
+/// app within the quota, and each switch ends as a plain render in the new mode.
+#[test]
+fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    for (mode, services) in [("header", 8), ("path", 14)] {
+        set_dispatch(dir, mode);
+        let steps = ship(dir, &format!("to-{mode}"));
+        assert_eq!(steps, 3, "switching to {mode}: Lattice, Kong, Lattice");
+        assert_states_route_and_fit(dir, steps);
+        let plain = latgen(dir, &["render", "--check"]);
+        assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
+        let built = common::built(dir);
+        assert_eq!(built.prepared.plan.service_count(), services, "{mode}");
+        let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+        assert!(!lock.contains("rollout:"), "{lock}");
+        assert_eq!(
+            lock.contains("dispatch: header"),
+            mode == "header",
+            "{lock}"
+        );
+    }
+}
+
+/// An app that grows in a full group (the example's faq gains a path in group-03, which
+/// holds 10 of 10 rules) moves to the lowest-numbered group with room, shipped in safe
+/// steps with no edit of the lock: every state routes every request within the quota, and
+/// the rollout ends as a plain render.
+#[test]
+fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    let faq = dir.join("apps/support/faq.yaml");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
+    let steps = ship(dir, "outgrown");
+    assert_eq!(steps, 3, "Lattice (new group), Kong, Lattice (old group)");
+    let mut before = common::built(dir).prepared.apps;
+    let faq = before.iter_mut().find(|a| a.name == "faq").unwrap();
+    faq.paths.truncate(1);
+    assert_states_route_as_before_or_after(dir, steps, Some(&before));
+    let plain = latgen(dir, &["render", "--check"]);
+    assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    assert!(
+        lock.contains("  faq: 5\n") && !lock.contains("rollout:"),
+        "{lock}"
+    );
+}

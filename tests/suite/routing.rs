@@ -1,0 +1,358 @@
+//! Routing equivalence: every request, followed through the generated manifests (Kong's
+//! Gateway API matching, the bridge, the rewritten Host, Lattice's string-prefix first
+//! match), lands on the backend that Gateway API semantics name for the declarations, or
+//! on none (Kong answers 404). Probes include the traps that sorting alone gets wrong.
+
+use crate::common;
+
+use std::path::Path;
+
+use latgen::manifest::routing::{Headers, Network, Outcome};
+
+fn assert_routing_equivalent(dir: &Path) -> usize {
+    assert_routes_with(dir, &[Headers::new()])
+}
+
+/// Like [`assert_routing_equivalent`], with each request sent once with each of `forged`,
+/// headers a client adds of its own.
+fn assert_routes_with(dir: &Path, forged: &[Headers]) -> usize {
+    let built = common::built(dir);
+    let net = common::network(&built.output.files);
+    match common::oracle::misroutes(&built.prepared.apps, &built.prepared.config, &net, forged) {
+        Ok(checked) => checked,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn trap_paths_land_on_the_app_gateway_api_names() {
+    let n = assert_routing_equivalent(&common::fixture("traps"));
+    assert!(n > 100, "probed {n} requests");
+}
+
+#[test]
+fn header_fixture_routes_correctly_forged_headers_included() {
+    let forged: Vec<Headers> = ["", "shop", "cart", "api-v2", "WWW"]
+        .iter()
+        .map(|v| Headers::from([("x-shop-app".to_string(), v.to_string())]))
+        .chain([Headers::new()])
+        .collect();
+    let n = assert_routes_with(&common::fixture("header"), &forged);
+    assert!(n > 1000, "probed {n} requests");
+}
+
+#[test]
+fn settings_fixture_routes_correctly() {
+    assert_routing_equivalent(&common::fixture("settings"));
+}
+
+#[test]
+fn example_routes_every_declared_path_correctly() {
+    assert_routing_equivalent(&common::root());
+}
+
+/// The example under `dispatch: header`, in a copy: 79 apps in 8 groups, no dedicated
+/// service, and every probe reaches the app Gateway API semantics name, also when the
+/// client forges the dispatch header with another app's name (in any case), an empty
+/// value, or a header Lattice reserves.
+#[test]
+fn example_under_header_dispatch_routes_every_probe_forged_headers_included() {
+    let tmp = common::header_copy_of_example();
+    let built = common::built(tmp.path());
+    let plan = &built.prepared.plan;
+    assert_eq!((plan.groups.len(), plan.dedicated.len()), (8, 0));
+    assert!(plan.groups.iter().all(|g| g.apps.len() <= 10));
+    let mut forged = vec![Headers::new()];
+    for value in ["cart", "SHOP-WEB", "", "admin-console"] {
+        forged.push(Headers::from([(
+            "x-latgen-app".to_string(),
+            value.to_string(),
+        )]));
+    }
+    forged.push(Headers::from([(
+        "x-amzn-lattice-identity".to_string(),
+        "forged".to_string(),
+    )]));
+    let n = assert_routes_with(tmp.path(), &forged);
+    assert!(n > 10_000, "probed {n} requests");
+}
+
+/// A Kong route that adds the dispatch header instead of setting it lets a client's
+/// forged value through (Kong appends to it), and the request reaches no app, or one the
+/// client picked: the model follows what Kong does with each.
+#[test]
+fn a_header_kong_adds_rather_than_sets_does_not_hold_against_a_forged_one() {
+    let lattice = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: g, namespace: ns }\nspec:\n  hostnames: [g.internal]\n  rules:\n    - matches: [{ path: { type: PathPrefix, value: / }, headers: [{ type: Exact, name: x-latgen-app, value: admin }] }]\n      backendRefs: [{ name: admin, port: 80 }]\n    - matches: [{ path: { type: PathPrefix, value: / }, headers: [{ type: Exact, name: x-latgen-app, value: shop }] }]\n      backendRefs: [{ name: shop, port: 80 }]\n";
+    let kong = |verb: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: shop, namespace: k }}\nspec:\n  rules:\n    - matches: [{{ path: {{ type: PathPrefix, value: /shop }} }}]\n      filters:\n        - {{ type: URLRewrite, urlRewrite: {{ hostname: g.internal }} }}\n        - {{ type: RequestHeaderModifier, requestHeaderModifier: {{ {verb}: [{{ name: X-Latgen-App, value: shop }}] }} }}\n      backendRefs: [{{ name: shop-lattice, port: 80 }}]\n"
+        )
+    };
+    let bridge = "apiVersion: v1\nkind: Service\nmetadata: { name: shop-lattice, namespace: k }\nspec: { type: ExternalName, externalName: g.internal }\n";
+    let forged = Headers::from([("x-latgen-app".to_string(), "admin".to_string())]);
+    let reached = |verb: &str, client: &Headers| {
+        let kong = kong(verb);
+        let files = [
+            ("lattice/g.yaml", lattice),
+            ("kong/r.yaml", kong.as_str()),
+            ("kong/s.yaml", bridge),
+        ];
+        let net = common::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
+        net.route_with("x", "/shop/cart", client)
+            .backend()
+            .map(|b| b.name.clone())
+    };
+    assert_eq!(reached("set", &Headers::new()).as_deref(), Some("shop"));
+    assert_eq!(reached("set", &forged).as_deref(), Some("shop"));
+    assert_eq!(reached("add", &Headers::new()).as_deref(), Some("shop"));
+    assert_eq!(
+        reached("add", &forged),
+        None,
+        "`admin,shop` matches no rule"
+    );
+}
+
+/// The reason nested prefixes of different apps never share a group: with `/shop` and
+/// `/shop/cart` in one route, sorted longest first, Lattice sends `/shop/cartx` (which Kong
+/// sends to `/shop`'s app) to the cart app.
+#[test]
+fn sorting_alone_would_misroute_a_nested_prefix() {
+    let route = |rules: &[(&str, &str)]| {
+        let yaml_rules: String = rules
+            .iter()
+            .map(|(p, svc)| format!("    - matches: [{{ path: {{ type: PathPrefix, value: {p} }} }}]\n      backendRefs: [{{ name: {svc}, port: 80 }}]\n"))
+            .collect();
+        let lattice = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{ name: g, namespace: ns }}\nspec:\n  hostnames: [g.internal]\n  rules:\n{yaml_rules}"
+        );
+        let kong = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: shop, namespace: k }\nspec:\n  rules:\n    - matches: [{ path: { type: PathPrefix, value: /shop } }]\n      filters: [{ type: URLRewrite, urlRewrite: { hostname: g.internal } }]\n      backendRefs: [{ name: shop-lattice, port: 80 }]\n";
+        let bridge = "apiVersion: v1\nkind: Service\nmetadata: { name: shop-lattice, namespace: k }\nspec: { type: ExternalName, externalName: g.internal }\n";
+        let files = [
+            ("lattice/g.yaml", lattice.as_str()),
+            ("kong/r.yaml", kong),
+            ("kong/s.yaml", bridge),
+        ];
+        let net = common::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
+        net.route("x", "/shop/cartx")
+    };
+    match route(&[("/shop/cart", "cart"), ("/shop", "shop")]) {
+        Outcome::Backend { backend, .. } => assert_eq!(
+            backend.name, "cart",
+            "string-prefix first match takes the nested rule"
+        ),
+        other => panic!("{other:?}"),
+    }
+    match route(&[("/shop", "shop")]) {
+        Outcome::Backend { backend, .. } => assert_eq!(backend.name, "shop"),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The positions in a model's debug form, blanked: a model made from a typed object has
+/// none.
+fn without_positions(debug: &str) -> String {
+    let mut out = String::with_capacity(debug.len());
+    let mut rest = debug;
+    while let Some(i) = rest
+        .find("line: ")
+        .into_iter()
+        .chain(rest.find("column: "))
+        .min()
+    {
+        let key_end = i + rest[i..].find(": ").unwrap() + 2;
+        out.push_str(&rest[..key_end]);
+        rest = rest[key_end..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('_');
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `check` models a committed manifest that is exactly what was rendered from the render's
+/// typed read-back instead of parsing it again. That model must be the one parsing the
+/// text gives, line numbers aside, for every route and Service of the example.
+#[test]
+fn typed_read_back_models_a_manifest_as_parsing_it_does() {
+    read_back_models_as_parsing(Path::new(env!("CARGO_MANIFEST_DIR")));
+}
+
+/// The same under header dispatch: header matches and header modifiers read alike.
+#[test]
+fn typed_read_back_models_header_dispatch_as_parsing_it_does() {
+    let tmp = common::header_copy_of_example();
+    read_back_models_as_parsing(tmp.path());
+}
+
+fn read_back_models_as_parsing(root: &Path) {
+    use latgen::input::ProjectPaths;
+    use latgen::manifest::routing::{Source, is_kong_file};
+    use latgen::render::Templates;
+    let prepared = latgen::pipeline::prepare(&ProjectPaths::at_root(root))
+        .prepared
+        .unwrap();
+    let templates = Templates::load(None).unwrap();
+    let (out, docs) = latgen::render::render_with_docs(
+        &prepared.plan,
+        &prepared.apps,
+        &prepared.config,
+        &templates,
+    )
+    .unwrap();
+    let modelled = out
+        .files
+        .iter()
+        .filter(|(_, t)| t.contains("\nkind: HTTPRoute\n") || t.contains("\nkind: Service\n"));
+    let mut parsed = Vec::new();
+    let mut read = Vec::new();
+    for (rel, text) in modelled {
+        let doc = docs
+            .get(rel)
+            .unwrap_or_else(|| panic!("no model of {}", rel.display()));
+        parsed.push((rel.clone(), Source::Text(text), is_kong_file(rel)));
+        read.push((rel.clone(), Source::Read(doc), is_kong_file(rel)));
+    }
+    assert!(
+        parsed.len() > 100,
+        "the example has {} routes and Services",
+        parsed.len()
+    );
+    let (from_text, errors) = Network::from_sources(&parsed);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (from_typed, _) = Network::from_sources(&read);
+    let (a, b) = (format!("{from_text:#?}"), format!("{from_typed:#?}"));
+    assert_ne!(a, without_positions(&a), "parsing keeps positions");
+    pretty_assertions::assert_eq!(without_positions(&a), without_positions(&b));
+}
+
+/// A custom template may leave a list or map empty (`labels:`, `matches:`), which YAML reads
+/// as null. The typed objects take that as absent; the model parsed from text must too, or
+/// `check` would model the same file two ways.
+#[test]
+fn empty_fields_model_alike_from_text_and_from_typed_objects() {
+    use gateway_api::apis::standard::httproutes::HttpRoute;
+    use k8s_openapi::api::core::v1::Service;
+    use latgen::manifest::routing::{Doc, Source};
+    let route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: kong-routes\n  labels:\nspec:\n  hostnames:\n  parentRefs:\n    - name: kong\n  rules:\n    - matches:\n      filters:\n      backendRefs:\n    - matches:\n        - path:\n            type: Exact\n            value: /a\n      backendRefs:\n        - name: a-lattice\n          port: 80\n";
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a-lattice\n  namespace: kong-routes\n  labels:\nspec:\n  type: ExternalName\n  externalName: group-01.lattice.internal\n";
+    let typed_route: HttpRoute = serde_saphyr::from_str(route).unwrap();
+    let typed_service: Service = serde_saphyr::from_str(service).unwrap();
+    let paths = ["kong/httproute-r.yaml", "kong/service-a-lattice.yaml"];
+    let from_typed = [
+        Doc::from_route(
+            Path::new(paths[0]),
+            &typed_route.metadata,
+            &typed_route.spec,
+        ),
+        Doc::from_service(
+            Path::new(paths[1]),
+            &typed_service.metadata,
+            typed_service
+                .spec
+                .as_ref()
+                .and_then(|s| s.external_name.as_deref()),
+        ),
+    ];
+    let parsed: Vec<_> = paths
+        .iter()
+        .zip([route, service])
+        .map(|(p, t)| (*p, Source::Text(t), true))
+        .collect();
+    let read: Vec<_> = paths
+        .iter()
+        .zip(&from_typed)
+        .map(|(p, d)| (*p, Source::Read(d), true))
+        .collect();
+    let (a, errors) = Network::from_sources(&parsed);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (b, _) = Network::from_sources(&read);
+    assert_eq!(a.kong.len(), 2, "one Kong route per rule");
+    pretty_assertions::assert_eq!(
+        without_positions(&format!("{a:#?}")),
+        without_positions(&format!("{b:#?}"))
+    );
+}
+
+/// The order the AWS Gateway API Controller (v2.1.3) leaves a group's rules in when `late`
+/// is the app added last: a rule new to a listener is created at the next free priority,
+/// after every existing rule (`pkg/deploy/lattice/rule_manager.go`, `create`), and the
+/// reorder that follows sends every rule of the listener in one `BatchUpdateRule` call
+/// (`rule_synthesizer.go`, `adjustPriorities`), which the Lattice API caps at 5 rules. So in
+/// a route of more than 5 rules the late app's rules stay last.
+fn added_last(
+    route: &latgen::manifest::routing::LatticeRoute,
+    late: &latgen::manifest::routing::BackendRef,
+) -> latgen::manifest::routing::LatticeRoute {
+    const BATCH_UPDATE_MAX: usize = 5;
+    let mut r = route.clone();
+    if r.rules.len() > BATCH_UPDATE_MAX {
+        r.rules
+            .sort_by_key(|rule| rule.backend.as_ref() == Some(late));
+    }
+    r
+}
+
+/// The example routes every probe right whichever app of each group the controller added
+/// last, which is the order a group is left in after a new app, a move into it or a path
+/// change (see `added_last`).
+#[test]
+fn example_routes_right_whichever_app_of_a_group_was_added_last() {
+    let built = common::built(&common::root());
+    let net = common::network(&built.output.files);
+    let (apps, config) = (&built.prepared.apps, &built.prepared.config);
+    let mut orders = 0;
+    for (i, route) in net.lattice.iter().enumerate() {
+        let backends: std::collections::BTreeSet<_> = route
+            .rules
+            .iter()
+            .filter_map(|r| r.backend.clone())
+            .collect();
+        for late in &backends {
+            let mut shuffled = net.clone();
+            shuffled.lattice[i] = std::sync::Arc::new(added_last(route, late));
+            if let Err(e) = common::oracle::misroutes(apps, config, &shuffled, &[Headers::new()]) {
+                panic!("{} added last to {}: {e}", late, route.name);
+            }
+            orders += 1;
+        }
+    }
+    assert!(orders > 70, "tried {orders} orders");
+}
+
+/// A Lattice route of two rules to two Services: `first` then `then`, each a match given
+/// as YAML.
+fn two_rule_route(first: &str, then: &str) -> latgen::manifest::routing::LatticeRoute {
+    let rule = |m: &str, svc: &str| {
+        format!(
+            "    - matches:\n        - {m}\n      backendRefs:\n        - name: {svc}\n          port: 80\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: group-01\n  namespace: lattice-groups\nspec:\n  hostnames: [group-01.lattice.internal]\n  rules:\n{}{}",
+        rule(first, "shop"),
+        rule(then, "promo")
+    );
+    latgen::manifest::routing::LatticeRoute::parse(
+        Path::new("lattice/httproute-group-01.yaml"),
+        &text,
+    )
+    .expect("a Lattice route")
+}
+
+/// A pair is order-dependent where the written order routes right: `/shopping` before
+/// `/shop`, or `/shop` first with a header the later rule does not need (so `/shopping`
+/// without the header still reaches the later rule, and with it the earlier one takes it
+/// whichever app owns it). A pair written in the wrong order is `rule-shadowed` instead.
+#[test]
+fn order_dependent_pairs_are_those_the_written_order_routes_right() {
+    let count = |first: &str, then: &str| two_rule_route(first, then).order_dependent().len();
+    let prefix = |p: &str| format!("{{path: {{type: PathPrefix, value: {p}}}}}");
+    assert_eq!(count(&prefix("/shopping"), &prefix("/shop")), 1);
+    assert_eq!(
+        count(&prefix("/shop"), &prefix("/shopping")),
+        0,
+        "shadowed, not order-dependent"
+    );
+    let with_header = "{path: {type: PathPrefix, value: /shop}, headers: [{type: Exact, name: x-env, value: canary}]}";
+    assert_eq!(count(with_header, &prefix("/shopping")), 1);
+    assert_eq!(count(&prefix("/blog"), &prefix("/shop")), 0);
+}

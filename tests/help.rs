@@ -2,8 +2,9 @@
 //! are snapshots (`tests/cli/help/<command>.txt`, compared exactly; a missing one fails;
 //! write them with `LATGEN_BLESS=1 cargo test --test help`), and the man page names every
 //! subcommand, each of which has a page of its own (`latgen man --out DIR` writes them all).
-//! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`;
-//! `readme::usage` checks the README's usage block against the commands.
+//! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`.
+//! The `docs::` tests check the usage block of the book's page of the command line
+//! (`docs/src/reference/cli.md`) and the README's list of commands against the commands.
 
 mod common;
 
@@ -158,16 +159,25 @@ fn man_out() {
     }
 }
 
-/// The README's usage block: one entry per command, each naming every option the command
-/// shows in its help (`--color`, which every command that prints diagnostics takes, is
-/// said once below the block).
-fn readme_usage() {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
-    let block = readme
+/// The page of the command line in the book.
+const CLI_PAGE: &str = "docs/src/reference/cli.md";
+
+/// The first code block under `## Usage` in the file at `path` (relative to the root).
+fn usage_block(path: &str) -> String {
+    let text = std::fs::read_to_string(common::root().join(path)).unwrap();
+    let block = text
         .split_once("## Usage\n\n```\n")
         .and_then(|(_, rest)| rest.split_once("```"))
-        .expect("README has a usage block")
+        .unwrap_or_else(|| panic!("{path} has no usage block"))
         .0;
+    block.to_string()
+}
+
+/// The book's usage block: one entry per command, each naming every option the command
+/// shows in its help (`--color`, which every command that prints diagnostics takes, is
+/// said once below the block).
+fn cli_page_usage() {
+    let block = usage_block(CLI_PAGE);
     for sub in subcommands() {
         let name = sub.get_name();
         // An entry is its first line and the indented lines that go on with it.
@@ -184,7 +194,7 @@ fn readme_usage() {
         }
         assert!(
             !entry.is_empty(),
-            "the README's usage block lacks `latgen {name}`"
+            "{CLI_PAGE}: the usage block lacks `latgen {name}`"
         );
         for arg in sub.get_arguments() {
             let (Some(long), false) = (arg.get_long(), arg.is_hide_set()) else {
@@ -196,14 +206,32 @@ fn readme_usage() {
             let short = arg.get_short().map(|s| format!("-{s} "));
             assert!(
                 entry.contains(&format!("--{long}")) || short.is_some_and(|s| entry.contains(&s)),
-                "the README's usage of `latgen {name}` lacks --{long}: {entry}"
+                "{CLI_PAGE}: the usage of `latgen {name}` lacks --{long}: {entry}"
             );
         }
     }
+    let page = std::fs::read_to_string(common::root().join(CLI_PAGE)).unwrap();
     assert!(
-        readme.contains("`--color`"),
-        "README does not document --color"
+        page.contains("`--color`"),
+        "{CLI_PAGE} does not document --color"
     );
+}
+
+/// The README's usage block names every command.
+fn readme_commands() {
+    let block = usage_block("README.md");
+    for sub in subcommands() {
+        let name = sub.get_name();
+        let named = block
+            .match_indices(&format!("latgen {name}"))
+            .any(|(at, m)| {
+                block[at + m.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '-')
+            });
+        assert!(named, "the README's usage block lacks `latgen {name}`");
+    }
 }
 
 /// Every help snapshot belongs to a command that exists: a removed or renamed subcommand
@@ -246,8 +274,12 @@ fn main() {
             man_out();
             Ok(())
         }),
-        Trial::test("readme::usage", || {
-            readme_usage();
+        Trial::test("docs::cli-usage", || {
+            cli_page_usage();
+            Ok(())
+        }),
+        Trial::test("docs::readme-commands", || {
+            readme_commands();
             Ok(())
         }),
     ];

@@ -3,8 +3,10 @@
 //! write them with `LATGEN_BLESS=1 cargo test --test help`), and the man page names every
 //! subcommand, each of which has a page of its own (`latgen man --out DIR` writes them all).
 //! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`.
-//! The `docs::` tests check the usage block of the book's page of the command line
-//! (`docs/src/reference/cli.md`) and the README's list of commands against the commands.
+//! The `docs::` tests check the written documentation: the usage block of the book's page
+//! of the command line (`docs/src/reference/cli.md`) and the README's list of commands
+//! against the commands, the README's length, the relative links of the README,
+//! CONTRIBUTING.md and the book, and the book's table of contents.
 
 mod common;
 
@@ -234,6 +236,124 @@ fn readme_commands() {
     }
 }
 
+/// The README is the front page: everything longer goes in the book.
+fn readme_length() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 200,
+        "README.md has {lines} lines, more than 200: move the detail to docs/src/"
+    );
+}
+
+/// The README, CONTRIBUTING.md and every page of the book, by path from the root.
+fn documents() -> Vec<PathBuf> {
+    let root = common::root();
+    let mut docs = vec![PathBuf::from("README.md"), PathBuf::from("CONTRIBUTING.md")];
+    for entry in walkdir::WalkDir::new(root.join("docs/src")).sort_by_file_name() {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path.strip_prefix(&root).unwrap().to_path_buf());
+        }
+    }
+    docs
+}
+
+/// The lines of a Markdown text outside fenced code blocks.
+fn prose(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    text.lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            !fenced
+        })
+        .collect()
+}
+
+/// The targets of a Markdown text's inline links, `[text](target)`.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    for line in prose(text) {
+        for (at, _) in line.match_indices("](") {
+            if let Some(end) = line[at + 2..].find(')') {
+                targets.push(line[at + 2..at + 2 + end].to_string());
+            }
+        }
+    }
+    targets
+}
+
+/// The anchors GitHub gives a Markdown text's headings: lowercase, punctuation dropped,
+/// spaces made hyphens.
+fn anchors(text: &str) -> Vec<String> {
+    prose(text)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix('#'))
+        .map(|h| {
+            h.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every relative link of the README, CONTRIBUTING.md and the book points at a file that
+/// exists, and its `#anchor`, if any, at a heading of it.
+fn relative_links() {
+    let root = common::root();
+    for doc in documents() {
+        let text = std::fs::read_to_string(root.join(&doc)).unwrap();
+        for target in link_targets(&text) {
+            if target.starts_with("https://") || target.starts_with("http://") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                root.join(&doc)
+            } else {
+                root.join(doc.parent().unwrap()).join(file)
+            };
+            assert!(
+                path.exists(),
+                "{}: the link `{target}` points at no file",
+                doc.display()
+            );
+            if !anchor.is_empty() {
+                let linked = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    anchors(&linked).iter().any(|a| a == anchor),
+                    "{}: the link `{target}` points at no heading",
+                    doc.display()
+                );
+            }
+        }
+    }
+}
+
+/// Every page of the book is in its table of contents, `docs/src/SUMMARY.md`.
+fn summary_lists_every_page() {
+    let src = common::root().join("docs/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let listed = link_targets(&summary);
+    for doc in documents() {
+        let Ok(page) = doc.strip_prefix("docs/src") else {
+            continue;
+        };
+        let page = page.to_str().unwrap();
+        assert!(
+            page == "SUMMARY.md" || listed.iter().any(|l| l == page),
+            "docs/src/SUMMARY.md does not list {page}"
+        );
+    }
+}
+
 /// Every help snapshot belongs to a command that exists: a removed or renamed subcommand
 /// leaves no stale file behind.
 fn no_stale_help_snapshots() {
@@ -280,6 +400,18 @@ fn main() {
         }),
         Trial::test("docs::readme-commands", || {
             readme_commands();
+            Ok(())
+        }),
+        Trial::test("docs::readme-length", || {
+            readme_length();
+            Ok(())
+        }),
+        Trial::test("docs::relative-links", || {
+            relative_links();
+            Ok(())
+        }),
+        Trial::test("docs::summary", || {
+            summary_lists_every_page();
             Ok(())
         }),
     ];

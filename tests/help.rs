@@ -2,8 +2,11 @@
 //! are snapshots (`tests/cli/help/<command>.txt`, compared exactly; a missing one fails;
 //! write them with `LATGEN_BLESS=1 cargo test --test help`), and the man page names every
 //! subcommand, each of which has a page of its own (`latgen man --out DIR` writes them all).
-//! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`;
-//! `readme::usage` checks the README's usage block against the commands.
+//! One test per command: `help::<command>`, `help-layout::<command>` and `man::<command>`.
+//! The `docs::` tests check the written documentation: the usage block of the book's page
+//! of the command line (`docs/src/reference/cli.md`) and the README's list of commands
+//! against the commands, the README's length, the relative links of the README,
+//! CONTRIBUTING.md and the book, and the book's table of contents.
 
 #[path = "suite/common/mod.rs"]
 mod common;
@@ -159,16 +162,25 @@ fn man_out() {
     }
 }
 
-/// The README's usage block: one entry per command, each naming every option the command
-/// shows in its help (`--color`, which every command that prints diagnostics takes, is
-/// said once below the block).
-fn readme_usage() {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
-    let block = readme
+/// The page of the command line in the book.
+const CLI_PAGE: &str = "docs/src/reference/cli.md";
+
+/// The first code block under `## Usage` in the file at `path` (relative to the root).
+fn usage_block(path: &str) -> String {
+    let text = std::fs::read_to_string(common::root().join(path)).unwrap();
+    let block = text
         .split_once("## Usage\n\n```\n")
         .and_then(|(_, rest)| rest.split_once("```"))
-        .expect("README has a usage block")
+        .unwrap_or_else(|| panic!("{path} has no usage block"))
         .0;
+    block.to_string()
+}
+
+/// The book's usage block: one entry per command, each naming every option the command
+/// shows in its help (`--color`, which every command that prints diagnostics takes, is
+/// said once below the block).
+fn cli_page_usage() {
+    let block = usage_block(CLI_PAGE);
     for sub in subcommands() {
         let name = sub.get_name();
         // An entry is its first line and the indented lines that go on with it.
@@ -185,7 +197,7 @@ fn readme_usage() {
         }
         assert!(
             !entry.is_empty(),
-            "the README's usage block lacks `latgen {name}`"
+            "{CLI_PAGE}: the usage block lacks `latgen {name}`"
         );
         for arg in sub.get_arguments() {
             let (Some(long), false) = (arg.get_long(), arg.is_hide_set()) else {
@@ -197,14 +209,150 @@ fn readme_usage() {
             let short = arg.get_short().map(|s| format!("-{s} "));
             assert!(
                 entry.contains(&format!("--{long}")) || short.is_some_and(|s| entry.contains(&s)),
-                "the README's usage of `latgen {name}` lacks --{long}: {entry}"
+                "{CLI_PAGE}: the usage of `latgen {name}` lacks --{long}: {entry}"
             );
         }
     }
+    let page = std::fs::read_to_string(common::root().join(CLI_PAGE)).unwrap();
     assert!(
-        readme.contains("`--color`"),
-        "README does not document --color"
+        page.contains("`--color`"),
+        "{CLI_PAGE} does not document --color"
     );
+}
+
+/// The README's usage block names every command.
+fn readme_commands() {
+    let block = usage_block("README.md");
+    for sub in subcommands() {
+        let name = sub.get_name();
+        let named = block
+            .match_indices(&format!("latgen {name}"))
+            .any(|(at, m)| {
+                block[at + m.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '-')
+            });
+        assert!(named, "the README's usage block lacks `latgen {name}`");
+    }
+}
+
+/// The README is the front page: everything longer goes in the book.
+fn readme_length() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 200,
+        "README.md has {lines} lines, more than 200: move the detail to docs/src/"
+    );
+}
+
+/// The README, CONTRIBUTING.md and every page of the book, by path from the root.
+fn documents() -> Vec<PathBuf> {
+    let root = common::root();
+    let mut docs = vec![PathBuf::from("README.md"), PathBuf::from("CONTRIBUTING.md")];
+    for entry in walkdir::WalkDir::new(root.join("docs/src")).sort_by_file_name() {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push(path.strip_prefix(&root).unwrap().to_path_buf());
+        }
+    }
+    docs
+}
+
+/// The lines of a Markdown text outside fenced code blocks.
+fn prose(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    text.lines()
+        .filter(|l| {
+            if l.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            !fenced
+        })
+        .collect()
+}
+
+/// The targets of a Markdown text's inline links, `[text](target)`.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    for line in prose(text) {
+        for (at, _) in line.match_indices("](") {
+            if let Some(end) = line[at + 2..].find(')') {
+                targets.push(line[at + 2..at + 2 + end].to_string());
+            }
+        }
+    }
+    targets
+}
+
+/// The anchors GitHub gives a Markdown text's headings: lowercase, punctuation dropped,
+/// spaces made hyphens.
+fn anchors(text: &str) -> Vec<String> {
+    prose(text)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix('#'))
+        .map(|h| {
+            h.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every relative link of the README, CONTRIBUTING.md and the book points at a file that
+/// exists, and its `#anchor`, if any, at a heading of it.
+fn relative_links() {
+    let root = common::root();
+    for doc in documents() {
+        let text = std::fs::read_to_string(root.join(&doc)).unwrap();
+        for target in link_targets(&text) {
+            if target.starts_with("https://") || target.starts_with("http://") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                root.join(&doc)
+            } else {
+                root.join(doc.parent().unwrap()).join(file)
+            };
+            assert!(
+                path.exists(),
+                "{}: the link `{target}` points at no file",
+                doc.display()
+            );
+            if !anchor.is_empty() {
+                let linked = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    anchors(&linked).iter().any(|a| a == anchor),
+                    "{}: the link `{target}` points at no heading",
+                    doc.display()
+                );
+            }
+        }
+    }
+}
+
+/// Every page of the book is in its table of contents, `docs/src/SUMMARY.md`.
+fn summary_lists_every_page() {
+    let src = common::root().join("docs/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let listed = link_targets(&summary);
+    for doc in documents() {
+        let Ok(page) = doc.strip_prefix("docs/src") else {
+            continue;
+        };
+        let page = page.to_str().unwrap();
+        assert!(
+            page == "SUMMARY.md" || listed.iter().any(|l| l == page),
+            "docs/src/SUMMARY.md does not list {page}"
+        );
+    }
 }
 
 /// Every help snapshot belongs to a command that exists: a removed or renamed subcommand
@@ -247,8 +395,24 @@ fn main() {
             man_out();
             Ok(())
         }),
-        Trial::test("readme::usage", || {
-            readme_usage();
+        Trial::test("docs::cli-usage", || {
+            cli_page_usage();
+            Ok(())
+        }),
+        Trial::test("docs::readme-commands", || {
+            readme_commands();
+            Ok(())
+        }),
+        Trial::test("docs::readme-length", || {
+            readme_length();
+            Ok(())
+        }),
+        Trial::test("docs::relative-links", || {
+            relative_links();
+            Ok(())
+        }),
+        Trial::test("docs::summary", || {
+            summary_lists_every_page();
             Ok(())
         }),
     ];

@@ -1,5 +1,6 @@
 //! `latgen explain CODE`: what a finding code means, its default severity, and an example
-//! of an input that gets it. Also makes the README's table of codes.
+//! of an input that gets it. Also makes the book's page of codes
+//! (`docs/src/reference/codes.md`).
 
 use super::{Exit, plural, to_stdout};
 use crate::diag::codes::Code;
@@ -83,19 +84,42 @@ pub fn text(code: Code) -> String {
     )
 }
 
-/// The README's table of codes (between `<!-- codes:start -->` and `<!-- codes:end -->`,
-/// under "Finding codes"): one row per code, in the order of [`Code::ALL`].
+/// The generated part of the book's page of codes, `docs/src/reference/codes.md` (between
+/// `<!-- codes:start -->` and `<!-- codes:end -->`): the table, then one section per code,
+/// which is where [`Code::help_url`] points.
+pub fn markdown_page() -> String {
+    format!("{}\n{}", markdown_table(), markdown_sections())
+}
+
+/// The table of codes: one row per code, in the order of [`Code::ALL`], each code linked to
+/// its section.
 pub fn markdown_table() -> String {
     let mut out = String::from("| code | severity | what it means |\n|---|---|---|\n");
     for code in Code::ALL {
         out.push_str(&format!(
-            "| `{}` | {} | {} |\n",
-            code.as_str(),
+            "| [`{code}`](#{code}) | {} | {} |\n",
             code.severity().as_str(),
             code.summary().replace('|', "\\|")
         ));
     }
     out
+}
+
+/// One `### <code>` section per code (so that its anchor is the code's name): the default
+/// severity, the summary, and the example `latgen explain CODE` prints.
+pub fn markdown_sections() -> String {
+    Code::ALL
+        .iter()
+        .map(|code| {
+            format!(
+                "### {code}\n\n**{}**: {}\n\n```text\n{}\n```\n",
+                code.severity().as_str(),
+                code.summary(),
+                example(*code)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// An input that gets the code, the headline latgen prints for it and its help line, from

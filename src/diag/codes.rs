@@ -1,6 +1,6 @@
 //! Every finding code latgen can report: one [`Code`] variant each, with its kebab-case
-//! name, default severity and a one-line summary. The README's list, the SARIF rules and
-//! `latgen explain` are all made from this table. Codes are stable: they are part of the
+//! name, default severity and a one-line summary. The book's page of codes, the SARIF rules
+//! and `latgen explain` are all made from this table. Codes are stable: they are part of the
 //! interface (SARIF rule ids, JSON, suppressions), so a name is never changed once released.
 
 /// The project's public repository. A placeholder until the project is published: this is
@@ -142,10 +142,10 @@ impl Code {
         Code::ALL.iter().copied().find(|c| c.as_str() == name)
     }
 
-    /// Where this code is documented: the README's table of codes, "Finding codes" (made
-    /// by `commands::explain::markdown_table`).
+    /// Where this code is documented: its own section of the book's page of codes,
+    /// `docs/src/reference/codes.md` (made by `commands::explain::markdown_page`).
     pub fn help_url(self) -> String {
-        format!("{REPO_URL}/blob/main/README.md#finding-codes")
+        format!("{REPO_URL}/blob/main/docs/src/reference/codes.md#{self}")
     }
 
     /// Codes that mean "latgen could not do its job" (exit 2) rather than "the inputs have

@@ -791,7 +791,10 @@ fn the_public_repository_is_named_in_one_place() {
         format!("ghcr.io/{slug}:{}", env!("CARGO_PKG_VERSION")),
         "the sidecar's image"
     );
-    assert!(read("README.md").contains(&format!("repo: {url}\n")));
+    assert!(
+        read(INTEGRATIONS_PAGE).contains(&format!("repo: {url}\n")),
+        "{INTEGRATIONS_PAGE}: the pre-commit example"
+    );
     // The old placeholder, spelled so that this file does not hold it.
     let old = ["your", "org"].join("-");
     let root = common::root();
@@ -987,10 +990,13 @@ fn gitattributes_mark_the_output_generated_and_keep_its_diffs() {
     assert_eq!(rules, ["generated/** linguist-generated=true"]);
 }
 
+/// The book's page that documents the integrations.
+const INTEGRATIONS_PAGE: &str = "docs/src/guide/deploying.md";
+
 #[test]
-fn the_readme_documents_the_integrations() {
-    let readme = read("README.md");
-    assert!(readme.contains("## Integrations"));
+fn the_book_documents_the_integrations() {
+    let page = read(INTEGRATIONS_PAGE);
+    assert!(page.contains("## Integrations"));
     for f in [
         ".pre-commit-hooks.yaml",
         "examples/github-actions.yml",
@@ -1003,6 +1009,6 @@ fn the_readme_documents_the_integrations() {
         "latgen completions",
         "latgen man",
     ] {
-        assert!(readme.contains(f), "README does not mention {f}");
+        assert!(page.contains(f), "{INTEGRATIONS_PAGE} does not mention {f}");
     }
 }

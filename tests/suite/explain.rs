@@ -1,6 +1,6 @@
 //! `latgen explain`: every code has an explanation with an example, the output for one code
-//! is a committed snapshot (`tests/explain/nested-prefix.stdout`), and the README's table of
-//! codes is the one `explain` makes. Refresh both with
+//! is a committed snapshot (`tests/explain/nested-prefix.stdout`), and the book's page of
+//! codes (`docs/src/reference/codes.md`) is the one `explain` makes. Refresh both with
 //! `LATGEN_BLESS=1 cargo test --test explain` and review the diff.
 
 use std::path::{Path, PathBuf};
@@ -146,46 +146,51 @@ fn every_code_is_explained_with_an_example() {
     }
 }
 
+/// The page of codes in the book, where each code's help link points.
+const CODES_PAGE: &str = "docs/src/reference/codes.md";
+
+/// Each code's help link is its own section of the page of codes.
 #[test]
-fn help_links_point_at_the_readme_table() {
+fn help_links_point_at_the_code_s_section() {
+    let page = std::fs::read_to_string(root().join(CODES_PAGE)).unwrap();
     for &code in Code::ALL {
         assert_eq!(
             code.help_url(),
             format!(
-                "{}/blob/main/README.md#finding-codes",
+                "{}/blob/main/{CODES_PAGE}#{code}",
                 latgen::diag::codes::REPO_URL
             )
+        );
+        assert!(
+            page.contains(&format!("\n### {code}\n")),
+            "{CODES_PAGE} has no `### {code}` section"
         );
     }
 }
 
-/// The README's table of codes, under "Finding codes", is the one `explain` makes.
+/// The generated part of the page of codes is the one `explain` makes.
 #[test]
-fn readme_table_of_codes_is_current() {
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let (Some(start), Some(end)) = (readme.find(START), readme.find(END)) else {
-        panic!("README.md has no `{START}` … `{END}` section");
+fn the_page_of_codes_is_current() {
+    let path = root().join(CODES_PAGE);
+    let page = std::fs::read_to_string(&path).unwrap();
+    let (Some(start), Some(end)) = (page.find(START), page.find(END)) else {
+        panic!("{CODES_PAGE} has no `{START}` … `{END}` section");
     };
-    assert!(start < end, "README.md: `{END}` comes before `{START}`");
-    assert!(
-        readme[..start].ends_with("### Finding codes\n\n"),
-        "README.md: the table must sit just under `### Finding codes` (its help links point there)"
-    );
+    assert!(start < end, "{CODES_PAGE}: `{END}` comes before `{START}`");
     let body_start = start + START.len();
-    let want = format!("\n\n{}\n", explain::markdown_table());
+    let want = format!("\n\n{}\n", explain::markdown_page());
     if bless() {
-        let mut new = String::with_capacity(readme.len());
-        new.push_str(&readme[..body_start]);
+        let mut new = String::with_capacity(page.len());
+        new.push_str(&page[..body_start]);
         new.push_str(&want);
-        new.push_str(&readme[end..]);
+        new.push_str(&page[end..]);
         std::fs::write(&path, new).unwrap();
         return;
     }
     assert_eq!(
-        &readme[body_start..end],
+        &page[body_start..end],
         want,
-        "README.md's table of codes is stale: run `LATGEN_BLESS=1 cargo test --test explain` and commit it"
+        "{CODES_PAGE} is stale: run `LATGEN_BLESS=1 cargo test --test explain` and commit it"
     );
 }
 
@@ -196,7 +201,10 @@ fn the_table_has_one_row_per_code() {
     assert_eq!(rows.len(), Code::ALL.len());
     for (row, code) in rows.iter().zip(Code::ALL) {
         assert!(
-            row.starts_with(&format!("| `{code}` | {} | ", code.severity().as_str())),
+            row.starts_with(&format!(
+                "| [`{code}`](#{code}) | {} | ",
+                code.severity().as_str()
+            )),
             "{row}"
         );
         assert_eq!(row.matches(" | ").count(), 2, "{row}");

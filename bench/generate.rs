@@ -1,6 +1,6 @@
 //! The benchmark's input: N apps, generated deterministically, the same for every run and
 //! every tool. `examples/bench.rs` writes them as latgen declarations and as the Helm
-//! chart's values; `tests/stored.rs` renders them to check the output at the benchmark's
+//! chart's values; `tests/suite/stored.rs` renders them to check the output at the benchmark's
 //! sizes.
 
 use std::collections::BTreeSet;

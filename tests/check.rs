@@ -3,7 +3,7 @@
 //! outputs are snapshots (`expected.human`, `expected.json`; a missing one fails; write
 //! them with `LATGEN_BLESS=1 cargo test --test check`). Each fixture is its own test,
 //! `check::<fixture>`. That every code is triggered by some test is checked in
-//! tests/codes.rs.
+//! tests/suite/codes.rs.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
 //! committed base and the fixture is the work tree, checked with `--base HEAD`. A fixture
 //! with a `leftover/` folder runs in a scratch copy where `leftover/` is the staging folder

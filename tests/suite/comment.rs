@@ -4,7 +4,7 @@
 //! and removed from a path group). The comment is made from the switch as one change, the
 //! superset of its steps' comments. The benchmark's 10,000 apps are slow to render in a
 //! debug build, so a debug `cargo test` switches its 1,000-app input and an optimized one
-//! the 10,000 apps (`cargo test --release --test comment`, which CI runs).
+//! the 10,000 apps (`cargo test --release --test suite comment::`, which CI runs).
 
 use crate::common;
 use crate::generate;

@@ -3,7 +3,7 @@
 //! tests/data/argocd/, unknown fields refused); the AppProject allows every namespace and
 //! kind the rendered output writes, on the cluster of its side; each Application points at
 //! its side's folder of the output. Checked on the committed example (whose deploy/ must be
-//! current: `LATGEN_BLESS=1 cargo test --test deploy` rewrites it) and on a project fresh
+//! current: `LATGEN_BLESS=1 cargo test --test suite deploy::` rewrites it) and on a project fresh
 //! from `latgen init`.
 
 use crate::common;

@@ -67,7 +67,7 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
     );
 
     ok(&latgen(dir, &["render"]));
-    // Only the settings init could not know are left (tests/deploy.rs has the rest): the
+    // Only the settings init could not know are left (tests/suite/deploy.rs has the rest): the
     // three deploy settings and the service name prefix.
     let check = latgen(dir, &["check"]);
     assert_eq!(check.code, Some(1), "{}", check.stdout);
@@ -761,7 +761,7 @@ fn the_pre_commit_script_offline_names_latgen() {
     );
 }
 
-/// The placeholder for latgen's public repository: REPO_URL in src/codes.rs is the one place
+/// The placeholder for latgen's public repository: REPO_URL in src/diag/codes.rs is the one place
 /// it is set in code; each file that must name it outside the code has it as one marked
 /// value, equal to it, and no other spelling is left.
 #[test]

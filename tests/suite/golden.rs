@@ -1,6 +1,6 @@
 //! Golden trees: each fixture's apps/ must render to exactly its expected/ tree, and the
 //! example's committed generated/ and latgen.lock must be what `render` writes.
-//! Refresh with `LATGEN_BLESS=1 cargo test --test golden` and review the diff.
+//! Refresh with `LATGEN_BLESS=1 cargo test --test suite golden::` and review the diff.
 
 use crate::common;
 

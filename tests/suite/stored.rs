@@ -209,7 +209,7 @@ fn bench_input(n: usize) -> BTreeMap<PathBuf, String> {
 
 /// The benchmark's 10,000-app input takes over a minute to render and check in a debug
 /// build, so a debug `cargo test` checks its 1,000-app input (another of its sizes) and an
-/// optimized one the 10,000 apps (`cargo test --release --test stored`, which CI runs).
+/// optimized one the 10,000 apps (`cargo test --release --test suite stored::`, which CI runs).
 const BENCH_APPS: usize = if cfg!(debug_assertions) {
     1_000
 } else {

@@ -29,6 +29,12 @@ pub mod change;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
+
+/// The test suite (`tests/suite/`) is built into the library's own test binary, so that a
+/// change in `src/` builds one test program for it, and the tests reach the items of every
+/// layer without their being public. It names the crate `latgen`, as the binary's users do.
+#[cfg(test)]
+extern crate self as latgen;
 #[cfg(feature = "cli")]
 pub mod commands;
 pub mod diag;
@@ -39,4 +45,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod render;
 pub mod report;
+#[cfg(test)]
+#[path = "../tests/suite/mod.rs"]
+mod suite;
 pub mod validate;

@@ -13,14 +13,14 @@ use crate::validate;
 /// The outcome of the shared stages: the prepared project when no error was found, every
 /// finding, and the input texts for quoting them.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub prepared: Option<Prepared>,
     pub diags: Diagnostics,
     pub sources: Sources,
 }
 
 /// Load → validate → plan.
-pub fn prepare(paths: &ProjectPaths) -> Run {
+pub(crate) fn prepare(paths: &ProjectPaths) -> Run {
     prepare_with(paths, false)
 }
 
@@ -81,7 +81,7 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
 
 /// A project rendered in memory: the plan and the files to write.
 #[derive(Debug)]
-pub struct Built {
+pub(crate) struct Built {
     pub prepared: Prepared,
     pub output: render::Rendered,
     /// The routing model of the output, when asked for ([`build_final`] asks: a rollout
@@ -102,13 +102,13 @@ impl Built {
 
 /// Why a run stopped: every finding, and the input texts to quote them.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub diags: Diagnostics,
     pub sources: Sources,
 }
 
 /// Load → validate → plan → render, in memory. Nothing is written.
-pub fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
+pub(crate) fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
     build_with(paths, templates, false)
 }
 

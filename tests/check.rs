@@ -21,7 +21,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 fn latgen(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .args(args)
         .args(["--color", "never"])
         .current_dir(dir)

@@ -640,7 +640,7 @@ fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
         .map(|e| e.unwrap().file_name())
         .collect();
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .args(command(case))
         .args(["--color", "never"])
         .current_dir(tmp.path())

@@ -32,7 +32,7 @@ fn help_snapshot(name: &str) -> PathBuf {
 /// Runs the binary with `args`; returns its stdout after checking that it succeeded
 /// silently on stderr.
 fn stdout_of(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .args(args)
         .env_remove("CLICOLOR_FORCE")
         .current_dir(common::root())
@@ -120,7 +120,7 @@ fn help_is_short(sub: Option<&str>) {
 fn man_out() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("man");
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .args(["man", "--out"])
         .arg(&dir)
         .output()

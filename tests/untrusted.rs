@@ -139,7 +139,7 @@ fn setup(tmp: &Path, input: Input, target: Target, secret: &str) -> std::path::P
 
 /// Runs latgen in `dir` with the marker in its environment: (exit code, stdout, stderr).
 fn run(dir: &Path, args: &[&str], templates: bool, secret: &str) -> (Option<i32>, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_latgen"));
+    let mut cmd = Command::new(common::bin());
     cmd.args(args).args(["--color", "never"]);
     if templates {
         cmd.args(["--templates", "templates"]);

@@ -82,7 +82,7 @@ pub(crate) type Expected = ((String, String), Outcome, Outcome);
 
 /// Judges states of a change from `base` to `target`: only what the change can affect
 /// (see [`Scope`]), so that judging a state of a large tree costs what its change does.
-pub struct Judge {
+pub(crate) struct Judge {
     /// The base's and the target's documents of the files in scope.
     pub base: Docs,
     pub target: Docs,
@@ -125,6 +125,7 @@ fn rule_keys(route: &crate::manifest::routing::LatticeRoute) -> BTreeSet<RuleKey
 }
 
 impl Judge {
+    #[cfg(test)]
     pub fn new(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
         let target_docs = Docs::read(target);
         let base_docs = Docs::read_like(base, target, &target_docs);
@@ -148,6 +149,7 @@ impl Judge {
         Judge::of_scope(base, (target, live), docs, (b, scope, &changed), rule_limit)
     }
 
+    #[cfg(test)]
     /// A judge that follows every request any tree probes through every file: what the
     /// judge of [`Judge::new`], which looks only at what the change can reroute, must
     /// agree with (tests/properties.rs holds it to that).
@@ -206,6 +208,7 @@ impl Judge {
         }
     }
 
+    #[cfg(test)]
     /// The documents of a state's files in scope: the base's or the target's where the
     /// state has their text, parsed where it has a text of its own (an in-between route).
     pub fn docs(&self, state: &Tree) -> Docs {
@@ -381,7 +384,12 @@ fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
 /// The next safe step from `base` toward `target`: the target itself when it is safe in
 /// every order, else the base with as many of the change's edits as stay safe together.
 /// Equal to `base` when no edit is safe (the change has to be split by hand).
-pub fn next_step(judge: &Judge, base: &Tree, target: &Tree, versions: &dyn Versions) -> Tree {
+pub(crate) fn next_step(
+    judge: &Judge,
+    base: &Tree,
+    target: &Tree,
+    versions: &dyn Versions,
+) -> Tree {
     if judge.safe(&judge.target) {
         return target.clone();
     }

@@ -4,7 +4,7 @@
 //! (the summary), and reading a base revision from Git.
 
 pub(crate) mod git;
-pub mod judge;
+pub(crate) mod judge;
 pub(crate) mod steps;
-pub mod summary;
+pub(crate) mod summary;
 pub(crate) mod warnings;

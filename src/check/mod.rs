@@ -19,7 +19,7 @@ pub(crate) mod names;
 mod rollout;
 mod routes;
 mod staleness;
-pub mod trace;
+pub(crate) mod trace;
 
 use crate::manifest::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;

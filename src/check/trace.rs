@@ -20,7 +20,7 @@ use crate::manifest::routing::{
 /// A request to follow. `host` is None for a bare path without `--host`: then only Kong
 /// routes that take any host match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     pub host: Option<String>,
     pub path: String,
 }
@@ -77,7 +77,7 @@ fn bare_host(authority: &str) -> String {
 
 /// Reads every manifest under `out` into the routing model. Files are named as `out`
 /// joined with their place under it, so places print the way the user gave the folder.
-pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
+pub(crate) fn read_network(out: &Path) -> Result<Network, Diagnostic> {
     if !out.is_dir() {
         return Err(Diagnostic::error(
             Code::IoError,
@@ -100,7 +100,7 @@ pub fn read_network(out: &Path) -> Result<Network, Diagnostic> {
 
 /// One request followed through the network, with what explains each step.
 #[derive(Debug)]
-pub struct Trace<'a> {
+pub(crate) struct Trace<'a> {
     pub request: Request,
     /// Every Kong route that matches, the winner first.
     pub kong: Vec<KongClaim<'a>>,
@@ -124,7 +124,7 @@ impl Trace<'_> {
     }
 }
 
-pub fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
+pub(crate) fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
     let host = request.host.as_deref().unwrap_or("");
     let path = request.path.as_str();
     let kong = net.kong_candidates(host, path);

@@ -59,7 +59,7 @@ pub(crate) fn run(args: &ExplainArgs) -> Exit {
 
 /// Every code with its default severity and summary, one a line, as `latgen explain`
 /// prints them.
-pub fn list() -> String {
+pub(crate) fn list() -> String {
     Code::ALL
         .iter()
         .map(|code| {
@@ -74,7 +74,7 @@ pub fn list() -> String {
 }
 
 /// The explanation of one code, as printed.
-pub fn text(code: Code) -> String {
+pub(crate) fn text(code: Code) -> String {
     format!(
         "{code} ({}): {}\n\n{}\n\nMore: {}\n",
         code.severity().as_str(),
@@ -84,16 +84,18 @@ pub fn text(code: Code) -> String {
     )
 }
 
+#[cfg(test)]
 /// The generated part of the book's page of codes, `docs/src/reference/codes.md` (between
 /// `<!-- codes:start -->` and `<!-- codes:end -->`): the table, then one section per code,
 /// which is where [`Code::help_url`] points.
-pub fn markdown_page() -> String {
+pub(crate) fn markdown_page() -> String {
     format!("{}\n{}", markdown_table(), markdown_sections())
 }
 
+#[cfg(test)]
 /// The table of codes: one row per code, in the order of [`Code::ALL`], each code linked to
 /// its section.
-pub fn markdown_table() -> String {
+pub(crate) fn markdown_table() -> String {
     let mut out = String::from("| code | severity | what it means |\n|---|---|---|\n");
     for code in Code::ALL {
         out.push_str(&format!(
@@ -105,9 +107,10 @@ pub fn markdown_table() -> String {
     out
 }
 
+#[cfg(test)]
 /// One `### <code>` section per code (so that its anchor is the code's name): the default
 /// severity, the summary, and the example `latgen explain CODE` prints.
-pub fn markdown_sections() -> String {
+pub(crate) fn markdown_sections() -> String {
     Code::ALL
         .iter()
         .map(|code| {

@@ -7,7 +7,7 @@ pub(crate) mod check;
 pub mod completions;
 pub(crate) mod cost;
 pub(crate) mod deploy;
-pub mod explain;
+pub(crate) mod explain;
 pub(crate) mod init;
 pub(crate) mod man;
 pub(crate) mod manifests;

@@ -6,11 +6,11 @@
 /// The project's public repository. A placeholder until the project is published: this is
 /// the one place the public URL is set, and every link to the documentation (SARIF rules,
 /// `latgen explain`) is made from it.
-pub const REPO_URL: &str = "https://github.com/latgen/latgen";
+pub(crate) const REPO_URL: &str = "https://github.com/latgen/latgen";
 
 /// How bad a finding is: an error fails the run, a warning does not (unless denied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// A place in an input file. Lines and columns are 1-based; 0 means "the whole file".
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
+pub(crate) struct Span {
     pub file: PathBuf,
     pub line: u32,
     pub column: u32,
@@ -185,7 +185,7 @@ pub(crate) trait QuoteGuard: std::fmt::Debug + Send + Sync {
 
 /// The text of the input files, kept so that human output can quote the offending line.
 #[derive(Debug, Default, Clone)]
-pub struct Sources {
+pub(crate) struct Sources {
     texts: BTreeMap<PathBuf, String>,
     /// The project the texts were read from, when they were read from files.
     guard: Option<std::sync::Arc<dyn QuoteGuard>>,
@@ -237,7 +237,7 @@ impl Sources {
 
 /// Renders diagnostics the way rustc and cargo-deny do: a header with the code, the place,
 /// the quoted source line with a caret, related places, and the help.
-pub fn render_human(diags: &Diagnostics, sources: &Sources, color: bool) -> String {
+pub(crate) fn render_human(diags: &Diagnostics, sources: &Sources, color: bool) -> String {
     let paint = |code: &str, s: &str| {
         if color {
             format!("\x1b[{code}m{s}\x1b[0m")

@@ -31,7 +31,7 @@ pub struct Config {
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
-pub fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Config> {
+pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Config> {
     crate::input::yaml::parse_yaml(file, text, CONFIG_FIELDS, diags)
 }
 
@@ -66,7 +66,7 @@ const CONFIG_FIELDS: &[&str] = &[
 // Serialize only so that the schema can show the defaults.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct GatewayRef {
+pub(crate) struct GatewayRef {
     /// The Gateway's name.
     pub name: String,
     /// The Gateway's namespace; unset = the route's own namespace.
@@ -80,7 +80,7 @@ pub struct GatewayRef {
 /// Settings of the Lattice side.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct LatticeConfig {
+pub(crate) struct LatticeConfig {
     /// The Gateway (gatewayClass amazon-vpc-lattice) every Lattice-side route attaches to.
     pub gateway: GatewayRef,
     /// Namespace of the shared group HTTPRoutes in the workload cluster.
@@ -134,7 +134,7 @@ pub struct LatticeConfig {
     Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema,
 )]
 #[serde(rename_all = "camelCase")]
-pub enum Dispatch {
+pub(crate) enum Dispatch {
     /// Lattice matches the request's path: one rule per path of each app.
     #[default]
     Path,
@@ -205,12 +205,12 @@ impl Default for GatewayApi {
 
 /// Marks a deploy setting that `latgen init` could not know: `latgen check` reports every
 /// setting that still holds it (`placeholder-setting`).
-pub const PLACEHOLDER: &str = "CHANGE-ME";
+pub(crate) const PLACEHOLDER: &str = "CHANGE-ME";
 
 /// The Argo CD deploy kit's settings.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct DeployConfig {
+pub(crate) struct DeployConfig {
     /// The Git repository that holds this project, which Argo CD syncs the output from.
     #[serde(rename = "repoURL")]
     pub repo_url: String,
@@ -267,7 +267,7 @@ impl DeployConfig {
 // Serialize only so that the schema can show the default.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Protocol {
+pub(crate) enum Protocol {
     Http,
     Https,
 }
@@ -284,7 +284,7 @@ impl Protocol {
 /// Settings of the Kong side.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct KongConfig {
+pub(crate) struct KongConfig {
     /// The Kong Gateway the per-app routes attach to (gateway cluster).
     pub gateway: GatewayRef,
     /// Namespace of the bridges and Kong routes in the gateway cluster.
@@ -309,7 +309,7 @@ impl KongConfig {
 /// Lattice service quotas of the account.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Quotas {
+pub(crate) struct Quotas {
     /// Lattice "rules per listener" quota of the account.
     pub rules_per_service: u32,
     /// Lattice "target groups per service" quota.
@@ -322,7 +322,7 @@ pub struct Quotas {
 /// Throughput budget.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub struct Throughput {
+pub(crate) struct Throughput {
     /// Requests per second one Lattice service takes (per AZ); shared by a group's apps.
     pub rps_per_service: u64,
 }

@@ -17,7 +17,7 @@ pub(crate) const LOCK_VERSION: u32 = 1;
 
 /// The steps of a move between groups; each is its own PR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MoveStep {
+pub(crate) enum MoveStep {
     /// The Lattice side adds the app's rules to the new group; the old group keeps them.
     AddRules = 1,
     /// The Kong side points the bridge and the rewrite host at the new group.
@@ -49,7 +49,7 @@ pub struct Move {
 /// state is step `step` of `of`. Only a step short of the target records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Rollout {
+pub(crate) struct Rollout {
     /// The step this output is.
     pub step: u32,
     /// The number of steps of the change.
@@ -79,7 +79,7 @@ impl NamedBy {
 /// The Lattice service name of a group or dedicated route, fixed when the route is created.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ServiceName {
+pub(crate) struct ServiceName {
     /// The Lattice service's name.
     pub name: String,
     /// Who chose it: `latgen` (the route carries the override annotation) or `controller`
@@ -111,7 +111,7 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
 }
 
 /// A lock without positions, as a plan or a move writes it.
-pub type LockState = Lock<u32, Move>;
+pub(crate) type LockState = Lock<u32, Move>;
 
 impl<G, M> Default for Lock<G, M> {
     fn default() -> Self {
@@ -127,6 +127,7 @@ impl<G, M> Default for Lock<G, M> {
 }
 
 impl Lock {
+    #[cfg(test)]
     /// The same lock without positions.
     pub fn state(&self) -> LockState {
         Lock {

@@ -2,13 +2,13 @@
 //! `latgen.lock` into their declared types, keeping positions for diagnostics. Nothing here
 //! judges the values; that is `validate`'s job.
 
-pub mod config;
-pub mod confine;
+pub(crate) mod config;
+pub(crate) mod confine;
 pub mod lock;
-pub mod model;
+pub(crate) mod model;
 pub(crate) mod places;
-pub mod platform;
-pub mod schema;
+pub(crate) mod platform;
+pub(crate) mod schema;
 pub(crate) mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -341,7 +341,11 @@ fn decode(path: &Path, bytes: Vec<u8>, diags: &mut Diagnostics) -> Option<String
 }
 
 /// Parses the text of one declaration file (what `load` does for each file it reads).
-pub fn parse_declaration(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<AppDecl> {
+pub(crate) fn parse_declaration(
+    file: &Path,
+    text: &str,
+    diags: &mut Diagnostics,
+) -> Option<AppDecl> {
     let content_lines: Vec<(usize, &str)> = text
         .trim_start_matches('\u{feff}')
         .lines()

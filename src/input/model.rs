@@ -33,7 +33,7 @@ pub(crate) const APP_FIELDS: &[&str] = &[
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "latgen app declaration")]
-pub struct AppDecl {
+pub(crate) struct AppDecl {
     /// The app's name; defaults to the file name. Lowercase letters, digits and `-`,
     /// starting with a letter (its bridge Service's name must), at most 55 characters.
     #[schemars(with = "Option<String>")]
@@ -87,7 +87,7 @@ pub(crate) struct ServiceDecl {
 /// The health check of the app's Lattice target group.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct HealthCheck {
+pub(crate) struct HealthCheck {
     /// The path probed.
     pub path: Option<String>,
     /// Seconds between probes, 5 to 300.
@@ -96,7 +96,7 @@ pub struct HealthCheck {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum MatchKind {
+pub(crate) enum MatchKind {
     /// Listed first so that, on equal length, Exact sorts before PathPrefix.
     Exact,
     Prefix,
@@ -212,7 +212,7 @@ impl Pos {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathMatch {
+pub(crate) struct PathMatch {
     pub kind: MatchKind,
     pub value: String,
     pub pos: Pos,
@@ -267,7 +267,7 @@ impl App {
 /// An app's identity in the stages after validation: its place in the validated app list.
 /// Look the app up with `apps[id]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct AppId(usize);
+pub(crate) struct AppId(usize);
 
 impl AppId {
     /// The app at `index` in the validated app list.
@@ -304,7 +304,7 @@ impl Index<AppId> for Vec<App> {
 
 /// A Kubernetes Service port; each distinct one is a Lattice target group.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Backend {
+pub(crate) struct Backend {
     pub namespace: String,
     pub service: String,
     pub port: u16,

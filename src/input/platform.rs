@@ -122,7 +122,7 @@ pub(crate) fn kong_regex_metachars(path: &str) -> Vec<char> {
 
 /// Gateway API `PathPrefix` semantics: `prefix` matches `path` element-wise, so `/shop`
 /// matches `/shop` and `/shop/cart` but not `/shopping`.
-pub fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
+pub(crate) fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
     let prefix = if prefix.len() > 1 {
         prefix.trim_end_matches('/')
     } else {
@@ -145,7 +145,7 @@ pub(crate) fn string_prefix_matches(prefix: &str, path: &str) -> bool {
 /// Two rules of different apps that can both match depend on their order, and the
 /// controller does not keep the order latgen writes (a rule new to a listener is created
 /// after every other one, and the reorder of more than 5 rules fails: see DESIGN §7).
-pub fn lattice_matches_overlap(
+pub(crate) fn lattice_matches_overlap(
     a: (crate::input::model::MatchKind, &str),
     b: (crate::input::model::MatchKind, &str),
 ) -> bool {
@@ -160,7 +160,7 @@ pub fn lattice_matches_overlap(
 /// Whether prefix `inner` lies strictly under prefix `outer` segment-wise (`/shop/cart` under
 /// `/shop`, everything under `/`). Two such prefixes of different backends in one Lattice
 /// route misroute: `/shop/cartx` belongs to `/shop` but string-matches `/shop/cart` first.
-pub fn nests_under(inner: &str, outer: &str) -> bool {
+pub(crate) fn nests_under(inner: &str, outer: &str) -> bool {
     inner != outer && inner.len() > outer.len() && segment_prefix_matches(outer, inner)
 }
 
@@ -177,7 +177,7 @@ pub(crate) fn lattice_service_name(route: &str, namespace: &str) -> String {
 
 /// Lattice service names: 3–40 characters of `[a-z0-9-]`, no leading, trailing or double
 /// `-`, and not starting with `svc-` (Lattice CreateService API).
-pub fn lattice_service_name_problem(name: &str) -> Option<String> {
+pub(crate) fn lattice_service_name_problem(name: &str) -> Option<String> {
     if !(3..=40).contains(&name.len()) {
         return Some(format!(
             "is {} characters; Lattice takes 3 to 40",

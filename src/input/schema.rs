@@ -9,7 +9,7 @@ use crate::input::model::AppDecl;
 /// make clap print `schema --help` in its long layout; `schema`'s help says what they are.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Kind {
+pub(crate) enum Kind {
     // An app declaration, `apps/**/<name>.yaml`.
     App,
     // The project settings, `latgen.yaml`.
@@ -17,6 +17,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    #[cfg(test)]
     pub const ALL: [Kind; 2] = [Kind::App, Kind::Config];
 
     /// Where a project keeps the schema, relative to its root.

@@ -3,8 +3,8 @@
 //! tree of manifests (Kong route → bridge → Lattice rule → backend), the fields the API
 //! server stores, the custom resource types, and trees of files with their parsed documents.
 
-pub mod crd;
-pub mod layout;
-pub mod routing;
-pub mod stored;
-pub mod tree;
+pub(crate) mod crd;
+pub(crate) mod layout;
+pub(crate) mod routing;
+pub(crate) mod stored;
+pub(crate) mod tree;

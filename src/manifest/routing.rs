@@ -36,7 +36,7 @@ pub(crate) const APP_LABEL: &str = "app.kubernetes.io/name";
 const PLUGINS_ANNOTATION: &str = "konghq.com/plugins";
 
 /// Request headers as one hop sees them: name in lower case → value.
-pub type Headers = BTreeMap<String, String>;
+pub(crate) type Headers = BTreeMap<String, String>;
 
 /// What a Kong route's RequestHeaderModifier does to the request's headers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -149,7 +149,7 @@ impl PathRule {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct BackendRef {
+pub(crate) struct BackendRef {
     pub namespace: String,
     pub name: String,
     pub port: Option<i32>,
@@ -175,7 +175,7 @@ impl std::fmt::Display for BackendRef {
 }
 
 #[derive(Debug, Clone)]
-pub struct KongRoute {
+pub(crate) struct KongRoute {
     pub file: PathBuf,
     pub namespace: String,
     pub name: String,
@@ -205,7 +205,7 @@ pub(crate) struct KongRank {
 
 /// A Kong route that matches a request, and the path that makes it match.
 #[derive(Debug, Clone, Copy)]
-pub struct KongClaim<'a> {
+pub(crate) struct KongClaim<'a> {
     pub route: &'a KongRoute,
     pub rank: KongRank,
     pub rule: &'a PathRule,
@@ -251,13 +251,13 @@ impl KongRoute {
 }
 
 #[derive(Debug, Clone)]
-pub struct LatticeRule {
+pub(crate) struct LatticeRule {
     pub matches: Vec<PathRule>,
     pub backend: Option<BackendRef>,
 }
 
 #[derive(Debug, Clone)]
-pub struct LatticeRoute {
+pub(crate) struct LatticeRoute {
     pub file: PathBuf,
     pub namespace: String,
     pub name: String,
@@ -276,7 +276,7 @@ pub(crate) struct Bridge {
 
 /// Both halves of the request path, as parsed from manifests.
 #[derive(Default, Clone)]
-pub struct Network {
+pub(crate) struct Network {
     // Routes are shared with the documents they come from (and so between the networks
     // of two versions of a tree): a network adds only its indexes.
     pub kong: Vec<Arc<KongRoute>>,
@@ -406,7 +406,7 @@ fn match_key(m: &PathRule) -> &str {
 
 /// Where a request ended.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Delivered to this Service, through these routes (Lattice rule index is 0-based).
     Backend {
         backend: BackendRef,
@@ -692,7 +692,7 @@ fn path_rules(matches: &[MatchDoc], rule_pos: Pos) -> Vec<PathRule> {
 
 /// A manifest to read into the model: its text, or the model of it already made.
 #[derive(Clone, Copy)]
-pub enum Source<'a> {
+pub(crate) enum Source<'a> {
     Text(&'a str),
     Read(&'a Doc),
 }
@@ -710,7 +710,7 @@ fn service_name_of(metadata: &Meta, name: &str, namespace: &str) -> String {
 /// the text, or from the typed object the render's read-back already parsed (then without
 /// positions: see [`Doc::from_route`]).
 #[derive(Clone, Debug)]
-pub struct Doc(Arc<Entry>);
+pub(crate) struct Doc(Arc<Entry>);
 
 /// The position of what a model made without parsing holds: the one a typed object's
 /// model has (see [`Doc::from_route`]).
@@ -1039,7 +1039,7 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
 /// Two rules of one Lattice route, to different backends, that one request can match both:
 /// the route sends it where its rule order says, and the controller does not keep that order.
 #[derive(Debug, Clone, Copy)]
-pub struct OrderDependence<'a> {
+pub(crate) struct OrderDependence<'a> {
     /// The rule that comes first in the route as written (the one that matches first).
     pub first: (&'a PathRule, Option<&'a BackendRef>),
     pub then: (&'a PathRule, Option<&'a BackendRef>),
@@ -1100,23 +1100,11 @@ impl LatticeRoute {
 }
 
 /// Which half of the output a file belongs to, by its first folder.
-pub fn is_kong_file(path: &Path) -> bool {
+pub(crate) fn is_kong_file(path: &Path) -> bool {
     crate::manifest::layout::side_of(path) == crate::manifest::layout::Side::Kong
 }
 
 impl Network {
-    /// Reads one manifest. `is_kong` says which half it belongs to. Kinds other than
-    /// HTTPRoute and Service are ignored.
-    pub fn add_file(&mut self, file: &Path, text: &str, is_kong: bool) -> Result<(), String> {
-        let doc = parse_doc(file, text)?;
-        self.add_doc(file, &doc, is_kong);
-        Ok(())
-    }
-
-    fn add_doc(&mut self, file: &Path, doc: &AnyDoc, is_kong: bool) {
-        self.add_entry(Entry::of(file, doc, is_kong));
-    }
-
     /// Adds what one manifest holds, and indexes it.
     fn add_entry(&mut self, entry: Entry) {
         match entry {
@@ -1402,6 +1390,7 @@ impl Network {
         out
     }
 
+    #[cfg(test)]
     /// Requests worth following to compare two networks or to check one: every path a Kong
     /// route declares, one segment deeper, and string extensions that expose string-prefix
     /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts.

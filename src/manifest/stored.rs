@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 /// A field the API server would add, with the value it would store.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Added {
+pub(crate) struct Added {
     /// Where, from the object's root: `spec.parentRefs[0].group`.
     pub path: String,
     pub value: Value,
@@ -92,7 +92,7 @@ fn join(parent: &str, key: &str) -> String {
 /// property of the schema that has a default and is absent from the object (or null where
 /// the schema does not allow null), the default; then the same inside every property the
 /// object has, defaults just set included, and inside every item of a list.
-pub fn structural_default(schema: &Value, x: &mut Value, at: &str, added: &mut Vec<Added>) {
+pub(crate) fn structural_default(schema: &Value, x: &mut Value, at: &str, added: &mut Vec<Added>) {
     match x {
         Value::Object(obj) => {
             let Some(props) = schema.get("properties").and_then(Value::as_object) else {
@@ -134,10 +134,11 @@ pub fn structural_default(schema: &Value, x: &mut Value, at: &str, added: &mut V
     }
 }
 
+#[cfg(test)]
 /// The schema cut down to what defaulting reads: `properties` and `items` on the way to
 /// every `default` (and `nullable` beside it), nothing else; None when it holds no default.
 /// `skip` names top-level properties to leave out (`status`).
-pub fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> {
+pub(crate) fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> {
     let mut out = Map::new();
     if let Some(default) = schema.get("default") {
         out.insert("default".into(), default.clone());
@@ -167,7 +168,7 @@ pub fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> {
 /// policies are defaulted only for the types that proxy traffic (ClusterIP, NodePort,
 /// LoadBalancer), and ExternalName Services get no IP family fields or cluster IPs (the
 /// registry skips them: `pkg/registry/core/service/storage/alloc.go`).
-pub fn default_service(svc: &mut Value, added: &mut Vec<Added>) {
+pub(crate) fn default_service(svc: &mut Value, added: &mut Vec<Added>) {
     let Some(obj) = svc.as_object_mut() else {
         return;
     };

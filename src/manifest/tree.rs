@@ -9,12 +9,12 @@ use crate::manifest::layout::{Side, is_kustomization, side_of};
 use crate::manifest::routing::{Doc, Network, Source};
 
 /// Files under the output folder, by relative path.
-pub type Tree = BTreeMap<PathBuf, String>;
+pub(crate) type Tree = BTreeMap<PathBuf, String>;
 
 /// A tree of manifests read once into documents, by path under the output folder. An
 /// unreadable file adds nothing: its routes are simply absent from a state built with it.
 #[derive(Clone, Debug, Default)]
-pub struct Docs(Vec<(PathBuf, Doc)>);
+pub(crate) struct Docs(Vec<(PathBuf, Doc)>);
 
 impl Docs {
     pub fn read(files: &Tree) -> Docs {
@@ -177,7 +177,7 @@ pub(crate) enum Keep {
 }
 
 /// How a step's files are made that are neither the base's nor the target's.
-pub trait Versions: Sync {
+pub(crate) trait Versions: Sync {
     /// A Lattice route between `base` and `target` (same path), or None when it cannot be
     /// made.
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;

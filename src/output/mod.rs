@@ -23,7 +23,7 @@ use crate::manifest::layout::{HEADER, Side};
 use crate::render::Rendered;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     Added,
     Changed,
     Removed,
@@ -226,7 +226,7 @@ pub struct LockFile<'a> {
 /// outside it (the lock, the deploy kit), keeping only changes to the files `keep` accepts
 /// by their path under the output folder (to leave one side exactly as it is); the files
 /// outside, when given, are always in it. Sorted by path.
-pub fn change_set<'a>(
+pub(crate) fn change_set<'a>(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Rendered>,
@@ -376,7 +376,7 @@ fn changes(
 }
 
 /// A unified diff of the changes, the way `git diff` shows them.
-pub fn unified_diff(changes: &[Change]) -> String {
+pub(crate) fn unified_diff(changes: &[Change]) -> String {
     let mut out = String::new();
     for c in changes {
         let shown = c.path.display().to_string();
@@ -482,7 +482,7 @@ pub(crate) fn interrupted_render(out_dir: &Path) -> Option<Diagnostic> {
 /// the swap, and a failure there swaps the old tree back. A run killed at any moment leaves
 /// the old tree or the new one, never a mix; the next run clears what a killed run left
 /// beside it.
-pub fn apply(
+pub(crate) fn apply(
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     changes: &[Change],

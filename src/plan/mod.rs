@@ -12,8 +12,8 @@
 //! the controller leaves its rules in. A locked placement is kept even where it breaks that
 //! last rule (it was valid when it was written); `check` reports such a pair.
 
-pub mod prepared;
-pub mod rebalance;
+pub(crate) mod prepared;
+pub(crate) mod rebalance;
 pub mod services;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,7 +27,7 @@ use crate::input::model::{App, AppId, Backend, MatchKind, PathMatch, Pos};
 use crate::input::platform;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
+pub(crate) struct Rule {
     pub kind: MatchKind,
     pub path: String,
     /// The owning app.
@@ -35,7 +35,7 @@ pub struct Rule {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     pub number: u32,
     /// Apps in name order, by [`AppId::index`]; [`Group::members`] gives their ids.
     pub apps: Vec<usize>,
@@ -51,7 +51,7 @@ impl Group {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Dedicated {
+pub(crate) struct Dedicated {
     pub app: AppId,
     pub rules: Vec<Rule>,
 }

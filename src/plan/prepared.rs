@@ -8,7 +8,7 @@ use crate::plan::Plan;
 
 /// A project loaded, validated and planned.
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub config: Config,
     pub apps: Vec<App>,
     pub plan: Plan,

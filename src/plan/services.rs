@@ -19,7 +19,7 @@ use crate::input::platform;
 use crate::plan::Plan;
 
 /// The controller's annotation that names a route's Lattice service (controller ≥ 2.0).
-pub const OVERRIDE_ANNOTATION: &str = "application-networking.k8s.aws/service-name-override";
+pub(crate) const OVERRIDE_ANNOTATION: &str = "application-networking.k8s.aws/service-name-override";
 
 /// A route with a Lattice service of its own: a group's or a host-routed app's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,7 +243,7 @@ pub(crate) fn collisions_with(
 
 /// The override annotation of a route manifest, if it has one (`None` too when the text is
 /// not a manifest).
-pub fn annotation_in(text: &str) -> Option<String> {
+pub(crate) fn annotation_in(text: &str) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Object {
         metadata: Meta,

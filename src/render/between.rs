@@ -14,7 +14,7 @@ use crate::manifest::tree::{Keep, Versions};
 use std::path::Path;
 
 /// Renders the objects between two versions with a project's templates and settings.
-pub struct Between<'a> {
+pub(crate) struct Between<'a> {
     pub templates: &'a Templates,
     pub config: &'a Config,
     /// The declared apps, to name the rules of a route (removed apps' rules are named by

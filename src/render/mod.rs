@@ -72,8 +72,8 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
-pub mod between;
-pub mod deploy;
+pub(crate) mod between;
+pub(crate) mod deploy;
 pub(crate) mod not_stored;
 mod objects;
 mod readback;
@@ -469,7 +469,7 @@ pub fn render(
 }
 
 /// Renders the whole tree like [`render`], with the routing model of what it rendered.
-pub fn render_with_docs(
+pub(crate) fn render_with_docs(
     plan: &Plan,
     apps: &[App],
     config: &Config,

@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 
 /// GitHub refuses an issue or PR comment longer than this (characters; the comment is
 /// measured here in bytes, which are never fewer).
-pub const COMMENT_LIMIT: usize = 65_536;
+pub(crate) const COMMENT_LIMIT: usize = 65_536;
 /// What the findings may fill, so that what the PR does always has room after them.
 const FINDINGS_BUDGET: usize = 36_000;
 /// What lists may fill in all, leaving room for the lines that close the comment.
@@ -67,7 +67,7 @@ impl Comment {
 
 /// A PR comment in Markdown: the findings first, then what the PR changes (with a base).
 /// Its first line is a marker that lets a workflow find and update its own comment.
-pub fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
+pub(crate) fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
     let mut c = Comment {
         out: String::from("<!-- latgen -->\n## latgen\n\n"),
         left_out: 0,

@@ -204,7 +204,7 @@ pub(crate) fn sarif(diags: &Diagnostics) -> String {
     text
 }
 
-pub mod markdown;
+pub(crate) mod markdown;
 
 fn sarif_level(s: Severity) -> &'static str {
     match s {

@@ -4,7 +4,7 @@
 //! the way a user or CI would.
 //!
 
-use crate::common;
+use super::common;
 
 use std::collections::BTreeMap;
 use std::fs;

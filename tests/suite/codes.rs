@@ -4,7 +4,7 @@
 //! own them compare them exactly and fail on one that belongs to no case, so a code found
 //! here is a code a test makes latgen report.
 
-use crate::common;
+use super::common;
 
 use std::path::Path;
 

@@ -4,10 +4,10 @@
 //! and removed from a path group). The comment is made from the switch as one change, the
 //! superset of its steps' comments. The benchmark's 10,000 apps are slow to render in a
 //! debug build, so a debug `cargo test` switches its 1,000-app input and an optimized one
-//! the 10,000 apps (`cargo test --release --test suite comment::`, which CI runs).
+//! the 10,000 apps (`cargo build --release \&\& cargo test --release --lib suite::comment::`, which CI runs).
 
-use crate::common;
-use crate::generate;
+use super::generate;
+use super::project;
 
 use std::path::PathBuf;
 
@@ -29,11 +29,11 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
     for app in generate::generate(APPS) {
         std::fs::write(apps.join(format!("{}.yaml", app.name)), app.declaration()).unwrap();
     }
-    let mut base = common::render_dir(dir).expect("the benchmark's input renders");
+    let mut base = project::render_dir(dir).expect("the benchmark's input renders");
     let lock = base.remove(&PathBuf::from("latgen.lock")).unwrap();
     std::fs::write(dir.join("latgen.lock"), lock).unwrap();
     std::fs::write(dir.join("latgen.yaml"), "lattice:\n  dispatch: header\n").unwrap();
-    let switched = common::built(dir);
+    let switched = project::built(dir);
     let (price, apps) = (0.025, &switched.prepared.apps);
     let summary =
         latgen::change::summary::summarize(&base, &switched.output.files, (price, apps), None);

@@ -3,7 +3,7 @@
 //! disagree: the type must have exactly the CRD's fields, round-trip every example the
 //! controller ships, and the policies latgen writes must fit the CRD's schema.
 
-use crate::common;
+use super::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -3,10 +3,11 @@
 //! tests/data/argocd/, unknown fields refused); the AppProject allows every namespace and
 //! kind the rendered output writes, on the cluster of its side; each Application points at
 //! its side's folder of the output. Checked on the committed example (whose deploy/ must be
-//! current: `LATGEN_BLESS=1 cargo test --test suite deploy::` rewrites it) and on a project fresh
+//! current: `LATGEN_BLESS=1 cargo test suite::deploy::` rewrites it) and on a project fresh
 //! from `latgen init`.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -218,7 +219,7 @@ fn assert_kit_covers(docs: &BTreeMap<String, Value>, out: &Path, out_in_repo: &s
 #[test]
 fn the_example_kit_is_current() {
     let root = common::root();
-    let built = common::built(&root);
+    let built = project::built(&root);
     let config = &built.prepared.config;
     let settings = config
         .deploy

@@ -3,7 +3,7 @@
 //! (pre-commit hooks, the GitHub Actions workflow, the Argo CD plugin, .gitattributes).
 //! Each test runs the real binary the way a user or a tool would.
 
-use crate::common;
+use super::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -557,7 +557,7 @@ const SUBCOMMANDS: &[&str] = &[
 /// What latgen offers a shell that asks (as the script `completions bash` prints does) to
 /// complete `words`, the last one being the word under the cursor, in `dir`.
 fn complete(dir: &Path, words: &[&str]) -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .arg("--")
         .args(words)
         .env("LATGEN_COMPLETE", "bash")
@@ -706,7 +706,7 @@ fn the_pre_commit_script_runs_the_given_latgen_and_knows_each_release_target() {
     let out = Command::new("sh")
         .arg(&script)
         .args(["explain", "nested-prefix"])
-        .env("LATGEN", env!("CARGO_BIN_EXE_latgen"))
+        .env("LATGEN", common::bin())
         .output()
         .unwrap();
     assert!(
@@ -845,10 +845,7 @@ fn argocd_plugin_script_runs() {
         .as_str()
         .unwrap()
         .to_string();
-    let bin = Path::new(env!("CARGO_BIN_EXE_latgen"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
+    let bin = common::bin().parent().unwrap().to_path_buf();
     let path = format!(
         "{}:{}",
         bin.display(),

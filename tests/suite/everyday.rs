@@ -3,7 +3,7 @@
 //! dispatch switch, a move, a path another app claims, an app added. Each test is one case
 //! of the everyday flow that once got in the way.
 
-use crate::common;
+use super::common;
 
 use std::path::Path;
 

@@ -1,8 +1,9 @@
 //! `latgen explain`: every code has an explanation with an example, the output for one code
 //! is a committed snapshot (`tests/explain/nested-prefix.stdout`), and the book's page of
 //! codes (`docs/src/reference/codes.md`) is the one `explain` makes. Refresh both with
-//! `LATGEN_BLESS=1 cargo test --test suite explain::` and review the diff.
+//! `LATGEN_BLESS=1 cargo test suite::explain::` and review the diff.
 
+use super::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -22,7 +23,7 @@ fn root() -> PathBuf {
 }
 
 fn latgen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_latgen"))
+    Command::new(common::bin())
         .args(args)
         .env("NO_COLOR", "1")
         .output()
@@ -47,14 +48,14 @@ fn snapshot(path: &Path, have: &str) {
     }
     let Ok(want) = std::fs::read_to_string(path) else {
         panic!(
-            "{} is missing: run `LATGEN_BLESS=1 cargo test --test suite explain::` and commit it",
+            "{} is missing: run `LATGEN_BLESS=1 cargo test suite::explain::` and commit it",
             path.display()
         );
     };
     assert_eq!(
         want,
         have,
-        "{} is stale: run `LATGEN_BLESS=1 cargo test --test suite explain::`, review and commit it",
+        "{} is stale: run `LATGEN_BLESS=1 cargo test suite::explain::`, review and commit it",
         path.display()
     );
 }
@@ -190,7 +191,7 @@ fn the_page_of_codes_is_current() {
     assert_eq!(
         &page[body_start..end],
         want,
-        "{CODES_PAGE} is stale: run `LATGEN_BLESS=1 cargo test --test suite explain::` and commit it"
+        "{CODES_PAGE} is stale: run `LATGEN_BLESS=1 cargo test suite::explain::` and commit it"
     );
 }
 

@@ -1,7 +1,7 @@
 //! The machine formats of `latgen check`: SARIF 2.1.0 in the shape GitHub code scanning
 //! takes, GitHub annotations, and JSON lines.
 
-use crate::common;
+use super::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +13,7 @@ fn check(dir: &Path, format: &str) -> (i32, String) {
     if dir.join("templates").is_dir() {
         args.extend(["--templates", "templates"]);
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_latgen"))
+    let out = Command::new(common::bin())
         .args(&args)
         .current_dir(dir)
         .output()
@@ -177,7 +177,7 @@ fn clean_fixture_prints_nothing_in_machine_formats() {
 /// `latgen check ARGS` in a fixture whose only finding is a warning: its exit code.
 fn check_warning_only(args: &[&str]) -> Option<i32> {
     let dir = common::root().join("tests/check/kong-regex-path");
-    Command::new(env!("CARGO_BIN_EXE_latgen"))
+    Command::new(common::bin())
         .arg("check")
         .args(args)
         .current_dir(&dir)

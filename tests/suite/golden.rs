@@ -1,8 +1,9 @@
 //! Golden trees: each fixture's apps/ must render to exactly its expected/ tree, and the
 //! example's committed generated/ and latgen.lock must be what `render` writes.
-//! Refresh with `LATGEN_BLESS=1 cargo test --test suite golden::` and review the diff.
+//! Refresh with `LATGEN_BLESS=1 cargo test suite::golden::` and review the diff.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ fn assert_tree_eq(
 fn check_fixture(name: &str) {
     let dir = common::fixture(name);
     let actual =
-        common::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
+        project::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
     let expected_dir = dir.join("expected");
     if common::bless() {
         if expected_dir.exists() {
@@ -68,7 +69,7 @@ fn header_fixture_matches_its_golden_tree() {
 #[test]
 fn committed_example_output_is_up_to_date() {
     let root = common::root();
-    let actual = common::render_dir(&root).expect("the example renders");
+    let actual = project::render_dir(&root).expect("the example renders");
     let mut committed = common::read_tree(&root.join("generated"));
     committed.insert(
         PathBuf::from("latgen.lock"),
@@ -88,7 +89,7 @@ fn committed_example_output_is_up_to_date() {
 /// 8 shared groups and 6 dedicated services, 14 in all.
 #[test]
 fn example_renders_fourteen_lattice_services() {
-    let built = common::built(&common::root());
+    let built = project::built(&common::root());
     let apps = &built.prepared.apps;
     assert_eq!(apps.len(), 79);
     assert_eq!(apps.iter().filter(|a| a.host.is_some()).count(), 6);
@@ -116,7 +117,7 @@ fn example_renders_fourteen_lattice_services() {
 
 #[test]
 fn every_generated_file_starts_with_the_header_and_has_no_timestamp_or_version() {
-    let built = common::built(&common::root());
+    let built = project::built(&common::root());
     for (path, text) in &built.output.files {
         assert!(
             text.starts_with(latgen::manifest::layout::HEADER),

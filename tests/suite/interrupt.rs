@@ -2,7 +2,7 @@
 //! render finishes the job, and two renders at once do not interleave. What a killed render
 //! leaves beside the output is ignored by Git and reported by `check`.
 
-use crate::common;
+use super::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_latgen"))
+    Command::new(common::bin())
 }
 
 fn project(dir: &Path, n: usize, port: u16) {

@@ -2,7 +2,7 @@
 //! room, and a room imports only from rooms below it. One test per room, so a failure names
 //! the room that reaches up and the line that does.
 
-use crate::common;
+use super::common;
 
 /// The rooms, lowest first.
 const LAYERS: &[&str] = &[

@@ -1,7 +1,8 @@
 //! Planning properties: deterministic output, stable assignments (adding or removing an
 //! app moves no other), emptied slots reused first, and quotas never exceeded.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -11,12 +12,12 @@ use latgen::input::platform::nests_under;
 use pretty_assertions::assert_eq;
 
 fn lock_of(dir: &Path) -> BTreeMap<String, u32> {
-    common::built(dir).prepared.plan.lock.apps
+    project::built(dir).prepared.plan.lock.apps
 }
 
 /// Renders and writes the lock back, as `latgen render` does.
 fn render_and_lock(dir: &Path) -> BTreeMap<String, u32> {
-    let built = common::built(dir);
+    let built = project::built(dir);
     std::fs::write(dir.join("latgen.lock"), built.prepared.lock_text()).unwrap();
     built.prepared.plan.lock.apps.clone()
 }
@@ -88,7 +89,7 @@ fn random_project(dir: &Path, seed: u64, n: usize) {
 }
 
 fn assert_plan_invariants(dir: &Path) {
-    let built = common::built(dir);
+    let built = project::built(dir);
     let p = &built.prepared;
     let cap = p.config.group_rule_capacity() as usize;
     let mut seen = BTreeSet::new();
@@ -160,11 +161,11 @@ fn output_does_not_depend_on_the_order_files_were_created() {
             &BTreeMap::from([(rel.clone(), text.clone())]),
         );
     }
-    let a = common::render_dir(forward.path()).unwrap();
-    let b = common::render_dir(backward.path()).unwrap();
+    let a = project::render_dir(forward.path()).unwrap();
+    let b = project::render_dir(backward.path()).unwrap();
     assert_eq!(a, b);
     // And rendering twice gives the same bytes.
-    assert_eq!(a, common::render_dir(forward.path()).unwrap());
+    assert_eq!(a, project::render_dir(forward.path()).unwrap());
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! in any order of its rules (the controller does not keep latgen's), and the packer meets
 //! the lower bound `latgen plan` reports where only paths keep apps apart.
 
-use crate::common;
+use super::project;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -358,12 +358,12 @@ proptest! {
         prop_assert_eq!(p.groups.len(), apps.len().div_ceil(6));
         let t = latgen::render::Templates::load(None).unwrap();
         let out = latgen::render::render(&p, &apps, &config, &t).unwrap();
-        let net = common::network(&out.files);
+        let net = project::network(&out.files);
         let forged: Vec<latgen::manifest::routing::Headers> = [None, Some("app-000"), Some("APP-001")]
             .iter()
             .map(|v| v.iter().map(|v| ("x-latgen-app".to_string(), v.to_string())).collect())
             .collect();
-        if let Err(e) = common::oracle::misroutes(&apps, &config, &net, &forged) {
+        if let Err(e) = project::oracle::misroutes(&apps, &config, &net, &forged) {
             prop_assert!(false, "{}", e);
         }
     }
@@ -503,8 +503,8 @@ fn order_config(header: bool) -> Config {
 
 /// Plans, renders and models `apps`: the plan and the routing model of its output.
 fn planned_network(apps: &[App], config: &Config) -> (Plan, latgen::manifest::routing::Network) {
-    let (p, files) = common::plan_and_render(apps, config);
-    (p, common::network(&files))
+    let (p, files) = project::plan_and_render(apps, config);
+    (p, project::network(&files))
 }
 
 /// The lower bound `latgen plan` reports for `plan`.
@@ -559,7 +559,7 @@ proptest! {
         };
         for k in 0..32u64 {
             let shuffled = with_rules_shuffled(&net, seed.wrapping_add(k.wrapping_mul(0x9e37_79b9)));
-            if let Err(e) = common::oracle::misroutes(&apps, &config, &shuffled, &forged) {
+            if let Err(e) = project::oracle::misroutes(&apps, &config, &shuffled, &forged) {
                 prop_assert!(false, "order {k}: {e}");
             }
         }

@@ -3,7 +3,8 @@
 //! change nothing; compaction reaches the lower bound with the fewest moves; `plan --apply`
 //! separates order-dependent pairs in safe steps; cost figures.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, String> {
 /// Service through the manifests on disk.
 fn assert_routes(dir: &Path) {
     let files = common::read_tree(&dir.join("generated"));
-    let net = common::network(&files);
+    let net = project::network(&files);
     for (rel, text) in common::read_tree(&dir.join("apps")) {
         let name = rel.file_stem().unwrap().to_string_lossy().to_string();
         let decl: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
@@ -334,7 +335,7 @@ fn compaction_reaches_the_lower_bound_with_the_fewest_moves() {
         }
     }
     std::fs::write(dir.join("latgen.lock"), lock).unwrap();
-    let built = common::built(dir);
+    let built = project::built(dir);
     let c = latgen::plan::rebalance::compaction::compaction(&built.prepared).unwrap();
     assert_eq!((c.groups_now, c.lower_bound, c.groups_after), (5, 2, 2));
     assert_eq!(c.moves.len(), 6, "{:?}", c.moves);
@@ -362,7 +363,7 @@ fn compaction_respects_isolation() {
             ),
         );
     }
-    let c = latgen::plan::rebalance::compaction::compaction(&common::built(dir).prepared).unwrap();
+    let c = latgen::plan::rebalance::compaction::compaction(&project::built(dir).prepared).unwrap();
     assert_eq!((c.lower_bound, c.groups_after), (3, 3));
     assert!(c.moves.is_empty());
 }
@@ -383,7 +384,7 @@ fn the_lower_bound_counts_apps_whose_prefixes_nest() {
         "www",
         "namespace: web\nservice: { name: www, port: 80 }\nhost: www.example.com\n",
     );
-    let c = latgen::plan::rebalance::compaction::compaction(&common::built(dir).prepared).unwrap();
+    let c = latgen::plan::rebalance::compaction::compaction(&project::built(dir).prepared).unwrap();
     assert_eq!((c.groups_now, c.lower_bound, c.dedicated), (3, 3, 1));
     let o = latgen(dir, &["plan"]);
     assert_eq!(o.code, Some(0));
@@ -410,7 +411,7 @@ fn the_lower_bound_counts_apps_whose_paths_share_their_start() {
         "namespace: web\nservice: { name: payments, port: 80 }\npaths: [{ exact: /payments }]\n",
     );
     common::path_app(dir, "blog", &["/blog"]);
-    let c = latgen::plan::rebalance::compaction::compaction(&common::built(dir).prepared).unwrap();
+    let c = latgen::plan::rebalance::compaction::compaction(&project::built(dir).prepared).unwrap();
     assert_eq!((c.groups_now, c.lower_bound), (3, 3));
     assert!(
         c.bound_by
@@ -433,7 +434,7 @@ fn the_lower_bound_counts_services_over_the_target_group_quota() {
     for name in ["a", "b", "c", "d", "e"] {
         common::path_app(dir, name, &[&format!("/{name}")]);
     }
-    let c = latgen::plan::rebalance::compaction::compaction(&common::built(dir).prepared).unwrap();
+    let c = latgen::plan::rebalance::compaction::compaction(&project::built(dir).prepared).unwrap();
     assert_eq!((c.groups_now, c.lower_bound), (3, 3));
     assert_eq!(c.bound_by, "5 Services, 2 target groups a group");
 }
@@ -457,7 +458,7 @@ fn a_host_routed_app_moves_between_groups_under_header_dispatch() {
 #[test]
 fn cost_under_header_dispatch_is_eight_services() {
     let tmp = common::header_copy_of_example();
-    let c = latgen::plan::rebalance::cost::cost(&common::built(tmp.path()).prepared);
+    let c = latgen::plan::rebalance::cost::cost(&project::built(tmp.path()).prepared);
     assert_eq!((c.services, c.groups, c.dedicated, c.apps), (8, 8, 0, 79));
     assert_eq!(latgen::plan::rebalance::cost::dollars(c.monthly), "$189.80");
     let o = latgen(tmp.path(), &["cost"]);
@@ -487,7 +488,7 @@ fn cost_under_header_dispatch_is_eight_services() {
 
 #[test]
 fn cost_reproduces_the_field_report() {
-    let c = latgen::plan::rebalance::cost::cost(&common::built(&common::root()).prepared);
+    let c = latgen::plan::rebalance::cost::cost(&project::built(&common::root()).prepared);
     assert_eq!((c.services, c.groups, c.dedicated, c.apps), (14, 8, 6, 79));
     assert_eq!(latgen::plan::rebalance::cost::dollars(c.monthly), "$332.15");
     assert_eq!(

@@ -3,7 +3,8 @@
 //! after (whichever side Argo CD syncs first), and the last step is a plain render. Each
 //! case runs in a throwaway Git repository.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -396,7 +397,7 @@ fn assert_states_route_as_before_or_after(
     steps: usize,
     before: Option<&[latgen::input::model::App]>,
 ) {
-    let built = common::built(dir);
+    let built = project::built(dir);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     let quota = config.quotas.rules_per_service as usize;
     let trees: Vec<_> = (0..=steps)
@@ -420,9 +421,9 @@ fn assert_states_route_as_before_or_after(
             ("both live", network(state, state)),
         ] {
             let client = [latgen::manifest::routing::Headers::new()];
-            let as_before =
-                before.is_some_and(|b| common::oracle::misroutes(b, config, &net, &client).is_ok());
-            if let Err(e) = common::oracle::misroutes(apps, config, &net, &client)
+            let as_before = before
+                .is_some_and(|b| project::oracle::misroutes(b, config, &net, &client).is_ok());
+            if let Err(e) = project::oracle::misroutes(apps, config, &net, &client)
                 && !as_before
             {
                 panic!("step {}, {when}: {e}", k + 1);
@@ -446,7 +447,7 @@ fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
         assert_states_route_and_fit(dir, steps);
         let plain = latgen(dir, &["render", "--check"]);
         assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
-        let built = common::built(dir);
+        let built = project::built(dir);
         assert_eq!(built.prepared.plan.service_count(), services, "{mode}");
         let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
         assert!(!lock.contains("rollout:"), "{lock}");
@@ -471,7 +472,7 @@ fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
     std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
     let steps = ship(dir, "outgrown");
     assert_eq!(steps, 3, "Lattice (new group), Kong, Lattice (old group)");
-    let mut before = common::built(dir).prepared.apps;
+    let mut before = project::built(dir).prepared.apps;
     let faq = before.iter_mut().find(|a| a.name == "faq").unwrap();
     faq.paths.truncate(1);
     assert_states_route_as_before_or_after(dir, steps, Some(&before));

@@ -3,7 +3,8 @@
 //! match), lands on the backend that Gateway API semantics name for the declarations, or
 //! on none (Kong answers 404). Probes include the traps that sorting alone gets wrong.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::path::Path;
 
@@ -16,9 +17,9 @@ fn assert_routing_equivalent(dir: &Path) -> usize {
 /// Like [`assert_routing_equivalent`], with each request sent once with each of `forged`,
 /// headers a client adds of its own.
 fn assert_routes_with(dir: &Path, forged: &[Headers]) -> usize {
-    let built = common::built(dir);
-    let net = common::network(&built.output.files);
-    match common::oracle::misroutes(&built.prepared.apps, &built.prepared.config, &net, forged) {
+    let built = project::built(dir);
+    let net = project::network(&built.output.files);
+    match project::oracle::misroutes(&built.prepared.apps, &built.prepared.config, &net, forged) {
         Ok(checked) => checked,
         Err(e) => panic!("{e}"),
     }
@@ -58,7 +59,7 @@ fn example_routes_every_declared_path_correctly() {
 #[test]
 fn example_under_header_dispatch_routes_every_probe_forged_headers_included() {
     let tmp = common::header_copy_of_example();
-    let built = common::built(tmp.path());
+    let built = project::built(tmp.path());
     let plan = &built.prepared.plan;
     assert_eq!((plan.groups.len(), plan.dedicated.len()), (8, 0));
     assert!(plan.groups.iter().all(|g| g.apps.len() <= 10));
@@ -97,7 +98,7 @@ fn a_header_kong_adds_rather_than_sets_does_not_hold_against_a_forged_one() {
             ("kong/r.yaml", kong.as_str()),
             ("kong/s.yaml", bridge),
         ];
-        let net = common::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
+        let net = project::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
         net.route_with("x", "/shop/cart", client)
             .backend()
             .map(|b| b.name.clone())
@@ -132,7 +133,7 @@ fn sorting_alone_would_misroute_a_nested_prefix() {
             ("kong/r.yaml", kong),
             ("kong/s.yaml", bridge),
         ];
-        let net = common::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
+        let net = project::network_of(files.iter().map(|(p, t)| (Path::new(*p), *t)));
         net.route("x", "/shop/cartx")
     };
     match route(&[("/shop/cart", "cart"), ("/shop", "shop")]) {
@@ -296,8 +297,8 @@ fn added_last(
 /// change (see `added_last`).
 #[test]
 fn example_routes_right_whichever_app_of_a_group_was_added_last() {
-    let built = common::built(&common::root());
-    let net = common::network(&built.output.files);
+    let built = project::built(&common::root());
+    let net = project::network(&built.output.files);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     let mut orders = 0;
     for (i, route) in net.lattice.iter().enumerate() {
@@ -309,7 +310,7 @@ fn example_routes_right_whichever_app_of_a_group_was_added_last() {
         for late in &backends {
             let mut shuffled = net.clone();
             shuffled.lattice[i] = std::sync::Arc::new(added_last(route, late));
-            if let Err(e) = common::oracle::misroutes(apps, config, &shuffled, &[Headers::new()]) {
+            if let Err(e) = project::oracle::misroutes(apps, config, &shuffled, &[Headers::new()]) {
                 panic!("{} added last to {}: {e}", late, route.name);
             }
             orders += 1;

@@ -2,7 +2,8 @@
 //! (its v1 OpenAPI schema, unknown fields refused) and by the CEL rules JSON Schema cannot
 //! express; Lattice-side routes must also fit what the AWS controller and Lattice take.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::path::Path;
 
@@ -89,7 +90,7 @@ fn cel_problems(route: &Value) -> Vec<String> {
 fn check_tree(dir: &Path) -> usize {
     let schema = crd_schema();
     let validator = jsonschema::validator_for(&schema).expect("the CRD schema compiles");
-    let built = common::built(dir);
+    let built = project::built(dir);
     let cap = built.prepared.config.group_rule_capacity() as usize;
     let mut routes = 0;
     for (path, text) in &built.output.files {

@@ -1,9 +1,9 @@
 //! The JSON Schemas committed in `schemas/` are what `latgen schema` prints (refresh them
-//! with `LATGEN_BLESS=1 cargo test --test suite schema_files::`), every app declaration in `apps/`
+//! with `LATGEN_BLESS=1 cargo test suite::schema_files::`), every app declaration in `apps/`
 //! points its editor at the app schema and is valid against it, and the schemas refuse
 //! what latgen refuses.
 
-use crate::common;
+use super::common;
 
 use std::path::{Path, PathBuf};
 
@@ -38,13 +38,13 @@ fn committed_schemas_are_current() {
         }
         let have = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
-                "{} is missing ({e}): run `LATGEN_BLESS=1 cargo test --test suite schema_files::` and commit it",
+                "{} is missing ({e}): run `LATGEN_BLESS=1 cargo test suite::schema_files::` and commit it",
                 kind.file()
             )
         });
         assert!(
             have == want,
-            "{} is stale: run `LATGEN_BLESS=1 cargo test --test suite schema_files::` and commit it",
+            "{} is stale: run `LATGEN_BLESS=1 cargo test suite::schema_files::` and commit it",
             kind.file()
         );
     }

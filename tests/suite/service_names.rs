@@ -2,7 +2,7 @@
 //! a valid, unique `service-name-override`; an upgraded project's existing routes keep the
 //! controller's names; `check --also-lock` finds two projects that share a name.
 
-use crate::common;
+use super::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -7,8 +7,9 @@
 //! Checked on the example, on the benchmark's input (10,000 apps in an optimized build) and
 //! on property-test inputs.
 
-use crate::common;
-use crate::generate;
+use super::common;
+use super::generate;
+use super::project;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -176,7 +177,7 @@ fn the_defaulting_finds_what_an_older_latgen_left_out() {
 
 #[test]
 fn the_example_is_in_stored_form() {
-    let tree = common::render_dir(&common::root()).expect("the example renders");
+    let tree = project::render_dir(&common::root()).expect("the example renders");
     assert_stored_form(&tree, "example");
 }
 
@@ -184,14 +185,14 @@ fn the_example_is_in_stored_form() {
 fn the_settings_fixture_is_in_stored_form() {
     // https to Lattice, public hostnames and a reserve: the template branches the example
     // does not take.
-    let tree = common::render_dir(&common::fixture("settings")).expect("the fixture renders");
+    let tree = project::render_dir(&common::fixture("settings")).expect("the fixture renders");
     assert_stored_form(&tree, "settings fixture");
 }
 
 #[test]
 fn the_header_fixture_is_in_stored_form() {
     // Header dispatch: header matches on the Lattice side, a RequestHeaderModifier on Kong's.
-    let tree = common::render_dir(&common::fixture("header")).expect("the fixture renders");
+    let tree = project::render_dir(&common::fixture("header")).expect("the fixture renders");
     assert_stored_form(&tree, "header fixture");
 }
 
@@ -204,12 +205,12 @@ fn bench_input(n: usize) -> BTreeMap<PathBuf, String> {
     for app in generate::generate(n) {
         std::fs::write(apps.join(format!("{}.yaml", app.name)), app.declaration()).unwrap();
     }
-    common::render_dir(dir.path()).expect("the benchmark's input renders")
+    project::render_dir(dir.path()).expect("the benchmark's input renders")
 }
 
 /// The benchmark's 10,000-app input takes over a minute to render and check in a debug
 /// build, so a debug `cargo test` checks its 1,000-app input (another of its sizes) and an
-/// optimized one the 10,000 apps (`cargo test --release --test suite stored::`, which CI runs).
+/// optimized one the 10,000 apps (`cargo build --release \&\& cargo test --release --lib suite::stored::`, which CI runs).
 const BENCH_APPS: usize = if cfg!(debug_assertions) {
     1_000
 } else {
@@ -297,7 +298,7 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
 
 /// Plans and renders `apps` in memory with `config`, as `render` would write them.
 fn render(apps: &[App], config: &Config) -> BTreeMap<PathBuf, String> {
-    common::plan_and_render(apps, config).1
+    project::plan_and_render(apps, config).1
 }
 
 /// The settings that change what the templates write.

@@ -1,7 +1,8 @@
 //! Custom templates (`--templates DIR`) are untrusted: whatever they render must still parse
 //! back as the object latgen meant, and they cannot run forever.
 
-use crate::common;
+use super::common;
+use super::project;
 
 use std::path::Path;
 
@@ -186,7 +187,7 @@ fn a_target_group_policy_with_a_field_the_crd_lacks_is_refused() {
 #[test]
 fn target_group_policies_follow_health_checks_and_the_switch() {
     let tmp = common::copy_project(&common::fixture("settings"));
-    let built = common::built(tmp.path());
+    let built = project::built(tmp.path());
     let policies: Vec<_> = built
         .output
         .files
@@ -207,7 +208,7 @@ fn target_group_policies_follow_health_checks_and_the_switch() {
         ),
     )
     .unwrap();
-    let built = common::built(tmp.path());
+    let built = project::built(tmp.path());
     assert!(
         !built
             .output

@@ -2,7 +2,7 @@
 //! their inode and mtime, latgen's files no longer wanted go, other files stay, and a
 //! failure at the last step (the lock) puts the old tree back.
 
-use crate::common;
+use super::common;
 
 use std::borrow::Cow;
 use std::os::unix::fs::MetadataExt;

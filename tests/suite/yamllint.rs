@@ -4,9 +4,9 @@
 //! braces, …), since teams lint the YAML of their repositories, generated files included.
 //! The tests need yamllint (`python3 -m pip install yamllint`), so they are ignored by a
 //! plain `cargo test` (which reports them as ignored, not passed) and fail when run without
-//! it: `cargo test --test suite -- --ignored yamllint::` runs them, as `.ci/run` does.
+//! it: `cargo test -- --ignored suite::yamllint::` runs them, as `.ci/run` does.
 
-use crate::common;
+use super::common;
 
 use std::path::Path;
 use std::process::Command;
@@ -51,13 +51,13 @@ fn assert_lints_clean(dir: &Path, paths: &[&str]) {
 }
 
 #[test]
-#[ignore = "needs yamllint: cargo test --test suite -- --ignored yamllint::"]
+#[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn the_committed_example_passes_yamllint() {
     assert_lints_clean(&common::root(), &["generated", "latgen.lock", "deploy"]);
 }
 
 #[test]
-#[ignore = "needs yamllint: cargo test --test suite -- --ignored yamllint::"]
+#[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn the_golden_fixture_trees_pass_yamllint() {
     for fixture in ["traps", "settings"] {
         let dir = common::fixture(fixture).join("expected");
@@ -69,7 +69,7 @@ fn the_golden_fixture_trees_pass_yamllint() {
 /// Everything `init` writes (settings, the example app, the workflow, the deploy kit) and
 /// `render` adds: a new project's YAML is clean from the start.
 #[test]
-#[ignore = "needs yamllint: cargo test --test suite -- --ignored yamllint::"]
+#[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn an_init_project_passes_yamllint() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -90,7 +90,7 @@ fn an_init_project_passes_yamllint() {
 }
 
 #[test]
-#[ignore = "needs yamllint: cargo test --test suite -- --ignored yamllint::"]
+#[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn a_lock_with_a_move_in_flight_passes_yamllint() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

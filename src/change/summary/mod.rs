@@ -31,7 +31,7 @@ impl FileCounts {
 
 /// Where the PR stands in a rollout of several PRs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Progress {
+pub(crate) struct Progress {
     /// This PR's step, counted from 1.
     pub step: usize,
     /// How many steps the rollout takes.
@@ -42,7 +42,7 @@ pub struct Progress {
 
 /// The summary of one PR.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrSummary {
+pub(crate) struct PrSummary {
     pub added: Vec<String>,
     pub removed: Vec<String>,
     /// App, the Lattice service its traffic went to, and the one it goes to.
@@ -107,7 +107,7 @@ fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side
 /// The summary of the change from `base` to `head` (manifests by path under the output
 /// folder), with services priced at `service_hour_usd`; a Lattice rule is told as the
 /// app of `apps` it serves.
-pub fn summarize(
+pub(crate) fn summarize(
     base: &Tree,
     head: &Tree,
     (service_hour_usd, apps): (f64, &[crate::input::model::App]),

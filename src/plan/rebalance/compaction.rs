@@ -11,7 +11,7 @@ use crate::plan::{Group, Occupancy, Plan};
 
 /// A proposal to bring the number of shared groups down.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compaction {
+pub(crate) struct Compaction {
     pub groups_now: usize,
     /// The fewest groups the path-routed apps could fit in: total rules over capacity,
     /// Services over the target-group quota, isolated apps, total declared rps over the
@@ -31,7 +31,7 @@ pub struct Compaction {
 /// it, the groups with the most apps are kept.
 const EXHAUSTIVE_UP_TO: usize = 18;
 
-pub fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
+pub(crate) fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
     let plan = &prepared.plan;
     if !plan.lock.moves.is_empty() {
         return Err(refuse(

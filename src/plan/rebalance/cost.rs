@@ -11,7 +11,7 @@ pub(crate) const HOURS_PER_MONTH: f64 = 730.0;
 
 /// What the Lattice services of a plan cost, against one service per app.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cost {
+pub(crate) struct Cost {
     pub services: usize,
     pub groups: usize,
     pub dedicated: usize,
@@ -43,7 +43,7 @@ fn services_under(prepared: &Prepared, dispatch: Dispatch) -> usize {
     plan.service_count()
 }
 
-pub fn cost(prepared: &Prepared) -> Cost {
+pub(crate) fn cost(prepared: &Prepared) -> Cost {
     let price = prepared.config.pricing.service_hour_usd * HOURS_PER_MONTH;
     let plan = &prepared.plan;
     let services = plan.service_count();
@@ -79,7 +79,7 @@ pub fn cost(prepared: &Prepared) -> Cost {
 }
 
 /// Dollars with thousands separators and cents: `$1,874.28`.
-pub fn dollars(x: f64) -> String {
+pub(crate) fn dollars(x: f64) -> String {
     let cents = (x * 100.0).round() as i64;
     let (whole, frac) = (cents / 100, cents % 100);
     let digits = whole.to_string();

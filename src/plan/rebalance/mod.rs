@@ -6,9 +6,9 @@
 //! the bridge and the rewrite host at the new group, (3) the Lattice side drops the old
 //! rules. The lock records the step; `render` writes the full state of the current step.
 
-pub mod compaction;
-pub mod cost;
-pub mod moves;
+pub(crate) mod compaction;
+pub(crate) mod cost;
+pub(crate) mod moves;
 pub(crate) mod separation;
 
 use crate::diag::Diagnostic;

@@ -9,14 +9,14 @@ use crate::plan::Occupancy;
 use crate::plan::prepared::Prepared;
 
 /// The lock after a step of a move.
-pub struct MoveResult {
+pub(crate) struct MoveResult {
     pub lock: LockState,
     /// What was done and what comes next, for a person.
     pub message: String,
 }
 
 /// Starts a move of `app` to `group`, or advances the move in flight one step.
-pub fn move_app(
+pub(crate) fn move_app(
     prepared: &Prepared,
     app: &str,
     group: Option<u32>,

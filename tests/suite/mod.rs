@@ -1,7 +1,7 @@
 //! The test suite: every ordinary test file is a module of this one binary, so a change in
 //! `src/` builds and links one test program, not two dozen. The data-driven suites with a
 //! harness of their own (`check`, `corpus`, `help`, `untrusted`) stay separate binaries.
-//! Run one module with a filter: `cargo test --test suite golden::`.
+//! Run one module with a filter: `cargo test suite::golden::`.
 
 mod cli;
 mod codes;
@@ -20,6 +20,7 @@ mod golden;
 mod interrupt;
 mod layers;
 mod planning;
+mod project;
 mod proof;
 mod properties;
 mod rebalance;

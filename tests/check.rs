@@ -1,7 +1,8 @@
 //! `latgen check` on one fixture per finding code (tests/check/<code>[@variant]/): each
 //! must report exactly that code, and nothing on the `clean*` fixtures. The human and JSON
 //! outputs are snapshots (`expected.human`, `expected.json`; a missing one fails; write
-//! them with `LATGEN_BLESS=1 cargo test --test check`). Each fixture is its own test,
+//! them with `LATGEN_BLESS=1 cargo test --test check`, which first renders again the
+//! fixtures whose output is `latgen render`'s, listed in `tests/check/rendered.txt`). Each fixture is its own test,
 //! `check::<fixture>`. That every code is triggered by some test is checked in
 //! tests/suite/codes.rs.
 //! A fixture with a `base/` folder runs in a scratch Git repository where `base/` is the
@@ -100,6 +101,28 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
     (code, human, json)
 }
 
+/// Renders again, in place, the folders of a fixture (itself, its `base/`) that
+/// `tests/check/rendered.txt` lists as `latgen render`'s output.
+fn render_again(dir: &Path) {
+    let check = common::root().join("tests/check");
+    let list = std::fs::read_to_string(check.join("rendered.txt")).unwrap();
+    let listed: BTreeSet<PathBuf> = (list.lines())
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| check.join(l.trim()))
+        .collect();
+    for folder in [dir.to_path_buf(), dir.join("base")] {
+        if !listed.contains(&folder) {
+            continue;
+        }
+        let mut args = vec!["render", "apps/", "-o", "generated/"];
+        if folder.join("templates").is_dir() {
+            args.extend(["--templates", "templates"]);
+        }
+        let run = common::latgen(&folder, &args);
+        assert_eq!(run.code, Some(0), "{}: {}", folder.display(), run.stderr);
+    }
+}
+
 fn codes(json: &str) -> BTreeSet<String> {
     json.lines()
         .map(|l| {
@@ -125,6 +148,9 @@ fn fixtures() -> Vec<PathBuf> {
 /// findings' severity, and the human and JSON snapshots.
 fn check_fixture(dir: &Path) {
     let name = fixture_name(dir);
+    if common::bless() {
+        render_again(dir);
+    }
     let (code, human, json) = run_fixture(dir);
     let want: BTreeSet<String> = if name.starts_with("clean") {
         BTreeSet::new()

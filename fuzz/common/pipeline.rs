@@ -1,6 +1,6 @@
 //! One project through the stages a run takes (load → validate → plan and service names →
 //! render) with the built-in templates' output read back and compared with its typed
-//! model. Shared by the `pipeline` fuzz target and tests/proof.rs, so that both hold the
+//! model. Shared by the `pipeline` fuzz target and tests/suite/proof.rs, so that both hold the
 //! built-in templates to the same assertion.
 
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ impl Project {
 pub enum Outcome {
     /// It does not validate or plan: there is nothing to render.
     Refused,
-    // Looked into by tests/proof.rs; the fuzz target only asserts on failures.
+    // Looked into by tests/suite/proof.rs; the fuzz target only asserts on failures.
     #[allow(dead_code)]
     Rendered(Rendered),
     /// It planned, and the render failed with these findings.

@@ -152,7 +152,7 @@ impl Judge {
     #[cfg(test)]
     /// A judge that follows every request any tree probes through every file: what the
     /// judge of [`Judge::new`], which looks only at what the change can reroute, must
-    /// agree with (tests/properties.rs holds it to that).
+    /// agree with (tests/suite/properties.rs holds it to that).
     pub fn unscoped(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
         let docs = (Docs::read(base), Docs::read(target));
         let (b, r) = (state(&docs.0, &docs.0), state(&docs.1, &docs.1));

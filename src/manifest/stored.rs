@@ -7,7 +7,7 @@
 //!   `default` that an object leaves out, the default, recursively and only where the parent
 //!   exists (apiextensions-apiserver `structuraldefaulting.Default`). The HTTPRoute CRD's
 //!   defaults are kept in `stored/httproute.defaults.json`, the CRD's v1 `openAPIV3Schema`
-//!   (Gateway API v1.6.1) cut down to the branches that hold a default; `tests/stored.rs`
+//!   (Gateway API v1.6.1) cut down to the branches that hold a default; `tests/suite/stored.rs`
 //!   checks it against the CRD. The ReferenceGrant and TargetGroupPolicy CRDs default
 //!   nothing outside `status`, which manifests do not set (it is a subresource, and Argo CD
 //!   leaves it out of its diff).

@@ -26,7 +26,7 @@ pub struct Rendered {
     pub files: BTreeMap<PathBuf, String>,
     /// Objects a template wrote without fields the API server would add: Argo CD would
     /// never see them in sync (see [`crate::manifest::stored`]). Only custom templates are looked at:
-    /// tests/stored.rs proves that the built-in ones leave nothing out.
+    /// tests/suite/stored.rs proves that the built-in ones leave nothing out.
     pub not_stored: Vec<NotStored>,
 }
 
@@ -145,7 +145,7 @@ impl Templates {
     }
 
     /// Whether template `name` comes from the `--templates` folder: only those can leave
-    /// out a field the API server defaults (tests/stored.rs proves the built-in ones).
+    /// out a field the API server defaults (tests/suite/stored.rs proves the built-in ones).
     pub fn is_custom(&self, name: &str) -> bool {
         self.custom
             .as_ref()
@@ -412,7 +412,7 @@ impl<'a> Renderer<'a> {
 
 /// Renders one object. A custom template's output is read back into its typed object,
 /// always; a built-in template's only with `--verify` (then it must equal the typed
-/// model), since tests/proof.rs and the `pipeline` fuzz target prove that it does for any
+/// model), since tests/suite/proof.rs and the `pipeline` fuzz target prove that it does for any
 /// valid input. The routing model, when asked for, comes from a built-in template's object
 /// (see [`Object::doc`]) and from the read-back of a custom one's.
 fn render_job(
@@ -907,7 +907,7 @@ mod tests {
         assert_eq!(back, evil);
     }
 
-    /// Found by tests/proof.rs: a gateway namespace with U+009F rendered a route that does
+    /// Found by tests/suite/proof.rs: a gateway namespace with U+009F rendered a route that does
     /// not parse, since JSON leaves the character as it is and YAML cannot print it.
     #[test]
     fn scalars_escape_what_yaml_cannot_print_or_reads_as_a_line_break() {

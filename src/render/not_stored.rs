@@ -1,7 +1,7 @@
 //! Warnings for rendered objects that leave out a field the API server defaults: the live
 //! object then always differs from the manifest, and Argo CD shows the Application
 //! OutOfSync right after every sync. Only a custom template can cause one; the built-in
-//! templates write every such field (`tests/stored.rs`).
+//! templates write every such field (`tests/suite/stored.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

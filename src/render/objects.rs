@@ -2,7 +2,7 @@
 //!
 //! Every object latgen writes is first one of these contexts. The template gets it as its
 //! variables; [`Object::model`] builds, from the same context, the typed Kubernetes object
-//! that the built-in template's output must parse back into. tests/proof.rs and the
+//! that the built-in template's output must parse back into. tests/suite/proof.rs and the
 //! `pipeline` fuzz target hold the built-in templates to that for any declaration set, so a
 //! run need not parse their output again (`--verify` does, for belt and braces); the
 //! routing model a check needs is made from the model instead of from the text.

@@ -2,7 +2,7 @@
 //! say exactly what was meant — one document, the expected kind, name and namespace, no
 //! field the type does not know and, for a built-in template, the typed model itself. Run
 //! for every custom template (`--templates`), and for the built-in ones with `--verify`;
-//! tests/proof.rs proves the built-in ones without it.
+//! tests/suite/proof.rs proves the built-in ones without it.
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! The TargetGroupPolicy type (`src/crd/targetgrouppolicy.rs`) is generated from the AWS
+//! The TargetGroupPolicy type (`src/manifest/crd/targetgrouppolicy.rs`) is generated from the AWS
 //! Gateway API Controller's own CRD, kept in `tests/data/aws/`. These tests fail when the two
 //! disagree: the type must have exactly the CRD's fields, round-trip every example the
 //! controller ships, and the policies latgen writes must fit the CRD's schema.

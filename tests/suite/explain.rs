@@ -4,7 +4,7 @@
 //! `LATGEN_BLESS=1 cargo test suite::explain::` and review the diff.
 
 use super::common;
-use std::path::{Path, PathBuf};
+
 use std::process::{Command, Output};
 
 use latgen::commands::explain;
@@ -13,14 +13,6 @@ use pretty_assertions::assert_eq;
 
 const START: &str = "<!-- codes:start -->";
 const END: &str = "<!-- codes:end -->";
-
-fn bless() -> bool {
-    std::env::var_os("LATGEN_BLESS").is_some()
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn latgen(args: &[&str]) -> Output {
     Command::new(common::bin())
@@ -38,35 +30,13 @@ fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
-/// Compares `have` with the committed file at `path`, or writes it there when blessing. A
-/// missing file fails.
-fn snapshot(path: &Path, have: &str) {
-    if bless() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, have).unwrap();
-        return;
-    }
-    let Ok(want) = std::fs::read_to_string(path) else {
-        panic!(
-            "{} is missing: run `LATGEN_BLESS=1 cargo test suite::explain::` and commit it",
-            path.display()
-        );
-    };
-    assert_eq!(
-        want,
-        have,
-        "{} is stale: run `LATGEN_BLESS=1 cargo test suite::explain::`, review and commit it",
-        path.display()
-    );
-}
-
 #[test]
 fn explain_nested_prefix_is_the_committed_snapshot() {
     let out = latgen(&["explain", "nested-prefix"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
-    snapshot(
-        &root().join("tests/explain/nested-prefix.stdout"),
+    common::assert_snapshot(
+        &common::root().join("tests/explain/nested-prefix.stdout"),
         &stdout(&out),
     );
 }
@@ -153,7 +123,7 @@ const CODES_PAGE: &str = "docs/src/reference/codes.md";
 /// Each code's help link is its own section of the page of codes.
 #[test]
 fn help_links_point_at_the_code_s_section() {
-    let page = std::fs::read_to_string(root().join(CODES_PAGE)).unwrap();
+    let page = std::fs::read_to_string(common::root().join(CODES_PAGE)).unwrap();
     for &code in Code::ALL {
         assert_eq!(
             code.help_url(),
@@ -172,7 +142,7 @@ fn help_links_point_at_the_code_s_section() {
 /// The generated part of the page of codes is the one `explain` makes.
 #[test]
 fn the_page_of_codes_is_current() {
-    let path = root().join(CODES_PAGE);
+    let path = common::root().join(CODES_PAGE);
     let page = std::fs::read_to_string(&path).unwrap();
     let (Some(start), Some(end)) = (page.find(START), page.find(END)) else {
         panic!("{CODES_PAGE} has no `{START}` … `{END}` section");
@@ -180,7 +150,7 @@ fn the_page_of_codes_is_current() {
     assert!(start < end, "{CODES_PAGE}: `{END}` comes before `{START}`");
     let body_start = start + START.len();
     let want = format!("\n\n{}\n", explain::markdown_page());
-    if bless() {
+    if common::bless() {
         let mut new = String::with_capacity(page.len());
         new.push_str(&page[..body_start]);
         new.push_str(&want);

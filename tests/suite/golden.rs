@@ -31,20 +31,7 @@ fn check_fixture(name: &str) {
     let dir = common::fixture(name);
     let actual =
         project::render_dir(&dir).unwrap_or_else(|e| panic!("{name} failed to render:\n{e}"));
-    let expected_dir = dir.join("expected");
-    if common::bless() {
-        if expected_dir.exists() {
-            std::fs::remove_dir_all(&expected_dir).unwrap();
-        }
-        common::write_tree(&expected_dir, &actual);
-    }
-    assert!(
-        expected_dir.is_dir(),
-        "{name}: no golden tree {}: run with LATGEN_BLESS=1, review it and commit it",
-        expected_dir.display()
-    );
-    let expected = common::read_tree(&expected_dir);
-    assert_tree_eq(&expected, &actual, name);
+    common::assert_tree_snapshot(&dir.join("expected"), &actual);
 }
 
 #[test]

@@ -27,26 +27,8 @@ fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
 
 #[test]
 fn committed_schemas_are_current() {
-    let bless = common::bless();
     for kind in Kind::ALL {
-        let path = common::root().join(kind.file());
-        let want = kind.text();
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &want).unwrap();
-            continue;
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!(
-                "{} is missing ({e}): run `LATGEN_BLESS=1 cargo test suite::schema_files::` and commit it",
-                kind.file()
-            )
-        });
-        assert!(
-            have == want,
-            "{} is stale: run `LATGEN_BLESS=1 cargo test suite::schema_files::` and commit it",
-            kind.file()
-        );
+        common::assert_snapshot(&common::root().join(kind.file()), &kind.text());
     }
 }
 

@@ -8,10 +8,10 @@
 //! ```sh
 //! kopium --schema=derived --docs \
 //!     -f tests/data/aws/application-networking.k8s.aws_targetgrouppolicies.yaml \
-//!     > src/crd/targetgrouppolicy.rs && cargo fmt
+//!     > src/manifest/crd/targetgrouppolicy.rs && cargo fmt
 //! ```
 //!
-//! `tests/crd.rs` fails when a type and its CRD disagree. The types do not refuse unknown
+//! `tests/suite/crd.rs` fails when a type and its CRD disagree. The types do not refuse unknown
 //! fields themselves: the read-back in [`crate::render`] does, at any depth.
 
 /// The AWS Gateway API Controller's TargetGroupPolicy

@@ -196,6 +196,40 @@ pub fn assert_snapshot(path: &Path, actual: &str) {
     );
 }
 
+/// Compares the files `actual` (by path under `dir`) with the committed tree at `dir`,
+/// exactly: the same files, each with the same text. A missing tree is a failure; with
+/// `LATGEN_BLESS=1` the tree is written instead (files no longer wanted are removed).
+pub fn assert_tree_snapshot(dir: &Path, actual: &BTreeMap<PathBuf, String>) {
+    if bless() {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+        write_tree(dir, actual);
+        return;
+    }
+    assert!(
+        dir.is_dir(),
+        "no snapshot tree {}: run the test with LATGEN_BLESS=1, review it and commit it",
+        dir.display()
+    );
+    let expected = read_tree(dir);
+    let names = |t: &BTreeMap<PathBuf, String>| t.keys().cloned().collect::<Vec<_>>();
+    pretty_assertions::assert_eq!(
+        names(&expected),
+        names(actual),
+        "{}: the set of files differs (LATGEN_BLESS=1 rewrites it)",
+        dir.display()
+    );
+    for (path, text) in actual {
+        pretty_assertions::assert_eq!(
+            &expected[path],
+            text,
+            "{} differs (LATGEN_BLESS=1 rewrites it)",
+            dir.join(path).display()
+        );
+    }
+}
+
 /// A CRD's schema made strict for the object at its top (see `strict`).
 pub fn strict_schema(schema: &mut serde_json::Value) {
     strict(schema, true);

@@ -1,8 +1,9 @@
-//! Layer 9, check: `latgen check`, the PR gate, and `latgen trace`: the shared stages (load → validate → plan → render, in
-//! memory), then what only the committed tree can show: staleness against what `render`
-//! writes, rule shadowing and unresolved routes in the manifests as committed (hand edits
-//! and custom templates included), and — with a base revision — whether either half of the
-//! change could go live first and break routing.
+//! Layer 9, check: `latgen check`, the PR gate (and, in `trace.rs`, following one request):
+//! the shared stages (load → validate → plan → render, in memory), then what only the
+//! committed tree can show: staleness against what `render` writes, rule shadowing and
+//! unresolved routes in the manifests as committed (hand edits and custom templates
+//! included), and — with a base revision — whether either half of the change could go live
+//! first and break routing.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

@@ -42,7 +42,7 @@ pub(crate) fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathB
         .unwrap_or_else(|| paths.root.join(DEFAULT_OUTPUT))
 }
 
-pub(crate) use crate::input::DEFAULT_OUTPUT;
+use crate::input::DEFAULT_OUTPUT;
 
 /// `--color`, on the commands that print diagnostics.
 #[derive(Debug, clap::Args)]

@@ -4,8 +4,9 @@
 use clap::ValueEnum;
 
 use super::args::InputArgs;
-use super::{Exit, Ui, plural};
+use super::{Exit, Ui};
 use crate::plan::rebalance::cost::{Cost, dollars};
+use crate::report::plural;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CostArgs {

@@ -2,8 +2,9 @@
 //! of an input that gets it. Also makes the book's page of codes
 //! (`docs/src/reference/codes.md`).
 
-use super::{Exit, plural, to_stdout};
+use super::{Exit, to_stdout};
 use crate::diag::codes::Code;
+use crate::report::plural;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ExplainArgs {

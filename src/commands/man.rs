@@ -28,7 +28,7 @@ pub(crate) fn run(args: &ManArgs, cli: clap::Command) -> Exit {
         Ok(()) => {
             eprintln!(
                 "wrote {} to {}",
-                super::plural(pages.len(), "man page"),
+                crate::report::plural(pages.len(), "man page"),
                 dir.display()
             );
             Exit::Success

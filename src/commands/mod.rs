@@ -1,6 +1,7 @@
-//! Layer 11, commands: the subcommands, one module each: its arguments and a `run` that goes through the shared
-//! stages ([`crate::pipeline::prepare`], [`crate::pipeline::build`]) and adds its own last step. Each returns an
-//! [`Exit`]; `cli.rs` turns it into the exit code.
+//! Layer 11, commands: the subcommands, one module each: its arguments and a `run` that
+//! goes through the shared stages ([`crate::pipeline::prepare`],
+//! [`crate::pipeline::build`]) and adds its own last step. Each returns an [`Exit`];
+//! `cli.rs` turns it into the exit code.
 
 pub(crate) mod args;
 pub(crate) mod check;
@@ -102,8 +103,6 @@ impl Ui {
         run.prepared
     }
 }
-
-pub(crate) use crate::report::plural;
 
 /// Writes a command's whole output; a closed or failing stdout is an error, so that a
 /// consumer such as Argo CD never takes a cut stream for the full one.

@@ -4,8 +4,9 @@
 //! for `render --base` to ship.
 
 use super::args::InputArgs;
-use super::{Exit, Ui, plural};
+use super::{Exit, Ui};
 use crate::diag::Sources;
+use crate::report::plural;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct PlanArgs {

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::args::{InputArgs, OnlySide};
-use super::{Exit, Ui, plural};
+use super::{Exit, Ui};
 use crate::diag::Sources;
 use crate::output::{self, Change, ChangeKind, LockFile};
+use crate::report::plural;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RenderArgs {

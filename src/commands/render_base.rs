@@ -4,13 +4,14 @@
 
 use std::borrow::Cow;
 
-use super::{Exit, Ui, plural};
+use super::{Exit, Ui};
 use crate::change::steps::{NextStep, NoStep};
 use crate::change::summary::{FileCounts, PrSummary};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
 use crate::output::{self, LockFile};
 use crate::render::{Rendered, Templates};
+use crate::report::plural;
 
 /// What `render --base` works on, from the `render` arguments.
 pub(crate) struct Args<'a> {

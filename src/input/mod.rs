@@ -1,6 +1,6 @@
-//! Layer 1, input (stage 1 of the pipeline, load): read `apps/` (recursively, in sorted order), `latgen.yaml` and
-//! `latgen.lock` into their declared types, keeping positions for diagnostics. Nothing here
-//! judges the values; that is `validate`'s job.
+//! Layer 1, input (stage 1 of the pipeline, load): read `apps/` (recursively, in sorted
+//! order), `latgen.yaml` and `latgen.lock` into their declared types, keeping positions for
+//! diagnostics. Nothing here judges the values; that is `validate`'s job.
 
 pub(crate) mod config;
 pub(crate) mod confine;

@@ -1,11 +1,11 @@
-//! Layer 6, output (stage 5): the one module that reads and writes the output folder. It reads the
-//! tree as it is, tells latgen's files (by their header) from others and manifests from
-//! other files, works out the change set to the rendered state (the lock file included),
-//! and either shows it as a diff (`render --check`, `check`) or applies it, all or
-//! nothing. Only files that differ are written (unchanged files keep their mtime, so Git and
-//! Argo CD see no churn); generated files no longer wanted are removed; files latgen did not
-//! generate (no header) are never touched. `--check` computes the same changes and shows
-//! them as a unified diff instead.
+//! Layer 6, output (stage 5): the one module that reads and writes the output folder. It
+//! reads the tree as it is, tells latgen's files (by their header) from others and
+//! manifests from other files, works out the change set to the rendered state (the lock
+//! file included), and either shows it as a diff (`render --check`, `check`) or applies it,
+//! all or nothing. Only files that differ are written (unchanged files keep their mtime, so
+//! Git and Argo CD see no churn); generated files no longer wanted are removed; files
+//! latgen did not generate (no header) are never touched. `--check` computes the same
+//! changes and shows them as a unified diff instead.
 
 pub(crate) mod previous;
 

@@ -1,5 +1,5 @@
-//! Layer 3, plan (stage 3): which shared group each path-routed app is in, and the order of every
-//! route's rules.
+//! Layer 3, plan (stage 3): which shared group each path-routed app is in, and the order of
+//! every route's rules.
 //!
 //! Apps keep the group the lock gives them, and an app in the middle of a move is in both its
 //! groups until the move ends; a `group:` pin places a new app; other new apps go, in name

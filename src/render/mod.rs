@@ -1,8 +1,8 @@
-//! Layer 5, render (stage 4): the plan becomes Kubernetes manifests through the minijinja templates in
-//! `templates/` (embedded; a folder given with `--templates` overrides them file by file).
-//! Every rendered document is parsed back into its typed object and must say exactly what
-//! was meant: one document, the expected kind, name and namespace, and no field the type
-//! does not know. Templates cannot inject objects or keys through a value.
+//! Layer 5, render (stage 4): the plan becomes Kubernetes manifests through the minijinja
+//! templates in `templates/` (embedded; a folder given with `--templates` overrides them
+//! file by file). Every rendered document is parsed back into its typed object and must say
+//! exactly what was meant: one document, the expected kind, name and namespace, and no
+//! field the type does not know. Templates cannot inject objects or keys through a value.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

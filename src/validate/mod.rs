@@ -1,6 +1,6 @@
-//! Layer 2, validate (stage 2): turn declarations into [`App`]s, checking every value against what
-//! Kubernetes, Gateway API, Lattice and Kong accept, and the apps against each other
-//! (unique names, no path claimed twice). All problems are collected.
+//! Layer 2, validate (stage 2): turn declarations into [`App`]s, checking every value
+//! against what Kubernetes, Gateway API, Lattice and Kong accept, and the apps against each
+//! other (unique names, no path claimed twice). All problems are collected.
 
 pub(crate) mod compat;
 

@@ -81,3 +81,24 @@ layer_tests!(
     diag, input, validate, plan, manifest, render, output, pipeline, change, check, report,
     commands, cli
 );
+
+/// Every folder of `src/` (and `pipeline.rs`, a room of one file) opens with the layer it
+/// is, as `src/lib.rs` lists them: `//! Layer N, room …`.
+#[test]
+fn every_folder_names_its_layer() {
+    let src = common::root().join("src");
+    for (rel, text) in common::read_tree(&src) {
+        let is_folder_doc = rel.file_name().is_some_and(|n| n == "mod.rs");
+        if !is_folder_doc && rel != std::path::Path::new("pipeline.rs") {
+            continue;
+        }
+        let room = room_of(&rel);
+        let level = LAYERS.iter().position(|r| *r == room).unwrap();
+        let want = format!("//! Layer {level}, {room}");
+        assert!(
+            text.starts_with(&want),
+            "src/{}: its doc does not open with `{want}`",
+            rel.display()
+        );
+    }
+}

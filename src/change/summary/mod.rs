@@ -1,7 +1,7 @@
-//! What a PR does, for people reviewing it: apps added, removed and moved, files changed per
-//! side, Lattice services and their monthly cost before and after, and where the PR stands
-//! in its rollout. Worked out from the output trees alone (the base's and the PR's), so it
-//! describes what Argo CD will apply, hand edits included.
+//! Layer 8, change: what a PR does, for people reviewing it: apps added, removed and moved,
+//! files changed per side, Lattice services and their monthly cost before and after, and
+//! where the PR stands in its rollout. Worked out from the output trees alone (the base's
+//! and the PR's), so it describes what Argo CD will apply, hand edits included.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -1,7 +1,8 @@
-//! YAML shared by every input (declarations, `latgen.yaml`, `latgen.lock`): one document
-//! read into its declared type, and a parser error turned into a finding with latgen's code,
-//! place and help. What a field takes comes from the type's JSON Schema, the one editors
-//! check with, so that latgen and an editor refuse the same documents.
+//! Layer 1, input (stage 1, load): YAML shared by every input (declarations, `latgen.yaml`,
+//! `latgen.lock`): one document read into its declared type, and a parser error turned into
+//! a finding with latgen's code, place and help. What a field takes comes from the type's
+//! JSON Schema, the one editors check with, so that latgen and an editor refuse the same
+//! documents.
 
 mod fields;
 mod layout;
@@ -203,7 +204,9 @@ fn value_error(
     at_start: bool,
     top_fields: &[&str],
 ) -> (Code, Option<String>, String) {
-    let see_shapes = || "see the README for the shape of each field".to_string();
+    let see_shapes = || {
+        "`latgen schema app` (or `config`) gives the shape of each field; the book's reference describes them".to_string()
+    };
     if message.contains("expected mapping") && at_start {
         (
             Code::NotAMapping,
@@ -229,7 +232,7 @@ fn value_error(
         (
             Code::InvalidValue,
             None,
-            "see the README for the allowed values".to_string(),
+            "`latgen schema app` (or `config`) gives the allowed values; the book's reference describes them".to_string(),
         )
     } else {
         (

@@ -1,5 +1,5 @@
-//! Typed custom resources of the controllers latgen writes for, generated from each
-//! controller's own CRD (kept under `tests/data/`) the kube-rs way: a
+//! Layer 4, manifest: typed custom resources of the controllers latgen writes for,
+//! generated from each controller's own CRD (kept under `tests/data/`) the kube-rs way: a
 //! `kube::CustomResource` derive, schema derived, no client.
 //!
 //! The modules below are generated, not written: to follow a new CRD, replace the file under

@@ -1,5 +1,6 @@
-//! Changing groups without downtime: `move` (one app, three PR-sized steps), `plan` (the
-//! fewest moves that bring the group count down to its lower bound) and `cost`.
+//! Layer 3, plan (stage 3): changing groups without downtime: `move` (one app, three
+//! PR-sized steps), `plan` (the fewest moves that bring the group count down to its lower
+//! bound) and `cost`.
 //!
 //! A move keeps the old rule alive until the new path is live: (1) the Lattice side adds
 //! the app's rules to the new group while the old group keeps them, (2) the Kong side points

@@ -183,7 +183,7 @@ struct MoveFile {
 }
 
 /// Field names of `latgen.lock`, for "did you mean" hints.
-const LOCK_FIELDS: &[&str] = &[
+pub(crate) const LOCK_FIELDS: &[&str] = &[
     "version", "apps", "moves", "rollout", "dispatch", "services", "name", "set",
 ];
 

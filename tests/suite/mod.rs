@@ -24,6 +24,7 @@ mod project;
 mod proof;
 mod properties;
 mod rebalance;
+mod reference;
 mod rollout;
 mod routing;
 mod schema;

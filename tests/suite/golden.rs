@@ -5,27 +5,9 @@
 use super::common;
 use super::project;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
-
-/// Compares file by file so that a failure shows the file and a readable diff.
-fn assert_tree_eq(
-    expected: &BTreeMap<PathBuf, String>,
-    actual: &BTreeMap<PathBuf, String>,
-    what: &str,
-) {
-    let names = |t: &BTreeMap<PathBuf, String>| t.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(
-        names(expected),
-        names(actual),
-        "{what}: the set of files differs"
-    );
-    for (path, text) in actual {
-        assert_eq!(&expected[path], text, "{what}: {} differs", path.display());
-    }
-}
 
 fn check_fixture(name: &str) {
     let dir = common::fixture(name);
@@ -65,7 +47,7 @@ fn committed_example_output_is_up_to_date() {
     if common::bless() {
         return;
     }
-    assert_tree_eq(
+    common::assert_tree_eq(
         &committed,
         &actual,
         "example (run `cargo run --release -- render apps/ -o generated/`)",

@@ -2,6 +2,10 @@
 //! room, and a room imports only from rooms below it. One test per room, so a failure names
 //! the room that reaches up and the line that does.
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
 use super::common;
 
 /// The rooms, lowest first.
@@ -16,12 +20,17 @@ fn room_of(rel: &std::path::Path) -> String {
     first.trim_end_matches(".rs").to_string()
 }
 
+/// The files under `src/`, read once for all the tests of this module.
+fn sources() -> &'static BTreeMap<PathBuf, String> {
+    static SOURCES: OnceLock<BTreeMap<PathBuf, String>> = OnceLock::new();
+    SOURCES.get_or_init(|| common::read_tree(&common::root().join("src")))
+}
+
 /// Every `crate::<room>` a room's code names (comments aside), with the file and line.
 fn imports_of(room: &str) -> Vec<(String, String, usize)> {
-    let src = common::root().join("src");
     let mut found = Vec::new();
-    for (rel, text) in common::read_tree(&src) {
-        if room_of(&rel) != room || rel.extension().is_none_or(|e| e != "rs") {
+    for (rel, text) in sources() {
+        if room_of(rel) != room || rel.extension().is_none_or(|e| e != "rs") {
             continue;
         }
         for (i, line) in text.lines().enumerate() {
@@ -55,9 +64,8 @@ fn assert_imports_only_below(room: &str) {
 /// Every folder and file under `src/` is a room of [`LAYERS`] (or the crate's root).
 #[test]
 fn every_room_has_a_layer() {
-    let src = common::root().join("src");
-    for (rel, _) in common::read_tree(&src) {
-        let room = room_of(&rel);
+    for rel in sources().keys() {
+        let room = room_of(rel);
         assert!(
             LAYERS.contains(&room.as_str()) || room == "lib" || room == "main",
             "src/{}: room `{room}` is not in LAYERS",
@@ -86,13 +94,12 @@ layer_tests!(
 /// is, as `src/lib.rs` lists them: `//! Layer N, room …`.
 #[test]
 fn every_folder_names_its_layer() {
-    let src = common::root().join("src");
-    for (rel, text) in common::read_tree(&src) {
+    for (rel, text) in sources() {
         let is_folder_doc = rel.file_name().is_some_and(|n| n == "mod.rs");
         if !is_folder_doc && rel != std::path::Path::new("pipeline.rs") {
             continue;
         }
-        let room = room_of(&rel);
+        let room = room_of(rel);
         let level = LAYERS.iter().position(|r| *r == room).unwrap();
         let want = format!("//! Layer {level}, {room}");
         assert!(

@@ -212,21 +212,25 @@ pub fn assert_tree_snapshot(dir: &Path, actual: &BTreeMap<PathBuf, String>) {
         "no snapshot tree {}: run the test with LATGEN_BLESS=1, review it and commit it",
         dir.display()
     );
-    let expected = read_tree(dir);
+    let what = format!("{} (LATGEN_BLESS=1 rewrites it)", dir.display());
+    assert_tree_eq(&read_tree(dir), actual, &what);
+}
+
+/// Compares two trees file by file, so that a failure names the file and shows a readable
+/// diff.
+pub fn assert_tree_eq(
+    expected: &BTreeMap<PathBuf, String>,
+    actual: &BTreeMap<PathBuf, String>,
+    what: &str,
+) {
     let names = |t: &BTreeMap<PathBuf, String>| t.keys().cloned().collect::<Vec<_>>();
     pretty_assertions::assert_eq!(
-        names(&expected),
+        names(expected),
         names(actual),
-        "{}: the set of files differs (LATGEN_BLESS=1 rewrites it)",
-        dir.display()
+        "{what}: the set of files differs"
     );
     for (path, text) in actual {
-        pretty_assertions::assert_eq!(
-            &expected[path],
-            text,
-            "{} differs (LATGEN_BLESS=1 rewrites it)",
-            dir.join(path).display()
-        );
+        pretty_assertions::assert_eq!(&expected[path], text, "{what}: {} differs", path.display());
     }
 }
 

@@ -16,6 +16,7 @@ use crate::input::ProjectPaths;
 use crate::output::{self, manifests};
 use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
+mod auth;
 pub(crate) mod names;
 mod rollout;
 mod routes;
@@ -607,6 +608,7 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
             diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
+                diags.extend(auth::auth_findings(net, &prepared.apps, &prepared.config));
             }
             diags
         },

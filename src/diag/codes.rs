@@ -133,6 +133,10 @@ codes! {
     CrdVersion = "crd-version", Error, "the output uses an API version the configured Gateway API CRDs do not serve";
     DnsUnacknowledged = "dns-unacknowledged", Warning, "apps have hosts of their own and latgen.yaml does not say how those resolve inside the gateway's VPC";
     PlaceholderSetting = "placeholder-setting", Error, "a setting (deploy, lattice.serviceNamePrefix) still holds the placeholder `latgen init` wrote";
+    InvalidCaller = "invalid-caller", Error, "a caller (`callers:` of an app, `auth.kong` or `auth.callers`) names no IAM principal, organization, VPC or method an auth policy takes";
+    AuthPolicyTooLarge = "auth-policy-too-large", Error, "a Lattice service's auth policy is over the 10,000-byte limit (not adjustable)";
+    AuthMismatch = "auth-mismatch", Error, "an auth policy lets in a caller the declarations do not, or keeps out one they do";
+    AuthOpenWindow = "auth-open-window", Warning, "a new Lattice service is open to every caller until the controller attaches its auth policy, with no service-network policy behind it";
     StaleDeploy = "stale-deploy", Error, "deploy/ differs from what `latgen deploy` writes";
 }
 

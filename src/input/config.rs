@@ -28,6 +28,10 @@ pub struct Config {
     /// AppProject. Unset = no kit; set, `latgen check` also checks what the first sync
     /// needs (placeholders left, the kit current, how dedicated hosts resolve).
     pub deploy: Option<DeployConfig>,
+    /// Who may call each app: under `mode: iam`, an IAM auth policy on every Lattice
+    /// service allows each app's callers (these, Kong, and the app's own `callers`) on
+    /// exactly that app's requests.
+    pub auth: crate::input::auth::AuthConfig,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -60,6 +64,16 @@ const CONFIG_FIELDS: &[&str] = &[
     "dispatch",
     "dispatchHeader",
     "serviceNamePrefix",
+    "auth",
+    "mode",
+    "account",
+    "region",
+    "callers",
+    "principals",
+    "orgs",
+    "vpcs",
+    "methods",
+    "serviceNetworkPolicy",
 ];
 
 /// A Gateway that routes attach to (a parentRef).

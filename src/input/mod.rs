@@ -2,6 +2,7 @@
 //! order), `latgen.yaml` and `latgen.lock` into their declared types, keeping positions for
 //! diagnostics. Nothing here judges the values; that is `validate`'s job.
 
+pub(crate) mod auth;
 pub(crate) mod config;
 pub(crate) mod confine;
 pub mod lock;

@@ -23,6 +23,7 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "peakRps",
     "isolate",
     "healthCheck",
+    "callers",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
@@ -68,6 +69,10 @@ pub(crate) struct AppDecl {
     /// The Lattice target group health check.
     #[schemars(with = "Option<HealthCheck>")]
     pub health_check: Option<Spanned<HealthCheck>>,
+    /// Who may call the app besides Kong and the callers `auth.callers` in latgen.yaml
+    /// gives every app (with `auth.mode: iam`): each entry one kind of caller.
+    #[schemars(with = "Option<Vec<crate::input::auth::Caller>>")]
+    pub callers: Option<Vec<Spanned<crate::input::auth::Caller>>>,
 }
 
 /// A Service and port in the app's namespace.
@@ -236,6 +241,8 @@ pub struct App {
     pub peak_rps: Option<u64>,
     pub isolate: bool,
     pub health_check: Option<HealthCheck>,
+    /// The app's own callers (`callers:`), validated.
+    pub callers: Vec<crate::input::auth::Caller>,
 }
 
 impl App {

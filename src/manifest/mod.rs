@@ -3,6 +3,7 @@
 //! tree of manifests (Kong route → bridge → Lattice rule → backend), the fields the API
 //! server stores, the custom resource types, and trees of files with their parsed documents.
 
+pub(crate) mod auth;
 pub(crate) mod crd;
 pub(crate) mod layout;
 pub(crate) mod routing;

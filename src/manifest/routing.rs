@@ -19,6 +19,7 @@ use serde_saphyr::Spanned;
 
 use crate::input::model::{MatchKind, Pos};
 use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
+use crate::manifest::auth::AuthPolicy;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathRule {
@@ -291,6 +292,8 @@ pub(crate) struct Network {
     /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
     /// Made when first asked: a check of one tree follows each Kong route from itself.
     by_match: std::sync::OnceLock<ByMatch>,
+    /// Auth policies by the (namespace, name) of the route they target.
+    auth: BTreeMap<(String, String), Arc<AuthPolicy>>,
 }
 
 type ByMatch = HashMap<String, HashMap<String, Vec<usize>>>;
@@ -546,6 +549,15 @@ struct AnySpec {
     #[serde(default, deserialize_with = "null_as_default")]
     rules: Vec<Spanned<RuleDoc>>,
     external_name: Option<String>,
+    /// An IAMAuthPolicy's policy text and target.
+    policy: Option<String>,
+    target_ref: Option<TargetRefDoc>,
+}
+
+#[derive(Deserialize, Clone, Debug)]
+struct TargetRefDoc {
+    kind: Option<String>,
+    name: String,
 }
 
 #[derive(Deserialize, Clone, Debug, Default)]
@@ -884,7 +896,7 @@ impl Doc {
             spec: Some(AnySpec {
                 hostnames: spec.hostnames.clone().unwrap_or_default(),
                 rules: rules.collect(),
-                external_name: None,
+                ..AnySpec::default()
             }),
         };
         Doc::of(file, &doc)
@@ -907,6 +919,13 @@ impl Doc {
         Doc(Arc::new(Entry::Kong(
             routes.into_iter().map(Arc::new).collect(),
         )))
+    }
+
+    /// The model of an IAMAuthPolicy in `namespace` with policy text `policy`, targeting
+    /// the route `target`.
+    pub fn auth(file: &Path, namespace: &str, target: &str, policy: &str) -> Doc {
+        let p = AuthPolicy::read(file.to_path_buf(), namespace.into(), target.into(), policy);
+        Doc(Arc::new(Entry::Auth(Arc::new(p))))
     }
 
     /// The model of a typed Service (see [`Doc::from_route`]).
@@ -933,6 +952,7 @@ enum Entry {
     Kong(Vec<Arc<KongRoute>>),
     Lattice(Arc<LatticeRoute>),
     Bridge((String, String), Arc<Bridge>),
+    Auth(Arc<AuthPolicy>),
     Nothing,
 }
 
@@ -961,6 +981,21 @@ impl Entry {
                 }
                 None => Entry::Nothing,
             },
+            Some("IAMAuthPolicy") => {
+                match spec.and_then(|s| Some((s.policy.as_deref()?, s.target_ref.as_ref()?))) {
+                    Some((policy, target)) if target.kind.as_deref() == Some("HTTPRoute") => {
+                        let namespace = doc.metadata.namespace.clone().unwrap_or_default();
+                        let p = AuthPolicy::read(
+                            file.to_path_buf(),
+                            namespace,
+                            target.name.clone(),
+                            policy,
+                        );
+                        Entry::Auth(Arc::new(p))
+                    }
+                    _ => Entry::Nothing,
+                }
+            }
             _ => Entry::Nothing,
         }
     }
@@ -1127,8 +1162,27 @@ impl Network {
                     .or_default()
                     .insert(name, bridge);
             }
+            Entry::Auth(policy) => {
+                // The controller lets the first policy of a target win; the others are
+                // Conflicted.
+                let key = (policy.namespace.clone(), policy.target.clone());
+                self.auth.entry(key).or_insert(policy);
+            }
             Entry::Nothing => {}
         }
+    }
+
+    /// The auth policy of a Lattice route, if it has one.
+    pub fn auth_policy(&self, route: &LatticeRoute) -> Option<&AuthPolicy> {
+        (self
+            .auth
+            .get(&(route.namespace.clone(), route.name.clone())))
+        .map(|p| &**p)
+    }
+
+    /// Whether the network holds any auth policy.
+    pub fn has_auth(&self) -> bool {
+        !self.auth.is_empty()
     }
 
     fn add_kong(&mut self, route: Arc<KongRoute>) {

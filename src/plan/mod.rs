@@ -12,6 +12,7 @@
 //! the controller leaves its rules in. A locked placement is kept even where it breaks that
 //! last rule (it was valid when it was written); `check` reports such a pair.
 
+pub(crate) mod auth;
 pub(crate) mod prepared;
 pub(crate) mod rebalance;
 pub mod services;
@@ -177,6 +178,8 @@ struct GroupState {
     /// Exact values in the group and their app.
     exacts: BTreeMap<String, AppId>,
     apps: Vec<AppId>,
+    /// Bytes the apps' auth policy statements take, with a comma each.
+    policy_bytes: usize,
 }
 
 /// Where a placement that failed came from.
@@ -197,6 +200,12 @@ pub(crate) enum NoRoom {
     Isolated { other: AppId },
     /// The app's declared rps would take the group over its budget.
     Rps { have: u64, budget: u64 },
+    /// The app's auth policy statements would take the group's policy over its size limit.
+    AuthPolicy {
+        have: usize,
+        need: usize,
+        cap: usize,
+    },
     /// The app's prefix `path` nests with `other_path`, of `other`, already in the group.
     Nested {
         path: String,
@@ -225,6 +234,9 @@ struct Planner<'a> {
     apps: &'a [App],
     config: &'a Config,
     cap: u32,
+    /// Bytes each app's auth policy statements take in a group, by app index; empty when
+    /// auth is off.
+    auth_bytes: Vec<usize>,
     groups: BTreeMap<u32, GroupState>,
     /// Groups with at least one free rule: the only ones first-fit needs to look at.
     open: BTreeSet<u32>,
@@ -273,6 +285,16 @@ impl<'a> Planner<'a> {
                 });
             }
         }
+        if let Some(&need) = self.auth_bytes.get(id.index()) {
+            let cap = auth::POLICY_MAX_BYTES;
+            if auth::policy_bytes(g.policy_bytes + need) > cap {
+                return Err(NoRoom::AuthPolicy {
+                    have: auth::policy_bytes(g.policy_bytes),
+                    need,
+                    cap,
+                });
+            }
+        }
         if let Some(why) = self
             .path_matches(app)
             .find_map(|p| clash(g, p, id, overlaps))
@@ -295,6 +317,7 @@ impl<'a> Planner<'a> {
             g.isolated = Some(id);
         }
         g.rps += app.peak_rps.unwrap_or(0);
+        g.policy_bytes += self.auth_bytes.get(id.index()).copied().unwrap_or(0);
         for (kind, path) in paths {
             match kind {
                 MatchKind::Prefix => g.prefixes.insert(path, id),
@@ -420,12 +443,27 @@ impl<'a> Planner<'a> {
             apps,
             config,
             cap: config.group_rule_capacity(),
+            auth_bytes: group_auth_bytes(apps, config),
             groups: BTreeMap::new(),
             open: BTreeSet::new(),
             gaps: BTreeSet::new(),
             highest: 0,
         }
     }
+}
+
+/// The bytes each app's auth statements take in a shared group; empty when auth is off.
+fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
+    use rayon::prelude::*;
+    if !config.auth.is_on() {
+        return Vec::new();
+    }
+    let header = config
+        .header_dispatch()
+        .then_some(config.lattice.dispatch_header.as_str());
+    (apps.par_iter())
+        .map(|app| auth::app_bytes(app, config, header))
+        .collect()
 }
 
 /// Groups as a plan fills them, for questions asked after planning: does this app fit
@@ -574,6 +612,13 @@ fn placeable_in_name_order(
         .map(|(id, _)| id)
         .collect();
     path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
+    for app in apps.iter().filter(|app| !in_groups(app, config)) {
+        check_own_policy(app, config, None, diags);
+    }
+    let header = config
+        .header_dispatch()
+        .then_some(config.lattice.dispatch_header.as_str());
+    path_apps.retain(|&id| check_own_policy(&apps[id], config, header, diags));
     path_apps.retain(|&id| {
         let app = &apps[id];
         if rules_needed(app, config) <= cap {
@@ -598,6 +643,35 @@ fn placeable_in_name_order(
         false
     });
     path_apps
+}
+
+/// Whether app `app`'s auth statements fit a policy of their own; reported when not.
+fn check_own_policy(
+    app: &App,
+    config: &Config,
+    header: Option<&str>,
+    diags: &mut Diagnostics,
+) -> bool {
+    if !config.auth.is_on() {
+        return true;
+    }
+    let bytes = auth::policy_bytes(auth::app_bytes(app, config, header));
+    if bytes <= auth::POLICY_MAX_BYTES {
+        return true;
+    }
+    diags.push(
+        Diagnostic::error(
+            Code::AuthPolicyTooLarge,
+            format!(
+                "the auth policy that lets app `{}`'s callers in takes {bytes} bytes on its own; a Lattice auth policy takes at most {}",
+                app.name,
+                auth::POLICY_MAX_BYTES
+            ),
+        )
+        .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))
+        .help("list fewer callers or paths: name an account or an organization rather than each role, or merge paths under a common prefix"),
+    );
+    false
 }
 
 /// What the planning passes read.
@@ -928,6 +1002,10 @@ impl NoRoom {
                 app.name,
                 app.peak_rps.unwrap_or(0)
             ),
+            NoRoom::AuthPolicy { have, need, cap } => format!(
+                "{group}'s auth policy takes {have} of its {cap} bytes; the statements that let app `{}`'s callers in add {need}",
+                app.name
+            ),
             NoRoom::Nested {
                 path,
                 other_path,
@@ -978,6 +1056,7 @@ impl NoRoom {
             NoRoom::Backends { .. } => Code::TargetGroupQuota,
             NoRoom::Isolated { .. } => Code::IsolationConflict,
             NoRoom::Rps { .. } => Code::RpsBudget,
+            NoRoom::AuthPolicy { .. } => Code::AuthPolicyTooLarge,
             NoRoom::Nested { .. } => Code::NestedPrefix,
             NoRoom::Overlap { .. } => Code::OrderDependentGroup,
         }

@@ -55,6 +55,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/lattice/target-group-policy.yaml.j2"),
     ),
     (
+        "lattice/iam-auth-policy.yaml.j2",
+        include_str!("../../templates/lattice/iam-auth-policy.yaml.j2"),
+    ),
+    (
         "lattice/reference-grant.yaml.j2",
         include_str!("../../templates/lattice/reference-grant.yaml.j2"),
     ),
@@ -78,8 +82,8 @@ pub(crate) mod not_stored;
 mod objects;
 mod readback;
 use objects::{
-    BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute, KustomizationCtx,
-    Object, ReferenceGrant, RuleCtx, TargetGroupPolicy,
+    AuthPolicyCtx, BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute,
+    KustomizationCtx, Object, ReferenceGrant, RuleCtx, TargetGroupPolicy,
 };
 use readback::{CheckedFile, ReadOptions, checked_file, with_header};
 
@@ -286,6 +290,7 @@ enum Kind {
     Service,
     ReferenceGrant,
     TargetGroupPolicy,
+    IamAuthPolicy,
     Kustomization,
 }
 
@@ -299,6 +304,7 @@ impl Kind {
                 "application-networking.k8s.aws/v1alpha1",
                 "TargetGroupPolicy",
             ),
+            Kind::IamAuthPolicy => ("application-networking.k8s.aws/v1alpha1", "IAMAuthPolicy"),
             Kind::Kustomization => ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
         }
     }
@@ -517,6 +523,9 @@ fn render_tree(
     if config.lattice.target_group_policies {
         r.emit_target_group_policies(&inputs);
     }
+    if config.auth.is_on() {
+        r.emit_auth_policies(&inputs);
+    }
     // All routes, then all bridges: the files come out nearly in name order, which makes
     // the tree cheap to sort.
     for (id, app) in AppId::enumerate(apps) {
@@ -612,6 +621,58 @@ impl<'a> Renderer<'a> {
                 },
             );
         }
+    }
+
+    /// The Lattice side: an IAMAuthPolicy per Lattice route, beside it, letting in each
+    /// app's callers on that app's requests (statements in the route's order of apps).
+    fn emit_auth_policies(&mut self, t: &'a Inputs<'a>) {
+        let config = t.config;
+        let header = dispatch_header(config);
+        for group in &t.plan.groups {
+            let name = config.group_name(group.number);
+            let statements = move || {
+                (group.members())
+                    .flat_map(|id| crate::plan::auth::app_statements(&t.apps[id], config, header))
+                    .collect()
+            };
+            let namespace = config.lattice.namespace.as_str();
+            self.emit_auth_policy(name, namespace, Some(group.number), statements);
+        }
+        for d in &t.plan.dedicated {
+            let app = &t.apps[d.app];
+            let statements = move || crate::plan::auth::app_statements(app, config, None);
+            self.emit_auth_policy(app.name.clone(), &app.namespace, None, statements);
+        }
+    }
+
+    fn emit_auth_policy(
+        &mut self,
+        route: String,
+        namespace: &'a str,
+        group: Option<u32>,
+        statements: impl FnOnce() -> Vec<String> + Send + 'a,
+    ) {
+        let expect = Expect {
+            kind: Kind::IamAuthPolicy,
+            name: route.clone(),
+            namespace: Some(namespace.to_string()),
+            service_name: None,
+        };
+        let object = move || {
+            Object::AuthPolicy(AuthPolicyCtx {
+                name: route.clone(),
+                namespace,
+                group,
+                policy: crate::plan::auth::policy(&statements()),
+                route,
+            })
+        };
+        self.emit(
+            Side::Lattice,
+            "lattice/iam-auth-policy.yaml.j2",
+            object,
+            expect,
+        );
     }
 
     /// The Lattice side: a ReferenceGrant in each namespace a group route points into.

@@ -25,6 +25,7 @@ use minijinja::value::Serde;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use crate::manifest::crd::iamauthpolicy::{IamAuthPolicySpec, IamAuthPolicyTargetRef};
 use crate::manifest::crd::targetgrouppolicy::{
     TargetGroupPolicyHealthCheck, TargetGroupPolicySpec, TargetGroupPolicyTargetRef,
 };
@@ -111,6 +112,28 @@ pub(super) struct TargetGroupPolicy<'a> {
     pub path: Option<&'a str>,
 }
 
+/// `lattice/iam-auth-policy.yaml.j2`: the auth policy of a Lattice route's service.
+pub(super) struct AuthPolicyCtx<'a> {
+    pub name: String,
+    pub namespace: &'a str,
+    /// The group's number, for a group route's policy.
+    pub group: Option<u32>,
+    pub route: String,
+    /// The policy, compact JSON with a statement a line.
+    pub policy: String,
+}
+
+/// What the template gets: the policy as its lines, for a block scalar.
+#[derive(Serialize)]
+struct AuthPolicyVars<'a> {
+    name: &'a str,
+    namespace: &'a str,
+    group: Option<u32>,
+    route: &'a str,
+    policy: &'a str,
+    policy_lines: Vec<&'a str>,
+}
+
 /// `kong/bridge-service.yaml.j2`: the ExternalName Service Kong routes an app to.
 #[derive(Serialize)]
 pub(super) struct Bridge<'a> {
@@ -149,6 +172,7 @@ pub(super) enum Object<'a> {
     HostRoute(HostRoute<'a>),
     ReferenceGrant(ReferenceGrant<'a>),
     TargetGroupPolicy(TargetGroupPolicy<'a>),
+    AuthPolicy(AuthPolicyCtx<'a>),
     Bridge(Bridge<'a>),
     KongRoute(KongRoute<'a>),
     Kustomization(KustomizationCtx<'a>),
@@ -181,6 +205,7 @@ pub(super) enum Model {
     Service(Box<Service>),
     ReferenceGrant(Box<Typed<ReferenceGrantSpec>>),
     TargetGroupPolicy(Box<Typed<TargetGroupPolicySpec>>),
+    AuthPolicy(Box<Typed<IamAuthPolicySpec>>),
     Kustomization(Kustomization),
 }
 
@@ -195,6 +220,7 @@ impl Model {
                 let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
                 Some(Doc::from_service(file, &s.metadata, external))
             }
+            Model::AuthPolicy(p) => Some(auth_doc(file, &p.metadata, &p.spec)),
             Model::Kustomization(_) => None,
         }
     }
@@ -206,6 +232,7 @@ impl Model {
             Model::Service(s) => serde_json::to_value(s),
             Model::ReferenceGrant(g) => serde_json::to_value(g),
             Model::TargetGroupPolicy(p) => serde_json::to_value(p),
+            Model::AuthPolicy(p) => serde_json::to_value(p),
             Model::Kustomization(k) => serde_json::to_value(k),
         };
         value.expect("typed objects serialize")
@@ -220,6 +247,14 @@ impl Object<'_> {
             Object::HostRoute(c) => Ctx::from(Serde(c)),
             Object::ReferenceGrant(c) => Ctx::from(Serde(c)),
             Object::TargetGroupPolicy(c) => Ctx::from(Serde(c)),
+            Object::AuthPolicy(c) => Ctx::from(Serde(AuthPolicyVars {
+                name: &c.name,
+                namespace: c.namespace,
+                group: c.group,
+                route: &c.route,
+                policy: &c.policy,
+                policy_lines: c.policy.lines().collect(),
+            })),
             Object::Bridge(c) => Ctx::from(Serde(c)),
             Object::KongRoute(c) => Ctx::from(Serde(c)),
             Object::Kustomization(c) => Ctx::from(Serde(c)),
@@ -256,6 +291,7 @@ impl Object<'_> {
             Object::TargetGroupPolicy(c) => {
                 Model::TargetGroupPolicy(Box::new(target_group_policy(c)))
             }
+            Object::AuthPolicy(c) => Model::AuthPolicy(Box::new(auth_policy(c))),
             Object::Kustomization(c) => Model::Kustomization(Kustomization {
                 api_version: "kustomize.config.k8s.io/v1beta1".into(),
                 kind: "Kustomization".into(),
@@ -533,6 +569,41 @@ fn target_group_policy(c: &TargetGroupPolicy) -> Typed<TargetGroupPolicySpec> {
             }),
             protocol: None,
             protocol_version: None,
+        },
+    }
+}
+
+/// The routing model of an auth policy.
+pub(super) fn auth_doc(file: &std::path::Path, meta: &ObjectMeta, spec: &IamAuthPolicySpec) -> Doc {
+    if spec.target_ref.kind != "HTTPRoute" {
+        return Doc::other();
+    }
+    let namespace = meta.namespace.as_deref().unwrap_or_default();
+    Doc::auth(file, namespace, &spec.target_ref.name, &spec.policy)
+}
+
+fn auth_policy(c: &AuthPolicyCtx) -> Typed<IamAuthPolicySpec> {
+    let mut labels = labels(None);
+    if let Some(n) = c.group {
+        labels.insert(GROUP_LABEL.into(), n.to_string());
+    }
+    let mut metadata = meta(&c.name, c.namespace, labels);
+    metadata.annotations = Some(BTreeMap::from([(
+        "argocd.argoproj.io/sync-options".to_string(),
+        "PruneLast=true".to_string(),
+    )]));
+    Typed {
+        api_version: "application-networking.k8s.aws/v1alpha1".into(),
+        kind: "IAMAuthPolicy".into(),
+        metadata,
+        spec: IamAuthPolicySpec {
+            policy: c.policy.clone(),
+            target_ref: IamAuthPolicyTargetRef {
+                group: GATEWAY_API_GROUP.into(),
+                kind: "HTTPRoute".into(),
+                name: c.route.clone(),
+                namespace: None,
+            },
         },
     }
 }

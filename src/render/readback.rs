@@ -160,6 +160,13 @@ pub(super) fn typed_check(
             same_as_model(&d, read.model)?;
             (d.api_version, d.kind, d.metadata, None, Vec::new())
         }
+        Kind::IamAuthPolicy => {
+            use crate::manifest::crd::iamauthpolicy::IamAuthPolicySpec;
+            let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            let doc = keep.map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));
+            (d.api_version, d.kind, d.metadata, doc, Vec::new())
+        }
         // k8s-openapi checks apiVersion and kind itself.
         Kind::Service => {
             let svc: Service = parse_typed(text)?;

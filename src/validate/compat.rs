@@ -328,6 +328,7 @@ mod tests {
             peak_rps: None,
             isolate: false,
             health_check: None,
+            callers: Vec::new(),
         };
         let mut diags = Diagnostics::new();
         check(

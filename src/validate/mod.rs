@@ -2,6 +2,7 @@
 //! against what Kubernetes, Gateway API, Lattice and Kong accept, and the apps against each
 //! other (unique names, no path claimed twice). All problems are collected.
 
+pub(crate) mod auth;
 pub(crate) mod compat;
 
 use std::collections::{BTreeMap, HashMap};
@@ -21,6 +22,12 @@ use crate::input::{Loaded, LoadedDecl};
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
+    auth::validate_auth_config(
+        &loaded.config,
+        config_file,
+        loaded.sources.text(config_file),
+        diags,
+    );
     check_service_name_prefix(loaded, config_file, diags);
     // Each declaration on its own, in parallel; the findings merged in declaration order.
     use rayon::prelude::*;
@@ -72,6 +79,8 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     check_host_rule_count(file, &paths, host.is_some(), diags);
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
+    auth::check_paths(file, &paths, config, diags);
+    let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
 
     if diags.count(Severity::Error) > before {
         return None;
@@ -89,6 +98,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         peak_rps: decl.peak_rps.as_ref().map(|r| r.value),
         isolate: decl.isolate,
         health_check,
+        callers,
     })
 }
 

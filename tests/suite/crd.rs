@@ -1,25 +1,37 @@
-//! The TargetGroupPolicy type (`src/manifest/crd/targetgrouppolicy.rs`) is generated from the AWS
-//! Gateway API Controller's own CRD, kept in `tests/data/aws/`. These tests fail when the two
-//! disagree: the type must have exactly the CRD's fields, round-trip every example the
-//! controller ships, and the policies latgen writes must fit the CRD's schema.
+//! The AWS Gateway API Controller's policy types (`src/manifest/crd/targetgrouppolicy.rs`,
+//! `src/manifest/crd/iamauthpolicy.rs`) are generated from the controller's own CRDs, kept in
+//! `tests/data/aws/`. These tests fail when a type and its CRD disagree: for each kind, the
+//! type must be the CRD's kind, group, version and scope, have exactly the CRD's fields and
+//! round-trip every example of that kind the controller ships; and the policies latgen writes
+//! must fit the CRD's schema.
 
 use super::common;
+use super::project;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use kube::CustomResourceExt;
 use latgen::input::ProjectPaths;
+use latgen::manifest::crd::iamauthpolicy::IamAuthPolicy;
 use latgen::manifest::crd::targetgrouppolicy::TargetGroupPolicy;
 use latgen::render::Templates;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// The TargetGroupPolicy CRD, under `tests/data/aws/`.
+const TARGET_GROUP_POLICIES: &str = "application-networking.k8s.aws_targetgrouppolicies.yaml";
+/// The IAMAuthPolicy CRD, under `tests/data/aws/`.
+const IAM_AUTH_POLICIES: &str = "application-networking.k8s.aws_iamauthpolicies.yaml";
 
 fn data() -> PathBuf {
     common::root().join("tests/data/aws")
 }
 
-fn crd_file() -> Value {
-    let path = data().join("application-networking.k8s.aws_targetgrouppolicies.yaml");
+/// The CRD `file` of `tests/data/aws/`.
+fn crd_file(file: &str) -> Value {
+    let path = data().join(file);
     serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -44,6 +56,17 @@ fn yaml_files(dir: &Path) -> Vec<(PathBuf, String)> {
         .collect();
     out.sort();
     out
+}
+
+/// The controller's examples (`tests/data/aws/examples/`) whose `kind` is `kind`.
+fn examples(kind: &str) -> Vec<(PathBuf, String)> {
+    let all = yaml_files(&data().join("examples"));
+    (all.into_iter())
+        .filter(|(_, text)| {
+            let doc: Value = serde_saphyr::from_str(text).unwrap();
+            doc["kind"] == kind
+        })
+        .collect()
 }
 
 /// What of a schema a Rust type can carry: the types, formats and enums of its fields, which
@@ -78,36 +101,36 @@ fn shape(schema: &Value) -> Value {
     Value::Object(out)
 }
 
-/// Parses `text` into a `TargetGroupPolicy` in one pass, as the read-back does, and returns
-/// it with the paths of the fields the type does not define.
-fn parse(text: &str) -> (TargetGroupPolicy, Vec<String>) {
+/// Parses `text` into a `T` in one pass, as the read-back does, and returns it with the
+/// paths of the fields the type does not define.
+fn parse<T: DeserializeOwned>(text: &str) -> (T, Vec<String>) {
     let mut ignored = Vec::new();
-    let tgp = serde_saphyr::with_deserializer_from_str(text, |de| {
+    let object = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_ignored::deserialize(de, |path| ignored.push(path.to_string()))
     })
     .unwrap();
-    (tgp, ignored)
+    (object, ignored)
 }
 
-/// Parses `text` into the type and writes it back: the result must say exactly what the text
+/// Parses `text` into a `T` and writes it back: the result must say exactly what the text
 /// says. The derived root takes `apiVersion` and `kind` as given by the type and writes them
 /// back from it, so the comparison checks them too.
-fn assert_round_trips(path: &Path, text: &str) {
-    let (tgp, ignored) = parse(text);
+fn assert_round_trips<T: DeserializeOwned + Serialize>(path: &Path, text: &str) {
+    let (object, ignored) = parse::<T>(text);
     assert!(
         ignored.iter().all(|p| p == "apiVersion" || p == "kind"),
         "{}: fields the type does not define: {ignored:?}",
         path.display()
     );
     let want: Value = serde_saphyr::from_str(text).unwrap();
-    let got = serde_json::to_value(&tgp).unwrap();
+    let got = serde_json::to_value(&object).unwrap();
     pretty_assertions::assert_eq!(got, want, "{}", path.display());
 }
 
-#[test]
-fn the_type_is_the_crds_kind_group_version_and_scope() {
-    let crd = crd_file();
-    let derived = serde_json::to_value(TargetGroupPolicy::crd()).unwrap();
+/// `T`'s derived CRD names the kind, group, version and scope of the CRD `file`.
+fn assert_kind_group_version_and_scope<T: CustomResourceExt>(file: &str) {
+    let crd = crd_file(file);
+    let derived = serde_json::to_value(T::crd()).unwrap();
     assert_eq!(derived["metadata"]["name"], crd["metadata"]["name"]);
     for key in ["group", "scope"] {
         assert_eq!(derived["spec"][key], crd["spec"][key], "{key}");
@@ -124,10 +147,11 @@ fn the_type_is_the_crds_kind_group_version_and_scope() {
     );
 }
 
-#[test]
-fn the_types_fields_are_the_crds() {
-    let crd = crd_file();
-    let derived = serde_json::to_value(TargetGroupPolicy::crd()).unwrap();
+/// `T`'s derived schema has the shape of the CRD `file`'s: the same fields, types, formats,
+/// enums and required fields at every depth.
+fn assert_fields_are_the_crds<T: CustomResourceExt>(file: &str) {
+    let crd = crd_file(file);
+    let derived = serde_json::to_value(T::crd()).unwrap();
     let want = version_schema(&crd);
     let got = version_schema(&derived);
     // kube leaves apiVersion, kind and metadata out of a derived schema: the API server
@@ -153,21 +177,61 @@ fn the_types_fields_are_the_crds() {
     assert_eq!(shape(got)["required"], shape(want)["required"]);
 }
 
-#[test]
-fn the_type_round_trips_the_controllers_examples() {
-    let examples = yaml_files(&data().join("examples"));
-    assert_eq!(examples.len(), 9, "see tests/data/aws/README.md");
+/// `T` round-trips each of the controller's examples of its kind, which are `count` (see
+/// `tests/data/aws/README.md`).
+fn assert_round_trips_the_examples<T>(count: usize)
+where
+    T: CustomResourceExt + DeserializeOwned + Serialize,
+{
+    let examples = examples(&T::crd().spec.names.kind);
+    assert_eq!(examples.len(), count, "see tests/data/aws/README.md");
     for (path, text) in &examples {
-        assert_round_trips(path, text);
+        assert_round_trips::<T>(path, text);
     }
 }
 
+/// The checks every kind gets, as a module of one test per check, so a failure names both:
+/// `$module` tests `$type` against the CRD `$file`, of which the controller ships `$examples`
+/// examples.
+macro_rules! every_kind_fits_its_crd {
+    ($module:ident, $type:ty, $file:expr, $examples:expr) => {
+        mod $module {
+            use super::*;
+
+            #[test]
+            fn the_type_is_the_crds_kind_group_version_and_scope() {
+                assert_kind_group_version_and_scope::<$type>($file);
+            }
+
+            #[test]
+            fn the_types_fields_are_the_crds() {
+                assert_fields_are_the_crds::<$type>($file);
+            }
+
+            #[test]
+            fn the_type_round_trips_the_controllers_examples() {
+                assert_round_trips_the_examples::<$type>($examples);
+            }
+        }
+    };
+}
+
+every_kind_fits_its_crd!(
+    target_group_policy,
+    TargetGroupPolicy,
+    TARGET_GROUP_POLICIES,
+    9
+);
+every_kind_fits_its_crd!(iam_auth_policy, IamAuthPolicy, IAM_AUTH_POLICIES, 2);
+
 #[test]
-fn the_type_refuses_what_the_crd_refuses() {
+fn the_target_group_policy_type_refuses_what_the_crd_refuses() {
     let path =
         data().join("examples/docs-advanced-configurations-multi-cluster-health-policy.yaml");
     let text = std::fs::read_to_string(path).unwrap();
-    let (_, ignored) = parse(&text.replace("    healthyThresholdCount", "    healthyThresholdCnt"));
+    let (_, ignored) = parse::<TargetGroupPolicy>(
+        &text.replace("    healthyThresholdCount", "    healthyThresholdCnt"),
+    );
     assert_eq!(
         ignored,
         [
@@ -187,11 +251,50 @@ fn the_type_refuses_what_the_crd_refuses() {
     );
 }
 
+#[test]
+fn the_iam_auth_policy_type_refuses_what_the_crd_refuses() {
+    let path = data().join("examples/docs-iam-auth-policy-test-iam-auth-policy-example2.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let (_, ignored) = parse::<IamAuthPolicy>(&text.replace(
+        "        name: my-route\n",
+        "        name: my-route\n        sectionName: http\n",
+    ));
+    assert_eq!(
+        ignored,
+        ["apiVersion", "kind", "spec.targetRef.sectionName"],
+        "a policy attaches to a whole route"
+    );
+    let required = [
+        (
+            "policy",
+            text.split_once("    policy: |").unwrap().0.to_string(),
+        ),
+        (
+            "targetRef.name",
+            text.replace("        name: my-route\n", ""),
+        ),
+        (
+            "targetRef.kind",
+            text.replace("        kind: HTTPRoute\n", ""),
+        ),
+        (
+            "targetRef.group",
+            text.replace("        group: \"gateway.networking.k8s.io\"\n", ""),
+        ),
+    ];
+    for (field, text) in required {
+        assert!(
+            serde_saphyr::from_str::<IamAuthPolicy>(&text).is_err(),
+            "{field} is required"
+        );
+    }
+}
+
 /// Every policy in the committed output trees (which the golden tests keep equal to what
 /// latgen renders) fits the CRD's schema, with unknown fields refused, and round-trips.
 #[test]
 fn the_policies_latgen_writes_fit_the_crd() {
-    let crd = crd_file();
+    let crd = crd_file(TARGET_GROUP_POLICIES);
     let mut schema = version_schema(&crd).clone();
     refuse_unknown_fields(&mut schema["properties"]["spec"]);
     let validator = jsonschema::validator_for(&schema).expect("the CRD schema compiles");
@@ -211,10 +314,49 @@ fn the_policies_latgen_writes_fit_the_crd() {
                 .map(|e| format!("{e} at {}", e.instance_path()))
                 .collect();
             assert!(errors.is_empty(), "{}: {errors:?}", path.display());
-            assert_round_trips(&path, &text);
+            assert_round_trips::<TargetGroupPolicy>(&path, &text);
         }
     }
     assert!(seen >= 2, "found {seen} policies");
+}
+
+/// Every IAMAuthPolicy latgen renders for the example (`generated/lattice/iamauthpolicy-*`)
+/// fits the CRD's schema with unknown fields refused at every depth, round-trips, and its
+/// `spec.policy` is an IAM policy document: JSON, version 2012-10-17, with statements.
+#[test]
+fn written_iam_auth_policies_fit_the_strict_crd_schema() {
+    let crd = crd_file(IAM_AUTH_POLICIES);
+    let mut schema = version_schema(&crd).clone();
+    refuse_unknown_fields(&mut schema);
+    let validator = jsonschema::validator_for(&schema).expect("the CRD schema compiles");
+    let files = project::render_dir(&common::root()).expect("the example renders");
+    let policies: Vec<_> = (files.iter())
+        .filter(|(p, _)| p.to_string_lossy().contains("iamauthpolicy-"))
+        .collect();
+    assert!(
+        !policies.is_empty(),
+        "the example renders no iamauthpolicy-* file: {:?}",
+        files.keys().collect::<Vec<_>>()
+    );
+    for (path, text) in policies {
+        let doc: Value = serde_saphyr::from_str(text).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        assert_round_trips::<IamAuthPolicy>(path, text);
+        let policy = doc["spec"]["policy"].as_str().unwrap();
+        let policy: Value = serde_json::from_str(policy)
+            .unwrap_or_else(|e| panic!("{}: spec.policy is not JSON: {e}", path.display()));
+        assert_eq!(policy["Version"], "2012-10-17", "{}", path.display());
+        let statements = policy["Statement"].as_array();
+        assert!(
+            statements.is_some_and(|s| !s.is_empty()),
+            "{}: no Statement: {policy}",
+            path.display()
+        );
+    }
 }
 
 /// `additionalProperties: false` on every object schema with properties, as a strict API

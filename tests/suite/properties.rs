@@ -94,6 +94,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
         peak_rps: s.rps.map(u64::from),
         isolate: s.isolate,
         health_check: None,
+        callers: Vec::new(),
     }
 }
 

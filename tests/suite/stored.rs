@@ -290,6 +290,7 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
                     path: Some("/healthz".into()),
                     interval_seconds: Some(10),
                 }),
+                callers: Vec::new(),
                 name,
             }
         })

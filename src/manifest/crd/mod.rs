@@ -2,13 +2,17 @@
 //! generated from each controller's own CRD (kept under `tests/data/`) the kube-rs way: a
 //! `kube::CustomResource` derive, schema derived, no client.
 //!
-//! The modules below are generated, not written: to follow a new CRD, replace the file under
-//! `tests/data/`, regenerate from the repository root and format, e.g.
+//! The modules below (the AWS Gateway API Controller's TargetGroupPolicy and IAMAuthPolicy)
+//! are generated, not written: to follow a new CRD, replace the file under `tests/data/`,
+//! regenerate from the repository root and format, e.g.
 //!
 //! ```sh
 //! kopium --schema=derived --docs \
 //!     -f tests/data/aws/application-networking.k8s.aws_targetgrouppolicies.yaml \
 //!     > src/manifest/crd/targetgrouppolicy.rs && cargo fmt
+//! kopium --schema=derived --docs \
+//!     -f tests/data/aws/application-networking.k8s.aws_iamauthpolicies.yaml \
+//!     > src/manifest/crd/iamauthpolicy.rs && cargo fmt
 //! ```
 //!
 //! `tests/suite/crd.rs` fails when a type and its CRD disagree. The types do not refuse unknown
@@ -19,3 +23,10 @@
 // Generated whole: latgen reads the spec, not the status the controller writes.
 #[allow(dead_code)]
 pub(crate) mod targetgrouppolicy;
+
+/// The AWS Gateway API Controller's IAMAuthPolicy
+/// (`application-networking.k8s.aws/v1alpha1`), from its v2.1.3 CRD; kopium names its root
+/// type `IamAuthPolicy`.
+// Generated whole: latgen reads the spec, not the status the controller writes.
+#[allow(dead_code)]
+pub(crate) mod iamauthpolicy;

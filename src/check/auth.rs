@@ -1,0 +1,206 @@
+//! Whether the committed auth policies let in exactly the declared callers (`auth.mode:
+//! iam`): each Lattice route's requests, the way Lattice routes them, probed with every
+//! identity a declaration of that route's apps names, Kong's, and one nobody declared. A
+//! request must be allowed when the app it reaches declares the caller, and denied when
+//! not — also after a hand edit of a committed policy.
+
+use std::collections::BTreeSet;
+
+use crate::diag::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::config::Config;
+use crate::input::model::{App, MatchKind};
+use crate::manifest::auth::{Call, Identity, probe_headers, request_resource};
+use crate::manifest::routing::{Headers, LatticeRoute, Network};
+use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
+
+/// The requests that probe a match: the path itself and one under it.
+pub(crate) fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
+    match kind {
+        MatchKind::Exact => vec![path.to_string()],
+        MatchKind::Prefix => {
+            let stem = path.trim_end_matches('/');
+            let mut out = vec![format!("{stem}/latgen-probe")];
+            if !stem.is_empty() {
+                out.insert(0, stem.to_string());
+            }
+            out
+        }
+    }
+}
+
+/// The app of the rule of `route` that Lattice sends `path` with `headers` to.
+fn reached<'a>(
+    route: &LatticeRoute,
+    path: &str,
+    headers: &Headers,
+    apps: &'a [App],
+) -> Option<&'a App> {
+    let rule = route
+        .rules
+        .iter()
+        .find(|r| r.matches.iter().any(|m| m.lattice_match(path, headers)))?;
+    let backend = rule.backend.as_ref()?;
+    let mut owners = apps.iter().filter(|a| backend.is_of(a));
+    let first = owners.next()?;
+    // Apps that share a Service are told apart by the match the rule has.
+    let by_match = std::iter::once(first).chain(owners).find(|a| {
+        rule.matches.iter().any(|m| {
+            a.paths
+                .iter()
+                .any(|p| p.kind == m.kind && p.value == m.path)
+                || m.headers
+                    .iter()
+                    .any(|(_, v)| v.as_deref() == Some(a.name.as_str()))
+        })
+    });
+    Some(by_match.unwrap_or(first))
+}
+
+/// The identities that probe a route: Kong's, those of every caller of its apps and of
+/// every app, and a stranger's.
+fn identities(route: &LatticeRoute, apps: &[App], config: &Config) -> BTreeSet<Identity> {
+    let mut out: BTreeSet<Identity> = BTreeSet::from([Identity::stranger()]);
+    let auth = &config.auth;
+    for c in auth.kong.iter().chain(&auth.callers) {
+        out.extend(Identity::of_caller(c));
+    }
+    for rule in &route.rules {
+        let Some(b) = &rule.backend else { continue };
+        for app in apps.iter().filter(|a| b.is_of(a)) {
+            for c in &app.callers {
+                out.extend(Identity::of_caller(c));
+            }
+        }
+    }
+    out
+}
+
+/// The findings about every route's auth policy.
+pub(super) fn auth_findings(net: &Network, apps: &[App], config: &Config) -> Diagnostics {
+    use rayon::prelude::*;
+    let mut diags = Diagnostics::new();
+    if !config.auth.is_on() {
+        return diags;
+    }
+    let found: Vec<Diagnostics> = (net.lattice.par_iter())
+        .map(|route| route_findings(net, route, apps, config))
+        .collect();
+    for d in found {
+        diags.extend(d);
+    }
+    diags
+}
+
+fn route_findings(
+    net: &Network,
+    route: &LatticeRoute,
+    apps: &[App],
+    config: &Config,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let name = format!("{}/{}", route.namespace, route.name);
+    let Some(policy) = net.auth_policy(route) else {
+        diags.push(
+            Diagnostic::error(
+                Code::AuthMismatch,
+                format!("Lattice route `{name}` has no auth policy: its service has auth type NONE, so every caller reaches its apps"),
+            )
+            .at(Span::file(&route.file))
+            .help("run `latgen render`, which writes an IAMAuthPolicy beside every route while `auth.mode` is `iam`"),
+        );
+        return diags;
+    };
+    let at = Span::file(&policy.file);
+    if policy.bytes > POLICY_MAX_BYTES {
+        diags.push(
+            Diagnostic::error(
+                Code::AuthPolicyTooLarge,
+                format!("the auth policy of `{name}` takes {} bytes; Lattice takes at most {POLICY_MAX_BYTES}, so the controller cannot attach it", policy.bytes),
+            )
+            .at(at.clone())
+            .help("run `latgen render`, which sizes groups so that their policies fit; declare fewer callers per app (an account or an organization rather than each role)"),
+        );
+    }
+    if let Some(why) = policy.unreadable() {
+        diags.push(
+            Diagnostic::error(Code::AuthMismatch, format!("the auth policy of `{name}` cannot be checked: {why}"))
+                .at(at)
+                .help("run `latgen render` to write it anew; declare callers in the apps' `callers:` rather than editing the policy"),
+        );
+        return diags;
+    }
+    let (region, account) = (
+        config.auth.region.as_deref().unwrap_or_default(),
+        config.auth.account.as_deref().unwrap_or_default(),
+    );
+    let ids = identities(route, apps, config);
+    let mut told = BTreeSet::new();
+    for rule in &route.rules {
+        for m in &rule.matches {
+            let header = m
+                .headers
+                .first()
+                .and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
+            let headers = probe_headers(header);
+            for path in probe_paths(m.kind, &m.path) {
+                let Some(app) = reached(route, &path, &headers, apps) else {
+                    continue;
+                };
+                let resource = request_resource(region, account, &path);
+                for who in &ids {
+                    let declared = callers_of(app, config).any(|c| who.declared_by(c));
+                    let decision = policy.decide(&Call {
+                        who,
+                        resource: &resource,
+                        headers: &headers,
+                    });
+                    if decision.allows() == declared
+                        || !told.insert((app.name.clone(), who.clone()))
+                    {
+                        continue;
+                    }
+                    diags.push(mismatch(&name, app, who, &path, declared, decision, &at));
+                }
+            }
+        }
+    }
+    diags
+}
+
+fn mismatch(
+    route: &str,
+    app: &App,
+    who: &Identity,
+    path: &str,
+    declared: bool,
+    decision: crate::manifest::auth::Decision,
+    at: &Span,
+) -> Diagnostic {
+    let (message, help) = if declared {
+        (
+            format!(
+                "the auth policy of `{route}` keeps {} out of app `{}` ({path}: {decision}), although the app declares that caller",
+                who.show(),
+                app.name
+            ),
+            "run `latgen render` to write the policy anew",
+        )
+    } else {
+        (
+            format!(
+                "the auth policy of `{route}` lets {} call app `{}` ({path}: {decision}), which no caller of the app declares",
+                who.show(),
+                app.name
+            ),
+            "run `latgen render` to write the policy anew; to let this caller in, declare it in the app's `callers:`",
+        )
+    };
+    Diagnostic::error(Code::AuthMismatch, message)
+        .at(at.clone())
+        .related(
+            Span::new(&app.file, app.name_pos.line, app.name_pos.column),
+            "the app",
+        )
+        .help(help)
+}

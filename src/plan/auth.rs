@@ -1,0 +1,265 @@
+//! The IAM auth policy of a Lattice service (`auth.mode: iam`): one statement per caller of
+//! each app the service routes to, scoped to exactly that app's requests. The planner sizes
+//! groups by these statements (a policy is at most [`POLICY_MAX_BYTES`]), and the render
+//! writes them: one function makes both, so they cannot disagree.
+//!
+//! Scope, per app:
+//! - paths: a PathPrefix `/shop` is the resources `…/shop` and `…/shop/*`, an Exact path
+//!   itself, `/` everything (`…/*`). The resource names the service by a wildcard of a
+//!   service id's exact length (`svc-` and 17 `?`) after the full region and account, so
+//!   that no `*` can stretch over a path: `*/shop` would also let the caller reach
+//!   `/admin/shop`, which is another app's;
+//! - header dispatch: every path, with the dispatch header equal to the app's name (ignoring
+//!   case, as the group's rule matches it).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::input::auth::Caller;
+use crate::input::config::Config;
+use crate::input::model::{App, MatchKind};
+
+/// The largest auth policy this tool writes, in bytes: the VPC Lattice quota is "10 KB, not
+/// adjustable" (quotas page), and older API references give the policy a maximum length of
+/// 10,000; the smaller number is the one every Region takes.
+pub(crate) const POLICY_MAX_BYTES: usize = 10_000;
+
+/// A service id in a resource: `svc-` and 17 lowercase letters or digits (the API's
+/// `ServiceId` pattern `svc-[0-9a-z]{17}`), matched one character each.
+pub(crate) const ANY_SERVICE_ID: &str = "svc-?????????????????";
+
+/// The action of every statement.
+pub(crate) const INVOKE: &str = "vpc-lattice-svcs:Invoke";
+
+pub(crate) const SOURCE_VPC: &str = "vpc-lattice-svcs:SourceVpc";
+pub(crate) const REQUEST_METHOD: &str = "vpc-lattice-svcs:RequestMethod";
+pub(crate) const PRINCIPAL_ORG: &str = "aws:PrincipalOrgID";
+/// The condition key of a request header: this, then the header's name.
+pub(crate) const REQUEST_HEADER: &str = "vpc-lattice-svcs:RequestHeader/";
+
+/// What every policy is wrapped in, before and after its statements, and what goes between
+/// two statements. Compact JSON with a statement a line, so that a change to one app's
+/// callers is a change of its lines in a diff.
+const OPEN: &str = "{\"Version\":\"2012-10-17\",\"Statement\":[\n";
+const SEP: &str = ",\n";
+const CLOSE: &str = "\n]}";
+
+/// `arn:aws:vpc-lattice:<region>:<account>:service/svc-?????????????????`: any service of the
+/// project's account and Region, up to where the request path starts.
+pub(crate) fn service_resource(config: &Config) -> String {
+    let auth = &config.auth;
+    let partition = match auth.region.as_deref() {
+        Some(r) if r.starts_with("cn-") => "aws-cn",
+        Some(r) if r.starts_with("us-gov-") => "aws-us-gov",
+        _ => "aws",
+    };
+    format!(
+        "arn:{partition}:vpc-lattice:{}:{}:service/{ANY_SERVICE_ID}",
+        auth.region.as_deref().unwrap_or_default(),
+        auth.account.as_deref().unwrap_or_default()
+    )
+}
+
+/// The resources of app `app`'s requests, under `base` ([`service_resource`]).
+fn resources(app: &App, base: &str, header: bool) -> Vec<String> {
+    if header {
+        return vec![format!("{base}/*")];
+    }
+    let mut out = Vec::new();
+    for p in &app.paths {
+        match p.kind {
+            MatchKind::Exact => out.push(format!("{base}{}", p.value)),
+            MatchKind::Prefix => {
+                let stem = p.value.trim_end_matches('/');
+                if !stem.is_empty() {
+                    out.push(format!("{base}{stem}"));
+                }
+                out.push(format!("{base}{stem}/*"));
+            }
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Statement {
+    effect: &'static str,
+    principal: Value,
+    action: &'static str,
+    resource: Value,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    condition: BTreeMap<&'static str, BTreeMap<String, Value>>,
+}
+
+/// One value as a string, several as an array.
+fn one_or_many(values: &[String]) -> Value {
+    match values {
+        [one] => Value::String(one.clone()),
+        _ => values.iter().cloned().map(Value::String).collect(),
+    }
+}
+
+/// The callers of an app: Kong, those of every app, its own.
+pub(crate) fn callers_of<'c>(app: &'c App, config: &'c Config) -> impl Iterator<Item = &'c Caller> {
+    let auth = &config.auth;
+    auth.kong.iter().chain(&auth.callers).chain(&app.callers)
+}
+
+/// The statements that let app `app`'s callers in, each as compact JSON. `header` is the
+/// dispatch header when the app is in a group that dispatches on it.
+pub(crate) fn app_statements(app: &App, config: &Config, header: Option<&str>) -> Vec<String> {
+    let base = service_resource(config);
+    let resource = one_or_many(&resources(app, &base, header.is_some()));
+    callers_of(app, config)
+        .map(|c| {
+            let mut equals = BTreeMap::new();
+            for (key, values) in [
+                (PRINCIPAL_ORG, &c.orgs),
+                (REQUEST_METHOD, &c.methods),
+                (SOURCE_VPC, &c.vpcs),
+            ] {
+                if !values.is_empty() {
+                    equals.insert(key.to_string(), one_or_many(values));
+                }
+            }
+            let mut condition = BTreeMap::new();
+            if !equals.is_empty() {
+                condition.insert("StringEquals", equals);
+            }
+            if let Some(h) = header {
+                let key = format!("{REQUEST_HEADER}{h}");
+                condition.insert(
+                    "StringEqualsIgnoreCase",
+                    BTreeMap::from([(key, Value::String(app.name.clone()))]),
+                );
+            }
+            let principal = if c.principals.is_empty() {
+                Value::String("*".into())
+            } else {
+                serde_json::json!({ "AWS": one_or_many(&c.principals) })
+            };
+            let s = Statement {
+                effect: "Allow",
+                principal,
+                action: INVOKE,
+                resource: resource.clone(),
+                condition,
+            };
+            serde_json::to_string(&s).expect("a statement serializes")
+        })
+        .collect()
+}
+
+/// The bytes statements add to a policy, with what goes between them.
+pub(crate) fn statements_bytes(statements: &[String]) -> usize {
+    statements.iter().map(|s| s.len() + SEP.len()).sum()
+}
+
+/// The bytes app `app`'s statements add to a policy.
+pub(crate) fn app_bytes(app: &App, config: &Config, header: Option<&str>) -> usize {
+    statements_bytes(&app_statements(app, config, header))
+}
+
+/// The size of a policy whose statements take `statement_bytes` ([`statements_bytes`]).
+pub(crate) fn policy_bytes(statement_bytes: usize) -> usize {
+    OPEN.len() + statement_bytes.saturating_sub(SEP.len()) + CLOSE.len()
+}
+
+/// The policy of statements `statements`.
+pub(crate) fn policy(statements: &[String]) -> String {
+    let mut out = String::with_capacity(policy_bytes(statements_bytes(statements)));
+    out.push_str(OPEN);
+    out.push_str(&statements.join(SEP));
+    out.push_str(CLOSE);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::auth::{AuthConfig, AuthMode};
+    use crate::input::model::{PathMatch, Pos};
+
+    fn config() -> Config {
+        Config {
+            auth: AuthConfig {
+                mode: AuthMode::Iam,
+                account: Some("111122223333".into()),
+                region: Some("ap-northeast-2".into()),
+                kong: Some(Caller {
+                    vpcs: vec!["vpc-0a1b2c3d4e5f67890".into()],
+                    ..Caller::default()
+                }),
+                ..AuthConfig::default()
+            },
+            ..Config::default()
+        }
+    }
+
+    fn app(paths: &[(MatchKind, &str)]) -> App {
+        App {
+            name: "cart".into(),
+            file: "apps/cart.yaml".into(),
+            name_pos: Pos::default(),
+            namespace: "shop".into(),
+            service: "cart".into(),
+            port: 80,
+            host: None,
+            paths: paths
+                .iter()
+                .map(|(kind, v)| PathMatch {
+                    kind: *kind,
+                    value: v.to_string(),
+                    pos: Pos::default(),
+                })
+                .collect(),
+            pin: None,
+            peak_rps: None,
+            isolate: false,
+            health_check: None,
+            callers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_prefix_is_itself_and_what_lies_under_it_an_exact_path_itself() {
+        let base = service_resource(&config());
+        assert_eq!(
+            base,
+            "arn:aws:vpc-lattice:ap-northeast-2:111122223333:service/svc-?????????????????"
+        );
+        let a = app(&[
+            (MatchKind::Prefix, "/shop/cart"),
+            (MatchKind::Exact, "/cart"),
+            (MatchKind::Prefix, "/"),
+        ]);
+        let r = resources(&a, "B", false);
+        assert_eq!(r, ["B/shop/cart", "B/shop/cart/*", "B/cart", "B/*"]);
+        assert_eq!(resources(&a, "B", true), ["B/*"]);
+    }
+
+    #[test]
+    fn kong_is_let_in_unsigned_from_its_vpc() {
+        let s = app_statements(&app(&[(MatchKind::Prefix, "/cart")]), &config(), None);
+        assert_eq!(
+            s,
+            [
+                r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":["arn:aws:vpc-lattice:ap-northeast-2:111122223333:service/svc-?????????????????/cart","arn:aws:vpc-lattice:ap-northeast-2:111122223333:service/svc-?????????????????/cart/*"],"Condition":{"StringEquals":{"vpc-lattice-svcs:SourceVpc":"vpc-0a1b2c3d4e5f67890"}}}"#
+            ]
+        );
+        let p = policy(&s);
+        assert_eq!(
+            p.len(),
+            policy_bytes(app_bytes(
+                &app(&[(MatchKind::Prefix, "/cart")]),
+                &config(),
+                None
+            ))
+        );
+        let v: Value = serde_json::from_str(&p).unwrap();
+        assert_eq!(v["Version"], "2012-10-17");
+    }
+}

@@ -1,0 +1,289 @@
+//! The values of `callers:` and of latgen.yaml's `auth:` section: each lands in an IAM auth
+//! policy, where a malformed principal makes the controller's PutAuthPolicy fail and a
+//! malformed condition value silently matches nothing.
+
+use std::path::Path;
+
+use serde_saphyr::Spanned;
+
+use crate::diag::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::auth::Caller;
+use crate::input::config::Config;
+use crate::input::model::{PathMatch, Pos};
+
+/// The HTTP methods `vpc-lattice-svcs:RequestMethod` takes.
+const METHODS: &[&str] = &[
+    "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
+];
+
+fn is_account(s: &str) -> bool {
+    s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// An IAM role or user ARN, an account's root ARN, or an account id.
+fn principal_problem(p: &str) -> Option<&'static str> {
+    if is_account(p) {
+        return None;
+    }
+    let Some(rest) = ["arn:aws:iam::", "arn:aws-cn:iam::", "arn:aws-us-gov:iam::"]
+        .iter()
+        .find_map(|prefix| p.strip_prefix(prefix))
+    else {
+        return Some(
+            "is neither a 12-digit account id nor an IAM ARN (`arn:aws:iam::<account>:role/<name>`)",
+        );
+    };
+    let (account, resource) = rest.split_once(':').unwrap_or((rest, ""));
+    if !is_account(account) {
+        return Some("has no 12-digit account id after `arn:aws:iam::`");
+    }
+    if resource == "root" {
+        return None;
+    }
+    let name_ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+=,.@_-/".contains(c))
+    };
+    match resource.split_once('/') {
+        Some(("role" | "user", name)) if name_ok(name) => None,
+        _ => Some("names no role or user (`…:role/<name>`, `…:user/<name>`, or `…:root`)"),
+    }
+}
+
+fn org_problem(o: &str) -> Option<&'static str> {
+    let body = o.strip_prefix("o-").unwrap_or("");
+    let ok = (10..=32).contains(&body.len())
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    (!ok)
+        .then_some("is not an AWS Organizations id (`o-` and 10 to 32 lowercase letters or digits)")
+}
+
+fn vpc_problem(v: &str) -> Option<&'static str> {
+    let body = v.strip_prefix("vpc-").unwrap_or("");
+    let ok = matches!(body.len(), 8 | 17)
+        && body.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    (!ok).then_some("is not a VPC id (`vpc-` and 8 or 17 lowercase hex digits)")
+}
+
+fn method_problem(m: &str) -> Option<&'static str> {
+    (!METHODS.contains(&m)).then_some("is not an HTTP method in upper case (GET, POST, …)")
+}
+
+/// Every problem of one caller, as (message, help).
+pub(crate) fn caller_problems(c: &Caller) -> Vec<(String, &'static str)> {
+    let mut out = Vec::new();
+    let lists: [(&str, &[String], fn(&str) -> Option<&'static str>); 4] = [
+        ("principals", &c.principals, principal_problem),
+        ("orgs", &c.orgs, org_problem),
+        ("vpcs", &c.vpcs, vpc_problem),
+        ("methods", &c.methods, method_problem),
+    ];
+    for (field, values, problem) in lists {
+        for v in values {
+            if let Some(p) = problem(v) {
+                out.push((
+                    format!("{field}: `{}` {p}", v.escape_debug()),
+                    "see `latgen explain invalid-caller`",
+                ));
+            }
+        }
+    }
+    if c.principals.is_empty() && c.orgs.is_empty() && c.vpcs.is_empty() {
+        out.push((
+            "a caller with none of `principals`, `orgs` and `vpcs` would let anyone in".into(),
+            "say who: the VPC the calls come from (`vpcs`), or the IAM principals that sign them (`principals`)",
+        ));
+    }
+    out
+}
+
+/// An app's `callers:`, validated.
+pub(super) fn validate_callers(
+    file: &Path,
+    callers: Option<&Vec<Spanned<Caller>>>,
+    diags: &mut Diagnostics,
+) -> Vec<Caller> {
+    let mut out = Vec::new();
+    for c in callers.into_iter().flatten() {
+        let problems = caller_problems(&c.value);
+        for (message, help) in &problems {
+            diags.push(
+                Diagnostic::error(Code::InvalidCaller, format!("caller {message}"))
+                    .at(Span::new(file, Pos::of(c).line, Pos::of(c).column))
+                    .help(*help),
+            );
+        }
+        if problems.is_empty() {
+            out.push(c.value.clone());
+        }
+    }
+    out
+}
+
+/// A path an auth policy cannot name: `*` and `?` are wildcards in a policy's resource.
+pub(super) fn check_paths(
+    file: &Path,
+    paths: &[PathMatch],
+    config: &Config,
+    diags: &mut Diagnostics,
+) {
+    if !config.auth.is_on() {
+        return;
+    }
+    for p in paths.iter().filter(|p| p.value.contains(['*', '?'])) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidPath,
+                format!(
+                    "path `{}` holds `*`, which an auth policy's resource reads as a wildcard: the app's callers would be let in on other paths too",
+                    p.value
+                ),
+            )
+            .at(Span::new(file, p.pos.line, p.pos.column))
+            .help("drop the `*` from the path, or set `auth.mode: off`"),
+        );
+    }
+}
+
+/// The `auth:` section of latgen.yaml.
+pub(super) fn validate_auth_config(
+    config: &Config,
+    file: &Path,
+    text: Option<&str>,
+    diags: &mut Diagnostics,
+) {
+    let auth = &config.auth;
+    let places = crate::input::places::Places::read(file, text);
+    let mut bad = |path: &[&str], what: String, help: &str| {
+        diags.push(
+            Diagnostic::error(Code::InvalidConfig, what)
+                .at(places.of(path))
+                .help(help.to_string()),
+        );
+    };
+    if let Some(a) = auth.account.as_deref().filter(|a| !is_account(a)) {
+        bad(
+            &["auth", "account"],
+            format!(
+                "auth.account `{}` is not a 12-digit AWS account id",
+                a.escape_debug()
+            ),
+            "quote it, as in `account: \"111122223333\"`",
+        );
+    }
+    if let Some(r) = auth.region.as_deref().filter(|r| !is_region(r)) {
+        bad(
+            &["auth", "region"],
+            format!(
+                "auth.region `{}` is not an AWS Region name",
+                r.escape_debug()
+            ),
+            "give the Region of the Lattice services, e.g. `ap-northeast-2`",
+        );
+    }
+    if auth.is_on() {
+        for (key, missing) in [
+            ("account", auth.account.is_none()),
+            ("region", auth.region.is_none()),
+            ("kong", auth.kong.is_none()),
+        ] {
+            if missing {
+                bad(
+                    &["auth", "mode"],
+                    format!("auth.mode is `iam` and auth.{key} is not set"),
+                    match key {
+                        "kong" => {
+                            "say how Kong calls Lattice, e.g. `kong: { vpcs: [<the gateway cluster's VPC id>] }`: every app's Kong route needs it"
+                        }
+                        _ => {
+                            "set auth.account and auth.region to where the Lattice services are: the policies name their resources in full"
+                        }
+                    },
+                );
+            }
+        }
+    }
+    let named = auth
+        .kong
+        .iter()
+        .map(|c| ("auth.kong".to_string(), vec!["auth", "kong"], c));
+    let listed = auth
+        .callers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("auth.callers[{i}]"), vec!["auth", "callers"], c));
+    for (name, path, c) in named.chain(listed) {
+        for (message, help) in caller_problems(c) {
+            bad(&path, format!("{name}: {message}"), help);
+        }
+    }
+}
+
+fn is_region(r: &str) -> bool {
+    let parts: Vec<&str> = r.split('-').collect();
+    parts.len() >= 3
+        && parts[0].len() == 2
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+        && parts
+            .last()
+            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn principals_are_accounts_roles_users_or_roots() {
+        for ok in [
+            "111122223333",
+            "arn:aws:iam::111122223333:role/reports",
+            "arn:aws:iam::111122223333:role/team/reports",
+            "arn:aws:iam::111122223333:user/ci",
+            "arn:aws:iam::111122223333:root",
+        ] {
+            assert_eq!(principal_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "1111",
+            "arn:aws:iam::1:role/x",
+            "arn:aws:iam::111122223333:group/x",
+            "arn:aws:s3:::bucket",
+            "*",
+        ] {
+            assert!(principal_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn vpcs_orgs_methods_and_regions() {
+        assert_eq!(vpc_problem("vpc-0a1b2c3d4e5f67890"), None);
+        assert_eq!(vpc_problem("vpc-0a1b2c3d"), None);
+        assert!(vpc_problem("vpc-0A1B2C3D").is_some());
+        assert!(vpc_problem("subnet-0a1b2c3d").is_some());
+        assert_eq!(org_problem("o-a1b2c3d4e5"), None);
+        assert!(org_problem("o-short").is_some());
+        assert_eq!(method_problem("GET"), None);
+        assert!(method_problem("get").is_some());
+        assert!(is_region("ap-northeast-2"));
+        assert!(is_region("us-gov-west-1"));
+        assert!(!is_region("seoul"));
+    }
+
+    #[test]
+    fn a_caller_must_say_who() {
+        let open = Caller {
+            methods: vec!["GET".into()],
+            ..Caller::default()
+        };
+        assert_eq!(caller_problems(&open).len(), 1);
+    }
+}

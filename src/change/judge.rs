@@ -55,6 +55,12 @@ impl Scope {
         for mut more in on_the_way.collect::<Vec<_>>() {
             files.append(&mut more);
         }
+        // A route is judged with its auth policy, and a policy with its route.
+        let companions: Vec<PathBuf> = nets
+            .iter()
+            .flat_map(|n| n.auth_companions(&files))
+            .collect();
+        files.extend(companions);
         Scope {
             probes: probes.into_iter().collect(),
             files,
@@ -75,6 +81,34 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
         return before.is_broken();
     }
     now_effect == effect(before) || now_effect == effect(after)
+}
+
+/// What a state of a change must keep to be safe besides routing: the rule quota, and when
+/// auth is on, who is let in (see [`crate::change::auth`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    /// The most rules a Lattice route may hold.
+    pub rule_limit: usize,
+    pub auth: Option<crate::manifest::auth::AuthProbe>,
+}
+
+impl Gate {
+    /// A gate of the rule quota alone.
+    #[cfg(test)]
+    pub fn rules(rule_limit: usize) -> Gate {
+        Gate {
+            rule_limit,
+            auth: None,
+        }
+    }
+
+    /// The gate of a project's settings.
+    pub fn of(config: &crate::input::config::Config) -> Gate {
+        Gate {
+            rule_limit: config.quotas.rules_per_service as usize,
+            auth: crate::manifest::auth::AuthProbe::of(config),
+        }
+    }
 }
 
 /// A request (host, path), and where it goes before and after the change.
@@ -98,6 +132,8 @@ pub(crate) struct Judge {
     /// A Lattice route the change leaves as it is holds more rules than the limit: no
     /// state of the change is safe.
     over_limit: bool,
+    /// Who is let in where, before and after, when the project has auth on.
+    auth: Option<crate::change::auth::AuthExpect>,
 }
 
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
@@ -132,7 +168,7 @@ impl Judge {
         let live = state(&target_docs, &target_docs);
         let b = state(&base_docs, &base_docs);
         let docs = (&base_docs, &target_docs);
-        Judge::of_states(base, (target, &live), docs, &b, rule_limit)
+        Judge::of_states(base, (target, &live), docs, &b, &Gate::rules(rule_limit))
     }
 
     /// A judge of the change from `base` to `target`, whose documents are `docs` (base,
@@ -142,11 +178,11 @@ impl Judge {
         (target, live): (&Tree, &Network),
         docs: (&Docs, &Docs),
         b: &Network,
-        rule_limit: usize,
+        gate: &Gate,
     ) -> Judge {
         let changed = changed_files(base, target);
         let scope = Scope::of(&[b, live], &changed);
-        Judge::of_scope(base, (target, live), docs, (b, scope, &changed), rule_limit)
+        Judge::of_scope(base, (target, live), docs, (b, scope, &changed), gate)
     }
 
     #[cfg(test)]
@@ -168,7 +204,8 @@ impl Judge {
         };
         let changed = changed_files(base, target);
         let docs = (&docs.0, &docs.1);
-        Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), rule_limit)
+        let gate = Gate::rules(rule_limit);
+        Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), &gate)
     }
 
     fn of_scope(
@@ -176,8 +213,11 @@ impl Judge {
         (target, r): (&Tree, &Network),
         docs: (&Docs, &Docs),
         (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
-        rule_limit: usize,
+        gate: &Gate,
     ) -> Judge {
+        let rule_limit = gate.rule_limit;
+        let auth = (gate.auth.as_ref())
+            .map(|p| crate::change::auth::AuthExpect::of(p, &scope.probes, &scope.files, (b, r)));
         let expected = scope
             .probes
             .into_iter()
@@ -205,6 +245,7 @@ impl Judge {
             base_rules,
             files: scope.files,
             over_limit,
+            auth,
         }
     }
 
@@ -266,6 +307,7 @@ impl Judge {
         self.expected
             .iter()
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
+            && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
     }
 
     /// Whether `state` is safe in every order and keeps every Lattice route in its quota,
@@ -555,7 +597,7 @@ pub(crate) fn over_limit_unions(
 pub(crate) fn steps(
     base: &Tree,
     (target, target_docs): (&Tree, &Docs),
-    rule_limit: usize,
+    gate: &Gate,
     versions: &dyn Versions,
 ) -> Option<Steps> {
     let mut out: Vec<Tree> = Vec::new();
@@ -576,7 +618,7 @@ pub(crate) fn steps(
             (target, &live),
             (&at_docs, target_docs),
             &at_state,
-            rule_limit,
+            gate,
         );
         // The check judges the base and the first step; later states are not kept.
         if passed.len() < 2 {

@@ -3,6 +3,7 @@
 //! steps `render --base` writes, the quota and priority warnings of a change, what a PR does
 //! (the summary), and reading a base revision from Git.
 
+pub(crate) mod auth;
 pub(crate) mod git;
 pub(crate) mod judge;
 pub(crate) mod steps;

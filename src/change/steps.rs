@@ -85,7 +85,8 @@ pub(crate) fn next_step_of(
         config,
         apps: &built.prepared.apps,
     };
-    let Some(steps) = judge::steps(base, (target, &built.docs), limit, &versions) else {
+    let gate = judge::Gate::of(config);
+    let Some(steps) = judge::steps(base, (target, &built.docs), &gate, &versions) else {
         let full = judge::over_limit_unions(base, target, limit, &versions);
         return Err(NoStep::Stuck {
             built: Box::new(built),

@@ -152,3 +152,41 @@ fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> 
         .help("ship the removal and the addition as two changes, or keep a rule free with `quotas.reservedRules: 1`"),
     )
 }
+
+/// `auth-open-window`: each Lattice route `new` creates (a file `old` does not have) makes a
+/// Lattice service, which the controller creates with auth type `NONE` and which stays open
+/// to every caller until it has attached the route's auth policy, unless the service
+/// network's own policy keeps strangers out (`auth.serviceNetworkPolicy`).
+pub(crate) fn open_windows(
+    old: &BTreeMap<PathBuf, String>,
+    new: &BTreeMap<PathBuf, String>,
+    config: &crate::input::config::Config,
+    out_dir: &Path,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let auth = &config.auth;
+    if !auth.is_on() || auth.service_network_policy {
+        return diags;
+    }
+    let created = new.keys().filter(|rel| {
+        side_of(rel) == Side::Lattice
+            && !old.contains_key(*rel)
+            && rel
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("httproute-"))
+    });
+    for rel in created {
+        diags.push(
+            Diagnostic::warning(
+                Code::AuthOpenWindow,
+                format!(
+                    "{} creates a Lattice service, which the controller creates with auth type NONE: until it has attached the service's auth policy, every caller in a VPC of the service network reaches its apps, and latgen.yaml does not say that the service network has an auth policy behind it",
+                    rel.display()
+                ),
+            )
+            .at(Span::file(out_dir.join(rel)))
+            .help("give the service network an auth policy that admits only your own callers (an IAMAuthPolicy that targets the Lattice Gateway, e.g. on `aws:PrincipalOrgID`), then set `auth.serviceNetworkPolicy: true` in latgen.yaml"),
+        );
+    }
+    diags
+}

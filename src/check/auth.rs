@@ -9,25 +9,10 @@ use std::collections::BTreeSet;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::Config;
-use crate::input::model::{App, MatchKind};
-use crate::manifest::auth::{Call, Identity, probe_headers, request_resource};
+use crate::input::model::App;
+use crate::manifest::auth::{Call, Identity, probe_headers, probe_paths, request_resource};
 use crate::manifest::routing::{Headers, LatticeRoute, Network};
 use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
-
-/// The requests that probe a match: the path itself and one under it.
-pub(crate) fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
-    match kind {
-        MatchKind::Exact => vec![path.to_string()],
-        MatchKind::Prefix => {
-            let stem = path.trim_end_matches('/');
-            let mut out = vec![format!("{stem}/latgen-probe")];
-            if !stem.is_empty() {
-                out.insert(0, stem.to_string());
-            }
-            out
-        }
-    }
-}
 
 /// The app of the rule of `route` that Lattice sends `path` with `headers` to.
 fn reached<'a>(

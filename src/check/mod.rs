@@ -488,10 +488,19 @@ fn change_findings(
         &opts.out_dir,
         created,
     ));
+    diags.extend(crate::change::warnings::open_windows(
+        before,
+        after,
+        &prepared.config,
+        &opts.out_dir,
+    ));
     // Whether the change is safe to roll out and whether it is up to date are independent.
     let (safety, stale) = rayon::join(
         || match (base, states) {
-            (Some(base), Some(states)) => rollout_safety(opts, base, committed, rendered, states),
+            (Some(base), Some(states)) => {
+                let auth = crate::manifest::auth::AuthProbe::of(&prepared.config);
+                rollout_safety(opts, base, committed, rendered, states, auth.as_ref())
+            }
             _ => Diagnostics::new(),
         },
         || {

@@ -87,6 +87,7 @@ pub(super) fn rollout_safety(
     committed: &BTreeMap<PathBuf, String>,
     rendered: &Rendered,
     nets: &ChangeStates,
+    auth: Option<&crate::manifest::auth::AuthProbe>,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Only the requests the change can reroute are followed, and only the files on their
@@ -134,6 +135,19 @@ pub(super) fn rollout_safety(
             .get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected, rev))
             .clone()
     };
+    if let Some(probe) = auth {
+        let expect =
+            crate::change::auth::AuthExpect::of(probe, &within.probes, &within.files, (b, r));
+        for (when, net) in &states {
+            if let Some(v) = expect.violation(net) {
+                diags.push(
+                    Diagnostic::error(Code::UnsafeRollout, format!("if {when}, {v}"))
+                        .at(Span::file(&opts.out_dir))
+                        .help(advice()),
+                );
+            }
+        }
+    }
     // One finding per state and Kong route, so a broken app is reported once.
     let mut seen = BTreeSet::new();
     for (when, net) in &states {

@@ -173,6 +173,12 @@ fn notes(
         out,
         created,
     ));
+    notes.extend(crate::change::warnings::open_windows(
+        existing,
+        &built.output.files,
+        &built.prepared.config,
+        out,
+    ));
     let written = |p: &Path| keep(p) && built.output.files.contains_key(p);
     if let Some(d) = crate::check::names::placeholder_new_routes(
         &built.prepared,

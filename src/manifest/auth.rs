@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::input::auth::Caller;
+use crate::input::model::MatchKind;
 use crate::manifest::routing::Headers;
 
 /// Who sends a request, as a policy sees it.
@@ -173,6 +174,35 @@ fn principal_matches(p: &str, id: &Identity) -> bool {
     }
 }
 
+/// What probing a network's auth needs besides the network: how Kong calls Lattice, and
+/// the account and Region the services' ARNs name.
+#[derive(Debug, Clone)]
+pub(crate) struct AuthProbe {
+    pub kong: Identity,
+    pub region: String,
+    pub account: String,
+}
+
+impl AuthProbe {
+    /// The probe of a project whose auth is on; None when it is off.
+    pub fn of(config: &crate::input::config::Config) -> Option<AuthProbe> {
+        let auth = &config.auth;
+        if !auth.is_on() {
+            return None;
+        }
+        Some(AuthProbe {
+            kong: Identity::of_caller(auth.kong.as_ref()?).remove(0),
+            region: auth.region.clone()?,
+            account: auth.account.clone()?,
+        })
+    }
+
+    /// The resource of a request to `path` of some service.
+    pub fn resource(&self, path: &str) -> String {
+        request_resource(&self.region, &self.account, path)
+    }
+}
+
 /// A request to a Lattice service, as its policy evaluates it.
 pub(crate) struct Call<'a> {
     pub who: &'a Identity,
@@ -228,13 +258,11 @@ pub(crate) enum Decision {
     Denied(usize),
     /// No statement allows it.
     NotAllowed,
-    /// The service has no policy: auth type `NONE`.
-    Open,
 }
 
 impl Decision {
     pub fn allows(self) -> bool {
-        matches!(self, Decision::Allowed(_) | Decision::Open)
+        matches!(self, Decision::Allowed(_))
     }
 }
 
@@ -244,10 +272,6 @@ impl std::fmt::Display for Decision {
             Decision::Allowed(i) => write!(f, "allowed by statement {}", i + 1),
             Decision::Denied(i) => write!(f, "denied by statement {} (an explicit Deny)", i + 1),
             Decision::NotAllowed => write!(f, "denied (no statement allows it)"),
-            Decision::Open => write!(
-                f,
-                "allowed: the service has no auth policy (auth type NONE)"
-            ),
         }
     }
 }
@@ -513,6 +537,21 @@ fn parse_statement(s: &Value) -> Result<Statement, String> {
         resources,
         conditions,
     })
+}
+
+/// The requests that probe a match: the path itself and one under it.
+pub(crate) fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
+    match kind {
+        MatchKind::Exact => vec![path.to_string()],
+        MatchKind::Prefix => {
+            let stem = path.trim_end_matches('/');
+            let mut out = vec![format!("{stem}/latgen-probe")];
+            if !stem.is_empty() {
+                out.insert(0, stem.to_string());
+            }
+            out
+        }
+    }
 }
 
 /// The headers of a probe: the dispatch header set to `value`, or none.

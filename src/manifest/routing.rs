@@ -19,7 +19,7 @@ use serde_saphyr::Spanned;
 
 use crate::input::model::{MatchKind, Pos};
 use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
-use crate::manifest::auth::AuthPolicy;
+use crate::manifest::auth::{AuthPolicy, AuthProbe, Call, Identity};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathRule {
@@ -1180,9 +1180,18 @@ impl Network {
         .map(|p| &**p)
     }
 
-    /// Whether the network holds any auth policy.
-    pub fn has_auth(&self) -> bool {
-        !self.auth.is_empty()
+    /// The files that go with `files` for auth: the policy of each route among them, and
+    /// the route of each policy among them.
+    pub fn auth_companions(&self, files: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for route in &self.lattice {
+            if let Some(policy) = self.auth_policy(route)
+                && (files.contains(&route.file) || files.contains(&policy.file))
+            {
+                out.extend([route.file.clone(), policy.file.clone()]);
+            }
+        }
+        out
     }
 
     fn add_kong(&mut self, route: Arc<KongRoute>) {
@@ -1327,6 +1336,57 @@ impl Network {
         Err(Outcome::NoLatticeRule {
             lattice_route: format!("{}/{}", service.namespace, service.name),
         })
+    }
+
+    /// Whether Kong's request for `host` and `path` reaches a Service and is let in by the
+    /// auth policy of the Lattice service that serves it (one with no policy lets all in).
+    pub fn kong_access(&self, host: &str, path: &str, probe: &AuthProbe) -> bool {
+        let Some(kong) = self.kong_route(host, path) else {
+            return false;
+        };
+        let Ok(reached) = self.follow(kong, host, path, &Headers::new()) else {
+            return false;
+        };
+        let headers = kong.header_changes.apply(&Headers::new());
+        self.allows(reached.service, &probe.kong, path, &headers, probe)
+    }
+
+    /// Whether a request of `who` straight to the Lattice service of domain `domain`
+    /// reaches a Service and is let in.
+    pub fn direct_access(
+        &self,
+        (domain, path, headers): (&str, &str, &Headers),
+        who: &Identity,
+        probe: &AuthProbe,
+    ) -> bool {
+        let Some(service) = self.lattice_service(domain) else {
+            return false;
+        };
+        let reaches = (service.rules.iter())
+            .find(|r| r.matches.iter().any(|m| m.lattice_match(path, headers)))
+            .is_some_and(|r| r.backend.is_some());
+        reaches && self.allows(service, who, path, headers, probe)
+    }
+
+    fn allows(
+        &self,
+        service: &LatticeRoute,
+        who: &Identity,
+        path: &str,
+        headers: &Headers,
+        probe: &AuthProbe,
+    ) -> bool {
+        let Some(policy) = self.auth_policy(service) else {
+            return true;
+        };
+        let resource = probe.resource(path);
+        policy
+            .decide(&Call {
+                who,
+                resource: &resource,
+                headers,
+            })
+            .allows()
     }
 
     /// The bridge Service `namespace/name`.

@@ -12,6 +12,7 @@ use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::input::model::MatchKind;
 use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
+use crate::manifest::auth::{AuthPolicy, Call, Decision, Identity};
 use crate::manifest::routing::{
     Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome, PathRule,
     is_kong_file,
@@ -116,15 +117,73 @@ pub(crate) struct Trace<'a> {
     pub outcome: Outcome,
     /// Kong routes that would take the path on another host (a hint for a 404).
     pub other_hosts: Vec<(String, &'a str)>,
+    /// The request went straight to a Lattice service's custom domain, not through Kong.
+    pub direct: bool,
+    /// Who sends the request (`--as`, `--from-vpc`), and what the service's auth policy
+    /// says: None when no policy guards the service (auth type NONE).
+    pub auth: Option<(Identity, Option<(&'a AuthPolicy, Decision)>)>,
 }
 
 impl Trace<'_> {
     pub fn reached(&self) -> bool {
         matches!(self.outcome, Outcome::Backend { .. })
     }
+
+    /// Reached, and let in when a caller was given.
+    pub fn let_in(&self) -> bool {
+        self.reached()
+            && self
+                .auth
+                .as_ref()
+                .is_none_or(|(_, verdict)| verdict.is_none_or(|(_, d)| d.allows()))
+    }
 }
 
-pub(crate) fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
+/// A request straight to a Lattice service's domain `host`: no Kong on the way.
+fn trace_direct<'a>(mut t: Trace<'a>, service: &'a LatticeRoute) -> Trace<'a> {
+    let path = t.request.path.clone();
+    t.direct = true;
+    t.lattice = Some(service);
+    t.lattice_host = t.request.host.clone();
+    let rule = (service.rules.iter().enumerate())
+        .find(|(_, r)| r.matches.iter().any(|m| m.lattice_match(&path, &t.headers)));
+    t.outcome = match rule {
+        Some((i, r)) if r.backend.is_some() => Outcome::Backend {
+            backend: r.backend.clone().expect("checked"),
+            kong_route: String::new(),
+            lattice_route: format!("{}/{}", service.namespace, service.name),
+            rule: i,
+        },
+        _ => Outcome::NoLatticeRule {
+            lattice_route: format!("{}/{}", service.namespace, service.name),
+        },
+    };
+    t
+}
+
+/// What the auth policy of the service the request reached says of `who`.
+fn judge_auth<'a>(net: &'a Network, t: &mut Trace<'a>, who: Option<Identity>) {
+    let Some(who) = who else { return };
+    let verdict = t.lattice.and_then(|route| {
+        let policy = net.auth_policy(route)?;
+        let resource = policy.resource(&t.request.path);
+        let call = Call {
+            who: &who,
+            resource: &resource,
+            headers: &t.headers,
+        };
+        Some((policy, policy.decide(&call)))
+    });
+    t.auth = Some((who, verdict));
+}
+
+pub(crate) fn trace<'a>(net: &'a Network, request: Request, who: Option<Identity>) -> Trace<'a> {
+    let mut t = trace_request(net, request);
+    judge_auth(net, &mut t, who);
+    t
+}
+
+fn trace_request<'a>(net: &'a Network, request: Request) -> Trace<'a> {
     let host = request.host.as_deref().unwrap_or("");
     let path = request.path.as_str();
     let kong = net.kong_candidates(host, path);
@@ -138,7 +197,16 @@ pub(crate) fn trace<'a>(net: &'a Network, request: Request) -> Trace<'a> {
         lattice: None,
         other_hosts: Vec::new(),
         request: request.clone(),
+        direct: false,
+        auth: None,
     };
+    // A Lattice service's custom domain resolves to Lattice inside the service network:
+    // such a request never passes Kong, whatever Kong routes would take its host.
+    if let Some(service) = net.lattice_service(host) {
+        t.kong.clear();
+        t.near.clear();
+        return trace_direct(t, service);
+    }
     let Some(winner) = t.kong.first().map(|c| c.route) else {
         for r in &net.kong {
             for h in &r.hostnames {
@@ -315,7 +383,20 @@ pub(crate) fn human(t: &Trace<'_>) -> String {
             ),
         ),
     }
-    let Some(win) = t.kong.first() else {
+    if t.direct {
+        say(
+            &mut o,
+            "kong      not on the way: the host is a Lattice service's custom domain",
+        );
+    }
+    let Some(win) = t.kong.first().filter(|_| !t.direct) else {
+        if t.direct {
+            if let Some(route) = t.lattice {
+                human_lattice(&mut o, t, route);
+            }
+            human_end(&mut o, t);
+            return o;
+        }
         say(&mut o, "kong      no route matches: Kong answers 404");
         write_near(&mut o, t);
         for (route, h) in &t.other_hosts {
@@ -332,6 +413,26 @@ pub(crate) fn human(t: &Trace<'_>) -> String {
     if let Some(route) = t.lattice {
         human_lattice(&mut o, t, route);
     }
+    human_end(&mut o, t);
+    o
+}
+
+/// The auth verdict and the backend, or why none.
+fn human_end(o: &mut String, t: &Trace<'_>) {
+    if let Some((who, verdict)) = &t.auth
+        && t.reached()
+    {
+        let line = match verdict {
+            Some((policy, d)) => {
+                format!("auth      {}: {d} ({})", who.show(), policy.file.display())
+            }
+            None => format!(
+                "auth      {}: let in: the service has no auth policy (auth type NONE)",
+                who.show()
+            ),
+        };
+        say(o, line);
+    }
     match &t.outcome {
         Outcome::Backend { backend, .. } => {
             let port = backend
@@ -339,16 +440,15 @@ pub(crate) fn human(t: &Trace<'_>) -> String {
                 .map(|p| format!(", port {p}"))
                 .unwrap_or_default();
             say(
-                &mut o,
+                o,
                 format!(
                     "backend   Service {}/{}{port}",
                     backend.namespace, backend.name
                 ),
             );
         }
-        other => say(&mut o, format!("broken    {other}")),
+        other => say(o, format!("broken    {other}")),
     }
-    o
 }
 
 /// Appends a line.
@@ -584,6 +684,18 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         "lattice": lattice,
         "backend": backend,
         "otherHosts": other_hosts,
+        "direct": t.direct,
+        "auth": t.auth.as_ref().map(|(who, verdict)| json!({
+            "caller": {
+                "principal": who.principal,
+                "org": who.org,
+                "vpc": who.vpc,
+                "method": who.method,
+            },
+            "policy": verdict.map(|(p, _)| p.file.display().to_string()),
+            "allowed": verdict.is_none_or(|(_, d)| d.allows()),
+            "message": verdict.map_or("the service has no auth policy (auth type NONE)".to_string(), |(_, d)| d.to_string()),
+        })),
     })
 }
 

@@ -22,6 +22,19 @@ pub(crate) struct TraceArgs {
     /// The output folder whose manifests are followed.
     #[arg(short, long, default_value = "generated")]
     pub output: PathBuf,
+    /// Say whether this caller is let in by the auth policy of the Lattice service the
+    /// request reaches: an IAM role or user ARN, or an account id.
+    #[arg(long = "as", value_name = "PRINCIPAL")]
+    pub principal: Option<String>,
+    /// The VPC the caller sends from (with or without `--as`; without, an unsigned caller).
+    #[arg(long, value_name = "VPC")]
+    pub from_vpc: Option<String>,
+    /// The caller's organization (`aws:PrincipalOrgID`).
+    #[arg(long, value_name = "ORG")]
+    pub org: Option<String>,
+    /// The request's method, as the policy sees it.
+    #[arg(long, default_value = "GET")]
+    pub method: String,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     pub format: TraceFormat,
@@ -43,18 +56,48 @@ pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
             return Exit::Error;
         }
     };
+    let who = match caller(args) {
+        Ok(who) => who,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Exit::Error;
+        }
+    };
     let net = match read_network(&args.output) {
         Ok(n) => n,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let t = trace(&net, request);
+    let t = trace(&net, request, who);
     match args.format {
         TraceFormat::Human => print!("{}", human(&t)),
         TraceFormat::Json => println!("{}", to_json(&t)),
     }
-    if t.reached() {
+    if t.let_in() {
         Exit::Success
     } else {
         Exit::Found
     }
+}
+
+/// The caller `--as`, `--from-vpc`, `--org` and `--method` describe; None when none of the
+/// first three is given.
+fn caller(args: &TraceArgs) -> Result<Option<crate::manifest::auth::Identity>, String> {
+    if args.principal.is_none() && args.from_vpc.is_none() && args.org.is_none() {
+        return Ok(None);
+    }
+    let c = crate::input::auth::Caller {
+        principals: args.principal.iter().cloned().collect(),
+        orgs: args.org.iter().cloned().collect(),
+        vpcs: args.from_vpc.iter().cloned().collect(),
+        methods: vec![args.method.clone()],
+    };
+    if let Some((problem, _)) = crate::validate::auth::caller_problems(&c)
+        .into_iter()
+        .next()
+    {
+        return Err(format!("the caller's {problem}"));
+    }
+    Ok(crate::manifest::auth::Identity::of_caller(&c)
+        .into_iter()
+        .next())
 }

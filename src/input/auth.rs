@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub(crate) enum AuthMode {
     /// No auth policy: the Lattice services keep auth type `NONE` (or what was set by hand).
     #[default]
-    Off,
+    None,
     /// An `IAMAuthPolicy` on every Lattice route latgen writes (auth type `AWS_IAM`).
     Iam,
 }
@@ -45,7 +45,7 @@ pub(crate) struct Caller {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub(crate) struct AuthConfig {
-    /// `off` (the default): no auth policies. `iam`: an IAMAuthPolicy on every Lattice
+    /// `none` (the default): no auth policies. `iam`: an IAMAuthPolicy on every Lattice
     /// route, allowing each app's callers on its own paths only.
     pub mode: AuthMode,
     /// The AWS account id (12 digits) of the Lattice services. The policies name their

@@ -300,6 +300,19 @@ impl AuthPolicy {
         }
     }
 
+    /// The resource of a request to `path` of the service, in the account and Region its
+    /// statements name (any, when they name none).
+    pub fn resource(&self, path: &str) -> String {
+        let named = (self.statements.iter().flatten())
+            .flat_map(|s| &s.resources)
+            .find_map(|r| Some(r.split(":service/").next()?.split(':').collect::<Vec<_>>()))
+            .filter(|parts| parts.len() == 5 && parts[0] == "arn");
+        match named {
+            Some(parts) => request_resource(parts[3], parts[4], path),
+            None => request_resource("us-east-1", NOBODY_ACCOUNT, path),
+        }
+    }
+
     /// Why the model cannot evaluate the policy, if it cannot.
     pub fn unreadable(&self) -> Option<&str> {
         self.statements.as_ref().err().map(String::as_str)

@@ -76,19 +76,37 @@ fn method_problem(m: &str) -> Option<&'static str> {
 /// Every problem of one caller, as (message, help).
 pub(crate) fn caller_problems(c: &Caller) -> Vec<(String, &'static str)> {
     let mut out = Vec::new();
-    let lists: [(&str, &[String], fn(&str) -> Option<&'static str>); 4] = [
-        ("principals", &c.principals, principal_problem),
-        ("orgs", &c.orgs, org_problem),
-        ("vpcs", &c.vpcs, vpc_problem),
-        ("methods", &c.methods, method_problem),
+    type Problem = fn(&str) -> Option<&'static str>;
+    let lists: [(&str, &[String], Problem, &'static str); 4] = [
+        (
+            "principals",
+            &c.principals,
+            principal_problem,
+            "give an IAM role or user ARN (`arn:aws:iam::111122223333:role/reports`) or a 12-digit account id",
+        ),
+        (
+            "orgs",
+            &c.orgs,
+            org_problem,
+            "give the organization's id, as `aws organizations describe-organization` prints it",
+        ),
+        (
+            "vpcs",
+            &c.vpcs,
+            vpc_problem,
+            "give the VPC's id, as `aws ec2 describe-vpcs` prints it",
+        ),
+        (
+            "methods",
+            &c.methods,
+            method_problem,
+            "use GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, CONNECT or TRACE",
+        ),
     ];
-    for (field, values, problem) in lists {
+    for (field, values, problem, help) in lists {
         for v in values {
             if let Some(p) = problem(v) {
-                out.push((
-                    format!("{field}: `{}` {p}", v.escape_debug()),
-                    "see `latgen explain invalid-caller`",
-                ));
+                out.push((format!("{field}: `{}` {p}", v.escape_debug()), help));
             }
         }
     }
@@ -144,7 +162,7 @@ pub(super) fn check_paths(
                 ),
             )
             .at(Span::new(file, p.pos.line, p.pos.column))
-            .help("drop the `*` from the path, or set `auth.mode: off`"),
+            .help("drop the `*` from the path, or set `auth.mode: none`"),
         );
     }
 }

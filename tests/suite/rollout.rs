@@ -420,6 +420,12 @@ fn assert_states_route_as_before_or_after(
             ("Kong first", network(prev, state)),
             ("both live", network(state, state)),
         ] {
+            if config.auth.is_on() {
+                let checked = project::auth::holes(apps, config, &net);
+                if let Err(e) = checked {
+                    panic!("step {}, {when}: {e}", k + 1);
+                }
+            }
             let client = [latgen::manifest::routing::Headers::new()];
             let as_before = before
                 .is_some_and(|b| project::oracle::misroutes(b, config, &net, &client).is_ok());

@@ -1,6 +1,6 @@
 //! Every object latgen writes is in the form the API server stores: applying the CRDs'
 //! structural defaults (Gateway API v1.6.1 HTTPRoute and ReferenceGrant, the AWS
-//! controller's TargetGroupPolicy) and Kubernetes' Service defaulting to it adds nothing.
+//! controller's TargetGroupPolicy and IAMAuthPolicy) and Kubernetes' Service defaulting to it adds nothing.
 //! Otherwise the live object never equals the manifest, and Argo CD shows the Application
 //! OutOfSync right after every sync.
 //!
@@ -64,6 +64,13 @@ fn crds() -> BTreeMap<(&'static str, &'static str), Value> {
             ),
             crd_schema(
                 "aws/application-networking.k8s.aws_targetgrouppolicies.yaml",
+                "v1alpha1",
+            ),
+        ),
+        (
+            ("application-networking.k8s.aws/v1alpha1", "IAMAuthPolicy"),
+            crd_schema(
+                "aws/application-networking.k8s.aws_iamauthpolicies.yaml",
                 "v1alpha1",
             ),
         ),
@@ -132,9 +139,9 @@ fn the_route_defaults_latgen_knows_are_the_httproute_crds() {
 }
 
 #[test]
-fn reference_grants_and_target_group_policies_get_no_default_outside_status() {
+fn reference_grants_and_aws_policies_get_no_default_outside_status() {
     let crds = crds();
-    for kind in ["ReferenceGrant", "TargetGroupPolicy"] {
+    for kind in ["ReferenceGrant", "TargetGroupPolicy", "IAMAuthPolicy"] {
         let schema = crds.iter().find(|((_, k), _)| *k == kind).unwrap().1;
         assert_eq!(prune_to_defaults(schema, &[]), None, "{kind}");
     }

@@ -1,6 +1,7 @@
 //! The suite's helpers that run latgen's stages in memory: render a fixture project, plan
 //! and render apps, read the routing model of a tree, and the routing oracle.
 
+pub mod auth;
 pub mod oracle;
 
 use std::collections::BTreeMap;

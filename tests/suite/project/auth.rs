@@ -1,0 +1,142 @@
+//! The oracle of the auth tests: from the declarations alone, who may call each app, and a
+//! check that the auth policies of a tree let in exactly those callers on every request a
+//! Lattice route serves, at the app the route sends it to.
+
+use std::collections::BTreeSet;
+
+use latgen::input::auth::Caller;
+use latgen::input::config::Config;
+use latgen::input::model::{App, MatchKind};
+use latgen::input::platform::segment_prefix_matches;
+use latgen::manifest::auth::{Call, Identity, probe_headers, request_resource};
+use latgen::manifest::routing::{Headers, LatticeRoute, Network};
+
+/// The callers an app declares, with those every app has (Kong's, `auth.callers`).
+pub fn declared<'a>(app: &'a App, config: &'a Config) -> Vec<&'a Caller> {
+    let auth = &config.auth;
+    auth.kong
+        .iter()
+        .chain(&auth.callers)
+        .chain(&app.callers)
+        .collect()
+}
+
+/// Every identity a declaration names, its near misses, and a stranger's.
+pub fn identities(apps: &[App], config: &Config) -> BTreeSet<Identity> {
+    let mut out = BTreeSet::from([Identity::stranger()]);
+    let auth = &config.auth;
+    for c in auth
+        .kong
+        .iter()
+        .chain(&auth.callers)
+        .chain(apps.iter().flat_map(|a| &a.callers))
+    {
+        out.extend(Identity::of_caller(c));
+    }
+    out
+}
+
+/// The requests worth asking a route about: each match, one segment under it, and one
+/// that shares its string prefix; with its header when it has one.
+fn requests(route: &LatticeRoute) -> Vec<(String, Headers)> {
+    let mut out = Vec::new();
+    for m in route.rules.iter().flat_map(|r| &r.matches) {
+        let header = m
+            .headers
+            .first()
+            .and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
+        let stem = m.path.trim_end_matches('/');
+        let mut paths = vec![m.path.clone(), format!("{stem}/x"), format!("{stem}x")];
+        if m.kind == MatchKind::Prefix {
+            paths.push(format!("{stem}/x/y"));
+        }
+        for p in paths {
+            out.push((p, probe_headers(header)));
+        }
+    }
+    out
+}
+
+/// The app the route sends a request to: the first rule that matches, told by its backend
+/// (and its match, for apps that share a Service).
+fn reached<'a>(
+    route: &LatticeRoute,
+    path: &str,
+    headers: &Headers,
+    apps: &'a [App],
+) -> Option<&'a App> {
+    let rule = route
+        .rules
+        .iter()
+        .find(|r| r.matches.iter().any(|m| m.lattice_match(path, headers)))?;
+    let b = rule.backend.as_ref()?;
+    let owners: Vec<&App> = apps.iter().filter(|a| b.is_of(a)).collect();
+    owners
+        .iter()
+        .copied()
+        .find(|a| {
+            rule.matches.iter().any(|m| {
+                a.paths
+                    .iter()
+                    .any(|p| p.kind == m.kind && p.value == m.path)
+                    || m.headers
+                        .iter()
+                        .any(|(_, v)| v.as_deref() == Some(a.name.as_str()))
+            })
+        })
+        .or(owners.first().copied())
+}
+
+/// Every request of every Lattice route in `net`, from every identity: let in exactly when
+/// the app it reaches declares the caller. The number of requests asked, or the first that
+/// is let in or kept out wrongly.
+pub fn holes(apps: &[App], config: &Config, net: &Network) -> Result<usize, String> {
+    let region = config.auth.region.as_deref().unwrap();
+    let account = config.auth.account.as_deref().unwrap();
+    let ids = identities(apps, config);
+    let mut asked = 0;
+    for route in &net.lattice {
+        let policy = net.auth_policy(route);
+        for (path, headers) in requests(route) {
+            let Some(app) = reached(route, &path, &headers, apps) else {
+                continue;
+            };
+            let resource = request_resource(region, account, &path);
+            let callers = declared(app, config);
+            // A path is the app's as Gateway API reads its matches (segment by segment), or
+            // any path with its dispatch header: Lattice's string prefixes reach the app
+            // with more, which no caller is let in on.
+            let owned = !headers.is_empty()
+                || app.paths.iter().any(|p| match p.kind {
+                    MatchKind::Exact => p.value == path,
+                    MatchKind::Prefix => segment_prefix_matches(&p.value, &path),
+                });
+            for who in &ids {
+                let declared = owned && callers.iter().any(|c| who.declared_by(c));
+                let call = Call {
+                    who,
+                    resource: &resource,
+                    headers: &headers,
+                };
+                let allowed = policy.is_none_or(|p| p.decide(&call).allows());
+                if allowed != declared {
+                    return Err(format!(
+                        "{}/{} {path} {headers:?}: {} is {} at app `{}`, which {} the caller",
+                        route.namespace,
+                        route.name,
+                        who.show(),
+                        if allowed { "let in" } else { "kept out" },
+                        app.name,
+                        if declared {
+                            "declares"
+                        } else {
+                            "does not declare"
+                        },
+                    ));
+                }
+                asked += 1;
+            }
+        }
+    }
+    Ok(asked)
+}

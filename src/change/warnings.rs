@@ -153,6 +153,16 @@ fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> 
     )
 }
 
+/// The route a file of the output folder holds, by latgen's file names.
+fn route_name(rel: &Path) -> String {
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let stem = name.trim_end_matches(".yaml");
+    stem.strip_prefix("httproute-").unwrap_or(stem).to_string()
+}
+
 /// `auth-open-window`: each Lattice route `new` creates (a file `old` does not have) makes a
 /// Lattice service, which the controller creates with auth type `NONE` and which stays open
 /// to every caller until it has attached the route's auth policy, unless the service
@@ -180,8 +190,8 @@ pub(crate) fn open_windows(
             Diagnostic::warning(
                 Code::AuthOpenWindow,
                 format!(
-                    "{} creates a Lattice service, which the controller creates with auth type NONE: until it has attached the service's auth policy, every caller in a VPC of the service network reaches its apps, and latgen.yaml does not say that the service network has an auth policy behind it",
-                    rel.display()
+                    "route `{}` is new, and the controller creates its Lattice service with auth type NONE: until it has attached the service's auth policy, every caller in a VPC of the service network reaches its apps, and latgen.yaml does not say that the service network has an auth policy behind it",
+                    route_name(rel)
                 ),
             )
             .at(Span::file(out_dir.join(rel)))

@@ -201,8 +201,10 @@ fn trace_request<'a>(net: &'a Network, request: Request) -> Trace<'a> {
         auth: None,
     };
     // A Lattice service's custom domain resolves to Lattice inside the service network:
-    // such a request never passes Kong, whatever Kong routes would take its host.
-    if let Some(service) = net.lattice_service(host) {
+    // such a request never passes Kong, unless a Kong route names the host (a dedicated
+    // app's public host is also its service's domain).
+    let named_by_kong = (net.kong.iter()).any(|r| r.hostnames.iter().any(|h| h == host));
+    if !named_by_kong && let Some(service) = net.lattice_service(host) {
         t.kong.clear();
         t.near.clear();
         return trace_direct(t, service);
@@ -605,7 +607,8 @@ fn path_json(rule: &PathRule) -> Value {
     v
 }
 
-pub(crate) fn to_json(t: &Trace<'_>) -> Value {
+/// The Kong route that took the request, and those it won over.
+fn kong_json(t: &Trace<'_>) -> Option<Value> {
     let kong = t.kong.first().map(|win| {
         let r = win.route;
         json!({
@@ -623,12 +626,16 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
             "rewriteHost": r.rewrite_host,
         })
     });
-    let kong = kong.map(|mut k| {
+    kong.map(|mut k| {
         if !t.headers.is_empty() {
             k["setsHeaders"] = json!(t.headers);
         }
         k
-    });
+    })
+}
+
+pub(crate) fn to_json(t: &Trace<'_>) -> Value {
+    let kong = kong_json(t);
     let bridge = t
         .bridge
         .as_ref()
@@ -685,17 +692,29 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         "backend": backend,
         "otherHosts": other_hosts,
         "direct": t.direct,
-        "auth": t.auth.as_ref().map(|(who, verdict)| json!({
-            "caller": {
-                "principal": who.principal,
-                "org": who.org,
-                "vpc": who.vpc,
-                "method": who.method,
-            },
-            "policy": verdict.map(|(p, _)| p.file.display().to_string()),
-            "allowed": verdict.is_none_or(|(_, d)| d.allows()),
-            "message": verdict.map_or("the service has no auth policy (auth type NONE)".to_string(), |(_, d)| d.to_string()),
-        })),
+        "auth": auth_json(t),
+    })
+}
+
+/// The caller and the auth verdict, when a caller was given.
+fn auth_json(t: &Trace<'_>) -> Value {
+    let Some((who, verdict)) = &t.auth else {
+        return Value::Null;
+    };
+    let message = verdict.map_or(
+        "the service has no auth policy (auth type NONE)".to_string(),
+        |(_, d)| d.to_string(),
+    );
+    json!({
+        "caller": {
+            "principal": who.principal,
+            "org": who.org,
+            "vpc": who.vpc,
+            "method": who.method,
+        },
+        "policy": verdict.map(|(p, _)| p.file.display().to_string()),
+        "allowed": verdict.is_none_or(|(_, d)| d.allows()),
+        "message": message,
     })
 }
 

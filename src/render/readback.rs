@@ -160,13 +160,7 @@ pub(super) fn typed_check(
             same_as_model(&d, read.model)?;
             (d.api_version, d.kind, d.metadata, None, Vec::new())
         }
-        Kind::IamAuthPolicy => {
-            use crate::manifest::crd::iamauthpolicy::IamAuthPolicySpec;
-            let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
-            same_as_model(&d, read.model)?;
-            let doc = keep.map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));
-            (d.api_version, d.kind, d.metadata, doc, Vec::new())
-        }
+        Kind::IamAuthPolicy => auth_policy_read(text, &read)?,
         // k8s-openapi checks apiVersion and kind itself.
         Kind::Service => {
             let svc: Service = parse_typed(text)?;
@@ -316,6 +310,23 @@ fn first_difference(
         _ if have == want => None,
         _ => Some((path, have.to_string(), want.to_string())),
     }
+}
+
+/// The read-back of an IAMAuthPolicy: its identity, and its auth model when asked for.
+type ReadParts = (
+    String,
+    String,
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    Option<Doc>,
+    Vec<crate::manifest::stored::Added>,
+);
+
+fn auth_policy_read(text: &str, read: &ReadOptions) -> Result<ReadParts, String> {
+    use crate::manifest::crd::iamauthpolicy::IamAuthPolicySpec;
+    let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
+    same_as_model(&d, read.model)?;
+    let doc = (read.keep_doc).map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));
+    Ok((d.api_version, d.kind, d.metadata, doc, Vec::new()))
 }
 
 #[cfg(test)]

@@ -449,6 +449,7 @@ fn trace_agrees_with_the_routing_model() {
                 host: Some(host.clone()),
                 path: path.clone(),
             },
+            None,
         );
         assert_eq!(t.outcome, net.route(&host, &path), "{host}{path}");
     }

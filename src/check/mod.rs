@@ -365,11 +365,14 @@ fn on_changed_file(diags: Diagnostics, rev: &str, sources: &Sources) -> Diagnost
 
 /// The findings of a rollout step that its target does not have and that a step leaves
 /// behind by design: rules that go live before the Kong routes that reach them, or stay
-/// until Kong has moved off them (`unreachable-rule`). The target's own findings are
+/// until Kong has moved off them (`unreachable-rule`), and the auth statements that go
+/// with them (`auth-mismatch` against the target's declarations: the rollout judge holds
+/// each state of the step to the declarations before or after, and staleness holds the
+/// committed step to the one `render --base` writes). The target's own findings are
 /// found again on its routing model; a finding is the same when its code, file and
 /// message are, rule numbers aside (a step's rules are numbered differently).
 fn split_transient(diags: Diagnostics, target: &Network) -> (Diagnostics, Diagnostics) {
-    let transient_codes = [Code::UnreachableRule];
+    let transient_codes = [Code::UnreachableRule, Code::AuthMismatch];
     if !diags.iter().any(|d| transient_codes.contains(&d.code)) {
         return (diags, Diagnostics::new());
     }

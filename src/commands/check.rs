@@ -206,7 +206,7 @@ fn transient_note(s: &crate::change::summary::PrSummary) -> Option<String> {
     let p = s.progress.as_ref()?;
     (!s.transient.is_empty()).then(|| {
         format!(
-            "note: {} of step {} of {} are its expected state (rules live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve them\n",
+            "note: {} of step {} of {} are its expected state (rules, and their apps' callers, live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve them\n",
             crate::report::plural(s.transient.len(), "unreachable rule"),
             p.step,
             p.of

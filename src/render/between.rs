@@ -4,11 +4,12 @@
 //! templates, and the same read-back when there is one, as every other object.
 
 use super::{
-    BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object, RuleCtx, Side,
-    Templates, render_job,
+    AuthPolicyCtx, BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object,
+    RuleCtx, Side, Templates, render_job,
 };
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
+use crate::manifest::crd::iamauthpolicy::IamAuthPolicy;
 use crate::manifest::routing::LatticeRoute;
 use crate::manifest::tree::{Keep, Versions};
 use std::path::Path;
@@ -66,8 +67,69 @@ impl Between<'_> {
     }
 }
 
+/// The statements of an auth policy's text (a statement a line, as latgen writes them).
+fn statements_of(text: &str) -> Option<(IamAuthPolicy, Vec<String>)> {
+    let policy: IamAuthPolicy = serde_saphyr::from_str(text).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&policy.spec.policy).ok()?;
+    let statements = (value["Statement"].as_array()?.iter())
+        .map(|s| serde_json::to_string(s).ok())
+        .collect::<Option<Vec<String>>>()?;
+    Some((policy, statements))
+}
+
+impl Between<'_> {
+    /// The auth policy between two versions: the statements of both (the old ones stay
+    /// while their rules do), or those both have; None when it would be over the size
+    /// Lattice takes, or a version is not latgen's.
+    fn auth_policy(&self, base: &str, target: &str, keep: Keep) -> Option<String> {
+        let ((_, old), (new, mut statements)) = (statements_of(base)?, statements_of(target)?);
+        match keep {
+            Keep::Both => {
+                let extra: Vec<String> = (old.into_iter())
+                    .filter(|s| !statements.contains(s))
+                    .collect();
+                statements.extend(extra);
+            }
+            Keep::Common => statements.retain(|s| old.contains(s)),
+        }
+        let policy = crate::plan::auth::policy(&statements);
+        if statements.is_empty() || policy.len() > crate::plan::auth::POLICY_MAX_BYTES {
+            return None;
+        }
+        let (name, namespace) = (new.metadata.name?, new.metadata.namespace?);
+        let group =
+            (new.metadata.labels.as_ref()).and_then(|l| l.get("latgen.dev/group")?.parse().ok());
+        let expect = Expect {
+            kind: Kind::IamAuthPolicy,
+            name: name.clone(),
+            namespace: Some(namespace.clone()),
+            service_name: None,
+        };
+        let object = AuthPolicyCtx {
+            name,
+            namespace: &namespace,
+            group,
+            route: new.spec.target_ref.name,
+            policy,
+        };
+        let job = Job {
+            side: Side::Lattice,
+            file: String::new(),
+            template: "lattice/iam-auth-policy.yaml.j2",
+            object: Box::new(|| Object::AuthPolicy(object)),
+            expect,
+        };
+        render_job(self.templates, job, false).ok().map(|r| r.body)
+    }
+}
+
 impl Versions for Between<'_> {
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String> {
+        let is_policy =
+            (rel.file_name()).is_some_and(|n| n.to_string_lossy().starts_with("iamauthpolicy-"));
+        if is_policy {
+            return self.auth_policy(base, target, keep);
+        }
         let (old, new) = (
             LatticeRoute::parse(rel, base)?,
             LatticeRoute::parse(rel, target)?,

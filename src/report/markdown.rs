@@ -305,7 +305,7 @@ fn transient(c: &mut Comment, s: &PrSummary) {
         .as_ref()
         .map_or(String::new(), |p| format!(" by step {} of {}", p.of, p.of));
     c.out.push_str(&format!(
-        "\nExpected at this step, and not reported as findings: {}. These Lattice rules go live before the Kong routes that reach them, or stay until Kong has moved off them; the rollout's later steps resolve them{by}.\n",
+        "\nExpected at this step, and not reported as findings: {}. These Lattice rules, and their apps' callers, go live before the Kong routes that reach them, or stay until Kong has moved off them; the rollout's later steps resolve them{by}.\n",
         list.join(", ")
     ));
 }

@@ -186,6 +186,87 @@ fn a_change_ships_in_the_fewest_safe_steps_and_ends_as_a_plain_render() {
     );
 }
 
+/// [`five_apps`] with auth on: Kong calls from its VPC, and alpha and charlie name callers
+/// of their own.
+fn five_apps_with_auth() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n  serviceNetworkPolicy: true\n",
+    )
+    .unwrap();
+    for (name, path) in [
+        ("alpha", "/alpha"),
+        ("bravo", "/bravo"),
+        ("charlie", "/charlie"),
+        ("delta", "/delta"),
+        ("echo", "/echo"),
+    ] {
+        path_app(dir, name, &[path]);
+    }
+    for (app, caller) in [
+        (
+            "alpha",
+            "principals: [\"arn:aws:iam::111122223333:role/reports\"], methods: [GET]",
+        ),
+        ("charlie", "vpcs: [vpc-0f1e2d3c4b5a69788]"),
+        ("delta", "orgs: [o-a1b2c3d4e5]"),
+    ] {
+        let file = dir.join(format!("apps/{app}.yaml"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(file, format!("{text}callers: [{{ {caller} }}]\n")).unwrap();
+    }
+    git(dir, &["init", "-q"]);
+    let run = latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    commit(dir, "base");
+    tmp
+}
+
+/// The change of [`change`] with auth on (charlie's paths change and it loses its caller,
+/// bravo and its policy statements go, delta moves with its caller): each step passes
+/// `check --base`, and in every state between two steps each caller is let in or kept out
+/// as the declarations before or after the change say, on every request of every route.
+#[test]
+fn a_change_with_auth_lets_every_caller_in_as_before_or_after_in_every_state() {
+    let tmp = five_apps_with_auth();
+    let dir = tmp.path();
+    let before = project::built(dir).prepared.apps;
+    change(dir);
+    let mut steps = 0;
+    loop {
+        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        if run.stderr.starts_with("nothing to roll out") {
+            break;
+        }
+        steps += 1;
+        commit(dir, &format!("step {steps}"));
+        let check = latgen(dir, &["check", "--base", "HEAD~1", "--deny-warnings"]);
+        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        assert!(steps < 6, "the rollout does not end");
+    }
+    assert_eq!(steps, 3, "a change with a move takes three steps");
+    let built = project::built(dir);
+    let (after, config) = (&built.prepared.apps, &built.prepared.config);
+    for k in 1..=steps {
+        let prev = tree_at(dir, &format!("HEAD~{}", steps + 1 - k));
+        let state = tree_at(dir, &format!("HEAD~{}", steps - k));
+        for (when, net) in [
+            ("Lattice first", network(&state, &prev)),
+            ("Kong first", network(&prev, &state)),
+            ("both live", network(&state, &state)),
+        ] {
+            let asked = project::auth::holes_between(&[&before, after], config, &net);
+            match asked {
+                Ok(n) => assert!(n > 0, "step {k}, {when}: nothing asked"),
+                Err(e) => panic!("step {k}, {when}: {e}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn an_addition_alone_takes_two_steps_lattice_first() {
     let tmp = five_apps();

@@ -87,50 +87,72 @@ fn reached<'a>(
         .or(owners.first().copied())
 }
 
+/// Whether `who` may send `path` (with `headers`) to `app` by the declarations: the path
+/// is the app's as Gateway API reads its matches (segment by segment), or any path with its
+/// dispatch header (Lattice's string prefixes reach the app with more, which no caller is
+/// let in on), and a caller of the app names `who`.
+fn may(app: &App, config: &Config, who: &Identity, path: &str, headers: &Headers) -> bool {
+    let owned = !headers.is_empty()
+        || app.paths.iter().any(|p| match p.kind {
+            MatchKind::Exact => p.value == path,
+            MatchKind::Prefix => segment_prefix_matches(&p.value, path),
+        });
+    owned && declared(app, config).iter().any(|c| who.declared_by(c))
+}
+
 /// Every request of every Lattice route in `net`, from every identity: let in exactly when
 /// the app it reaches declares the caller. The number of requests asked, or the first that
 /// is let in or kept out wrongly.
 pub fn holes(apps: &[App], config: &Config, net: &Network) -> Result<usize, String> {
+    holes_between(&[apps], config, net)
+}
+
+/// [`holes`] for a state between versions of the declarations (a rollout's base and
+/// target): each request is let in as one of them says (never where all keep it out, never
+/// kept out where all let it in).
+pub fn holes_between(versions: &[&[App]], config: &Config, net: &Network) -> Result<usize, String> {
     let region = config.auth.region.as_deref().unwrap();
     let account = config.auth.account.as_deref().unwrap();
-    let ids = identities(apps, config);
+    let all: Vec<App> = versions.iter().flat_map(|v| v.iter().cloned()).collect();
+    let ids = identities(&all, config);
     let mut asked = 0;
     for route in &net.lattice {
         let policy = net.auth_policy(route);
         for (path, headers) in requests(route) {
-            let Some(app) = reached(route, &path, &headers, apps) else {
+            let reached: Vec<Option<&App>> = versions
+                .iter()
+                .map(|v| reached(route, &path, &headers, v))
+                .collect();
+            if reached.iter().all(Option::is_none) {
                 continue;
-            };
+            }
             let resource = request_resource(region, account, &path);
-            let callers = declared(app, config);
-            // A path is the app's as Gateway API reads its matches (segment by segment), or
-            // any path with its dispatch header: Lattice's string prefixes reach the app
-            // with more, which no caller is let in on.
-            let owned = !headers.is_empty()
-                || app.paths.iter().any(|p| match p.kind {
-                    MatchKind::Exact => p.value == path,
-                    MatchKind::Prefix => segment_prefix_matches(&p.value, &path),
-                });
             for who in &ids {
-                let declared = owned && callers.iter().any(|c| who.declared_by(c));
+                let say: Vec<bool> = (reached.iter())
+                    .map(|a| a.is_some_and(|a| may(a, config, who, &path, &headers)))
+                    .collect();
                 let call = Call {
                     who,
                     resource: &resource,
                     headers: &headers,
                 };
                 let allowed = policy.is_none_or(|p| p.decide(&call).allows());
-                if allowed != declared {
+                if !say.contains(&allowed) {
+                    let app = reached
+                        .iter()
+                        .flatten()
+                        .next()
+                        .map_or("", |a| a.name.as_str());
                     return Err(format!(
-                        "{}/{} {path} {headers:?}: {} is {} at app `{}`, which {} the caller",
+                        "{}/{} {path} {headers:?}: {} is {} at app `{app}`, which the declarations {}",
                         route.namespace,
                         route.name,
                         who.show(),
                         if allowed { "let in" } else { "kept out" },
-                        app.name,
-                        if declared {
-                            "declares"
+                        if allowed {
+                            "never let in"
                         } else {
-                            "does not declare"
+                            "always let in"
                         },
                     ));
                 }

@@ -128,8 +128,23 @@ impl Versions for Between<'_> {
         let is_policy =
             (rel.file_name()).is_some_and(|n| n.to_string_lossy().starts_with("iamauthpolicy-"));
         if is_policy {
-            return self.auth_policy(base, target, keep);
+            self.auth_policy(base, target, keep)
+        } else {
+            self.group_route(rel, base, target, keep)
         }
+    }
+
+    fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
+        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
+        list.sort_unstable();
+        super::kustomization(self.templates, &list).ok()
+    }
+}
+
+impl Between<'_> {
+    /// A shared group's route between two versions: the rules of both, or those both have.
+    fn group_route(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String> {
         let (old, new) = (
             LatticeRoute::parse(rel, base)?,
             LatticeRoute::parse(rel, target)?,
@@ -210,12 +225,5 @@ impl Versions for Between<'_> {
             },
         };
         render_job(self.templates, job, false).ok().map(|r| r.body)
-    }
-
-    fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
-        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-        let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
-        list.sort_unstable();
-        super::kustomization(self.templates, &list).ok()
     }
 }

@@ -223,6 +223,9 @@ fn mtimes(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
     all
 }
 
+/// A wall-clock time and peak memory (KB), when known.
+type Timed = (Duration, Option<u64>);
+
 struct Row {
     n: usize,
     files: usize,
@@ -237,6 +240,8 @@ struct Row {
     floor: Duration,
     parse: Duration,
     helm: Option<(Duration, Option<u64>)>,
+    /// With `auth.mode: iam` (10,000 apps and fewer): render into an empty folder, check.
+    auth: Option<[Timed; 2]>,
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -322,6 +327,9 @@ fn targets(md: &mut String, rows: &[Row]) {
             small.check.0 < Duration::from_millis(100),
         ));
     }
+    if let Some(r) = rows.iter().find(|r| r.n == 10_000) {
+        all.extend(auth_targets(r));
+    }
     if all.is_empty() {
         return;
     }
@@ -344,6 +352,29 @@ fn targets(md: &mut String, rows: &[Row]) {
             secs(r.floor + r.parse)
         );
     }
+}
+
+/// The targets with auth on: the same speed as without.
+fn auth_targets(r: &Row) -> Vec<Target> {
+    let Some([render, check]) = r.auth else {
+        return Vec::new();
+    };
+    let mut all = Vec::new();
+    if let Some((helm, _)) = r.helm {
+        let (x, measured) = ratio(helm, render.0);
+        all.push((
+            "with `auth.mode: iam`, render at least 6× faster than `helm template` (without auth)"
+                .into(),
+            measured,
+            x >= 6.0,
+        ));
+    }
+    all.push((
+        "with `auth.mode: iam`, check no slower than render".into(),
+        format!("{} against {}", secs(check.0), secs(render.0)),
+        check.0 <= render.0,
+    ));
+    all
 }
 
 /// How `a` compares with `b`: "1.2× (a against b)".
@@ -506,6 +537,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
     let parse = parse_floor(&out, runs);
     let helm_result = helm.map(|(bin, chart)| measure_helm(&dir, bin, chart, &values, runs));
+    let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
     Row {
@@ -520,7 +552,51 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         floor,
         parse,
         helm: helm_result,
+        auth,
     }
+}
+
+/// The settings of the runs with auth on: Kong calls from its VPC.
+const AUTH_SETTINGS: &str = "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n  serviceNetworkPolicy: true\n";
+
+/// The same apps with `auth.mode: iam`, every tenth naming two callers of its own (a role
+/// with a method, an organization): render into an empty folder and check, in rounds.
+fn measure_auth(
+    a: &Args,
+    latgen_bin: &Path,
+    apps: &[GenApp],
+    n: usize,
+    runs: usize,
+) -> [(Duration, Option<u64>); 2] {
+    let dir = a.work.join(format!("n{n}-auth"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let apps_dir = dir.join("apps");
+    std::fs::create_dir_all(&apps_dir).unwrap();
+    std::fs::write(dir.join("latgen.yaml"), AUTH_SETTINGS).unwrap();
+    for (i, app) in apps.iter().enumerate() {
+        let mut text = app.declaration();
+        if i % 10 == 0 {
+            text.push_str("callers:\n  - principals: [\"arn:aws:iam::111122223333:role/reports\"]\n    methods: [GET]\n  - orgs: [o-a1b2c3d4e5]\n");
+        }
+        std::fs::write(apps_dir.join(format!("{}.yaml", app.name)), text).unwrap();
+    }
+    let render = &["render", "apps", "-o", "generated"][..];
+    let check = &["check", "apps", "-o", "generated"][..];
+    let clean = {
+        let dir = dir.clone();
+        move || {
+            let _ = std::fs::remove_dir_all(dir.join("generated"));
+            let _ = std::fs::remove_file(dir.join("latgen.lock"));
+        }
+    };
+    let timed = measure_rounds(
+        runs,
+        &mut [
+            (&mut latgen(latgen_bin, &dir, render), &mut { clean }),
+            (&mut latgen(latgen_bin, &dir, check), &mut || {}),
+        ],
+    );
+    timed.try_into().expect("one result per command timed")
 }
 
 /// A maker of `latgen ARGS` commands run in `dir`, for [`measure`] and [`measure_rounds`].
@@ -649,6 +725,40 @@ fn write_method(md: &mut String, a: &Args) {
 }
 
 /// The tables of figures and the growth lines.
+/// A time and peak memory: "0.32 s / 54 MB".
+fn cell((t, r): (Duration, Option<u64>)) -> String {
+    format!("{} / {}", secs(t), mb(r))
+}
+
+/// The runs with `auth.mode: iam` beside those without.
+fn write_auth_results(md: &mut String, rows: &[Row]) {
+    let with_auth: Vec<(&Row, [Timed; 2])> =
+        rows.iter().filter_map(|r| Some((r, r.auth?))).collect();
+    if with_auth.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\nWith `auth.mode: iam` (an IAMAuthPolicy beside every Lattice route; every tenth app names two callers of its own), the same apps:\n"
+    );
+    let _ = writeln!(
+        md,
+        "| apps | latgen render (empty output) | without auth | latgen check | without auth |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+    for (r, [render, check]) in with_auth {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.n,
+            cell(render),
+            cell(r.first),
+            cell(check),
+            cell(r.check)
+        );
+    }
+}
+
 fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
     let _ = writeln!(md, "## Results\n");
     let _ = writeln!(
@@ -675,7 +785,7 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
         "| apps | output files | `helm template` | latgen render (empty output) | speed-up | latgen render (nothing changed) | latgen check | latgen check --base (one app added) | I/O floor | render ÷ floor |"
     );
     let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let cell = |(t, r): (Duration, Option<u64>)| format!("{} / {}", secs(t), mb(r));
+
     for r in rows {
         let helm_cell = r.helm.map(cell).unwrap_or_else(|| "not run".into());
         let speedup = r
@@ -716,6 +826,7 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
             secs(r.parse),
         );
     }
+    write_auth_results(md, rows);
     let _ = writeln!(md);
     for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {
         let _ = writeln!(

@@ -106,7 +106,12 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let (committed_found, change_found) = rayon::join(
         || {
             let manifests = to_model(&committed, rendered.as_ref());
-            committed_findings(&manifests, run.prepared.as_ref(), known, &opts.out_dir)
+            let built_in = ["lattice/group-route.yaml.j2", "lattice/host-route.yaml.j2"]
+                .iter()
+                .chain(["lattice/iam-auth-policy.yaml.j2"].iter())
+                .all(|t| !opts.templates.is_custom(t));
+            let found = (run.prepared.as_ref(), known, built_in);
+            committed_findings(&manifests, found, &opts.out_dir)
         },
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
@@ -527,10 +532,15 @@ fn change_findings(
 /// is `known` when it was read already.
 fn committed_findings(
     manifests: &[Manifest<'_>],
-    prepared: Option<&Prepared>,
-    known: Option<&Network>,
+    (prepared, known, built_in): (Option<&Prepared>, Option<&Network>, bool),
     out_dir: &Path,
 ) -> Diagnostics {
+    // The Lattice routes and auth policies exactly as the built-in templates render them:
+    // their auth is proven for any declarations (tests/suite/properties.rs), not probed.
+    let proven: BTreeSet<&Path> = (manifests.iter())
+        .filter(|m| built_in && m.read.is_some() && !m.is_kong)
+        .map(|m| m.path)
+        .collect();
     let mut diags = Diagnostics::new();
     // The rollout step's state leaves out a file it cannot parse; the model built here
     // reports it instead. Only the files not modelled by the render are parsed.
@@ -547,7 +557,7 @@ fn committed_findings(
             None => return diags,
         },
     };
-    let mut found = network_findings(net, prepared);
+    let mut found = network_findings(net, prepared, &proven);
     // The findings about manifests modelled without line numbers are found again with
     // those manifests parsed, so that they point at the right lines. Findings are few,
     // so this reads a few files at most.
@@ -564,7 +574,7 @@ fn committed_findings(
         // quirk); then the file is unreadable to the model, as when it is parsed first.
         let mut unreadable = Diagnostics::new();
         found = match network(manifests, &unplaced, out_dir, &mut unreadable) {
-            Some(net) => network_findings(&net, prepared),
+            Some(net) => network_findings(&net, prepared, &proven),
             None => unreadable,
         };
     }
@@ -595,7 +605,11 @@ fn placed(found: Diagnostics, manifests: &[Manifest<'_>], out_dir: &Path) -> Dia
 
 /// What the committed manifests show on their own: shadowed rules, routes that resolve
 /// nowhere, and routes over their quotas.
-fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
+fn network_findings(
+    net: &Network,
+    prepared: Option<&Prepared>,
+    proven: &BTreeSet<&Path>,
+) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let shadows = shadowing(net);
     // A route whose rules shadow each other misroutes; that finding says why, so the
@@ -620,7 +634,8 @@ fn network_findings(net: &Network, prepared: Option<&Prepared>) -> Diagnostics {
             diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
-                diags.extend(auth::auth_findings(net, &prepared.apps, &prepared.config));
+                let (apps, config) = (&prepared.apps, &prepared.config);
+                diags.extend(auth::auth_findings(net, (apps, config), proven));
             }
             diags
         },
@@ -723,7 +738,7 @@ mod tests {
             is_kong: true,
         }];
         let known = Network::default();
-        let found = committed_findings(&manifests, None, Some(&known), Path::new("out"));
+        let found = committed_findings(&manifests, (None, Some(&known), true), Path::new("out"));
         let at = Path::new("out/kong/httproute-a.yaml");
         assert!(
             found.iter().any(

@@ -285,7 +285,10 @@ pub(crate) struct AuthPolicy {
     pub target: String,
     /// The policy's length in bytes.
     pub bytes: usize,
-    statements: Result<Vec<Statement>, String>,
+    /// The policy's text, read into statements when first asked: a check reads every
+    /// policy of the tree and evaluates few.
+    text: std::sync::Arc<str>,
+    statements: std::sync::OnceLock<Result<Vec<Statement>, String>>,
 }
 
 impl AuthPolicy {
@@ -296,14 +299,15 @@ impl AuthPolicy {
             namespace,
             target,
             bytes: policy.len(),
-            statements: parse(policy),
+            text: policy.into(),
+            statements: std::sync::OnceLock::new(),
         }
     }
 
     /// The resource of a request to `path` of the service, in the account and Region its
     /// statements name (any, when they name none).
     pub fn resource(&self, path: &str) -> String {
-        let named = (self.statements.iter().flatten())
+        let named = (self.statements().iter().flatten())
             .flat_map(|s| &s.resources)
             .find_map(|r| Some(r.split(":service/").next()?.split(':').collect::<Vec<_>>()))
             .filter(|parts| parts.len() == 5 && parts[0] == "arn");
@@ -313,14 +317,18 @@ impl AuthPolicy {
         }
     }
 
+    fn statements(&self) -> &Result<Vec<Statement>, String> {
+        self.statements.get_or_init(|| parse(&self.text))
+    }
+
     /// Why the model cannot evaluate the policy, if it cannot.
     pub fn unreadable(&self) -> Option<&str> {
-        self.statements.as_ref().err().map(String::as_str)
+        self.statements().as_ref().err().map(String::as_str)
     }
 
     /// The policy's decision on `call`; an unreadable policy allows nothing.
     pub fn decide(&self, call: &Call) -> Decision {
-        let Ok(statements) = &self.statements else {
+        let Ok(statements) = self.statements() else {
             return Decision::NotAllowed;
         };
         let applies = |s: &Statement| statement_applies(s, call);
@@ -336,7 +344,7 @@ impl AuthPolicy {
     /// The identities the policy's statements name: one that satisfies each allowing
     /// statement (its first principal and first value of each condition), for probing.
     pub fn identities(&self) -> Vec<Identity> {
-        let Ok(statements) = &self.statements else {
+        let Ok(statements) = self.statements() else {
             return Vec::new();
         };
         statements
@@ -377,32 +385,29 @@ fn statement_applies(s: &Statement, call: &Call) -> bool {
             .iter()
             .any(|p| p == "*" || principal_matches(p, call.who)),
     };
+    // The cheap tests first: most statements name another caller, and the resources are
+    // the longest strings to compare.
     principal
-        && s.actions.iter().any(|a| {
-            glob(
-                &a.to_ascii_lowercase(),
-                &crate::plan::auth::INVOKE.to_ascii_lowercase(),
-            )
-        })
-        && s.resources.iter().any(|r| glob(r, call.resource))
         && s.conditions.iter().all(|c| condition_holds(c, call))
+        && s.actions.iter().any(|a| glob(a, INVOKE_LOWER))
+        && s.resources.iter().any(|r| glob(r, call.resource))
 }
 
-/// The value of condition key `key` for `call`; None when the request has none.
-fn key_value(key: &str, call: &Call) -> Option<String> {
-    let lower = key.to_ascii_lowercase();
+/// The action, as the (lower-cased) actions of a statement are compared with it.
+const INVOKE_LOWER: &str = "vpc-lattice-svcs:invoke";
+
+/// The value of condition key `key` (lower case) for `call`; None when the request has none.
+fn key_value<'c>(key: &str, call: &'c Call) -> Option<&'c str> {
     let who = call.who;
-    if let Some(header) =
-        lower.strip_prefix(&crate::plan::auth::REQUEST_HEADER.to_ascii_lowercase())
-    {
-        return call.headers.get(header).cloned();
+    if let Some(header) = key.strip_prefix("vpc-lattice-svcs:requestheader/") {
+        return call.headers.get(header).map(String::as_str);
     }
-    match lower.as_str() {
-        "vpc-lattice-svcs:sourcevpc" => Some(who.vpc.clone()),
-        "vpc-lattice-svcs:requestmethod" => Some(who.method.clone()),
-        "aws:principalorgid" => who.org.clone(),
-        "aws:principalaccount" => who.account.clone(),
-        "aws:principalarn" => who.principal.clone(),
+    match key {
+        "vpc-lattice-svcs:sourcevpc" => Some(&who.vpc),
+        "vpc-lattice-svcs:requestmethod" => Some(&who.method),
+        "aws:principalorgid" => who.org.as_deref(),
+        "aws:principalaccount" => who.account.as_deref(),
+        "aws:principalarn" => who.principal.as_deref(),
         _ => None,
     }
 }
@@ -417,23 +422,25 @@ fn condition_holds(c: &Condition, call: &Call) -> bool {
     match c.op {
         Op::Equals => any(&|x| x == v),
         Op::NotEquals => !any(&|x| x == v),
-        Op::EqualsIgnoreCase => any(&|x| x.eq_ignore_ascii_case(&v)),
-        Op::NotEqualsIgnoreCase => !any(&|x| x.eq_ignore_ascii_case(&v)),
-        Op::Like => any(&|x| glob(x, &v)),
-        Op::NotLike => !any(&|x| glob(x, &v)),
+        Op::EqualsIgnoreCase => any(&|x| x.eq_ignore_ascii_case(v)),
+        Op::NotEqualsIgnoreCase => !any(&|x| x.eq_ignore_ascii_case(v)),
+        Op::Like => any(&|x| glob(x, v)),
+        Op::NotLike => !any(&|x| glob(x, v)),
     }
 }
 
-/// IAM's wildcard match: `*` any run of characters (`/` included), `?` any one.
+/// IAM's wildcard match: `*` any run of characters (`/` included), `?` any one. Compared
+/// byte by byte (what a policy and a request name is ASCII), with no allocation: a check
+/// makes millions of these.
 pub(crate) fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == b'?' || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        } else if pi < p.len() && p[pi] == b'*' {
             star = Some((pi, ti));
             pi += 1;
         } else if let Some((sp, st)) = star {
@@ -444,7 +451,7 @@ pub(crate) fn glob(pattern: &str, text: &str) -> bool {
             return false;
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&c| c == b'*')
 }
 
 /// A string or an array of strings.
@@ -510,7 +517,11 @@ fn parse_statement(s: &Value) -> Result<Statement, String> {
         map.get(key)
             .ok_or_else(|| format!("a statement has no `{key}`"))
     };
-    let actions = strings(need("Action")?, "Action")?;
+    // Actions are compared ignoring case.
+    let actions = strings(need("Action")?, "Action")?
+        .iter()
+        .map(|a| a.to_ascii_lowercase())
+        .collect();
     let resources = strings(need("Resource")?, "Resource")?;
     let mut conditions = Vec::new();
     if let Some(c) = map.get("Condition") {
@@ -535,9 +546,10 @@ fn parse_statement(s: &Value) -> Result<Statement, String> {
                 return Err("a condition operator does not map keys to values".into());
             };
             for (key, values) in keys {
+                // Condition keys are compared ignoring case.
                 conditions.push(Condition {
                     op,
-                    key: key.clone(),
+                    key: key.to_ascii_lowercase(),
                     values: strings(values, key)?,
                 });
             }

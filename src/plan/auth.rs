@@ -168,6 +168,11 @@ pub(crate) fn policy_bytes(statement_bytes: usize) -> usize {
     OPEN.len() + statement_bytes.saturating_sub(SEP.len()) + CLOSE.len()
 }
 
+/// The most bytes statements may take ([`statements_bytes`]) in one policy.
+pub(crate) fn statements_budget() -> usize {
+    POLICY_MAX_BYTES + SEP.len() - OPEN.len() - CLOSE.len()
+}
+
 /// The policy of statements `statements`.
 pub(crate) fn policy(statements: &[String]) -> String {
     let mut out = String::with_capacity(policy_bytes(statements_bytes(statements)));

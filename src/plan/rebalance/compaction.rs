@@ -89,7 +89,19 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let budget = config.throughput.rps_per_service;
     let chain = overlap_chain(prepared);
     let chain_paths: Vec<String> = chain.iter().map(|p| format!("`{p}`")).collect();
+    let header = (config.header_dispatch()).then_some(config.lattice.dispatch_header.as_str());
+    let policy: usize = match config.auth.is_on() {
+        true => (members())
+            .map(|id| crate::plan::auth::app_bytes(&apps[id], config, header))
+            .sum(),
+        false => 0,
+    };
+    let policy_cap = crate::plan::auth::statements_budget();
     [
+        (
+            per_group(policy as u64, policy_cap as u64),
+            format!("{policy} bytes of auth policy statements, {policy_cap} a group"),
+        ),
         (
             per_group(rules as u64, cap.into()),
             format!("{rules} rules, {cap} a group"),

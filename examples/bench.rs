@@ -224,7 +224,7 @@ fn mtimes(dir: &Path) -> Vec<(PathBuf, std::time::SystemTime)> {
 }
 
 /// A wall-clock time and peak memory (KB), when known.
-type Timed = (Duration, Option<u64>);
+type Measured = (Duration, Option<u64>);
 
 struct Row {
     n: usize,
@@ -241,7 +241,7 @@ struct Row {
     parse: Duration,
     helm: Option<(Duration, Option<u64>)>,
     /// With `auth.mode: iam` (10,000 apps and fewer): render into an empty folder, check.
-    auth: Option<[Timed; 2]>,
+    auth: Option<[Measured; 2]>,
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -732,7 +732,7 @@ fn cell((t, r): (Duration, Option<u64>)) -> String {
 
 /// The runs with `auth.mode: iam` beside those without.
 fn write_auth_results(md: &mut String, rows: &[Row]) {
-    let with_auth: Vec<(&Row, [Timed; 2])> =
+    let with_auth: Vec<(&Row, [Measured; 2])> =
         rows.iter().filter_map(|r| Some((r, r.auth?))).collect();
     if with_auth.is_empty() {
         return;

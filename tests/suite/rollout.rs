@@ -32,6 +32,32 @@ fn five_apps() -> tempfile::TempDir {
     tmp
 }
 
+/// Ships the change in the work tree with `render --base HEAD`, one committed step at a
+/// time, each saying which step it is and accepted by `check --base HEAD~1` (with `check`'s
+/// extra `args`); returns the number of steps.
+fn ship_each_step(dir: &Path, args: &[&str]) -> usize {
+    let mut steps = 0;
+    loop {
+        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        if run.stderr.starts_with("nothing to roll out") {
+            return steps;
+        }
+        steps += 1;
+        assert!(
+            run.stderr.contains(&format!("step {steps} of ")),
+            "{}",
+            run.stderr
+        );
+        commit(dir, &format!("step {steps}"));
+        let mut check = vec!["check", "--base", "HEAD~1"];
+        check.extend(args);
+        let check = latgen(dir, &check);
+        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        assert!(steps < 6, "the rollout does not end");
+    }
+}
+
 fn commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", message]);
@@ -150,24 +176,7 @@ fn a_change_ships_in_the_fewest_safe_steps_and_ends_as_a_plain_render() {
     let tmp = five_apps();
     let dir = tmp.path();
     change(dir);
-    let mut steps = 0;
-    loop {
-        let run = latgen(dir, &["render", "--base", "HEAD"]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        if run.stderr.starts_with("nothing to roll out") {
-            break;
-        }
-        steps += 1;
-        assert!(
-            run.stderr.contains(&format!("step {steps} of ")),
-            "{}",
-            run.stderr
-        );
-        commit(dir, &format!("step {steps}"));
-        let check = latgen(dir, &["check", "--base", "HEAD~1"]);
-        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
-        assert!(steps < 6, "the rollout does not end");
-    }
+    let steps = ship_each_step(dir, &[]);
     assert_eq!(steps, 3, "a change with a move takes three steps");
     let plain = latgen(dir, &["render", "--check"]);
     assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
@@ -234,19 +243,7 @@ fn a_change_with_auth_lets_every_caller_in_as_before_or_after_in_every_state() {
     let dir = tmp.path();
     let before = project::built(dir).prepared.apps;
     change(dir);
-    let mut steps = 0;
-    loop {
-        let run = latgen(dir, &["render", "--base", "HEAD"]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        if run.stderr.starts_with("nothing to roll out") {
-            break;
-        }
-        steps += 1;
-        commit(dir, &format!("step {steps}"));
-        let check = latgen(dir, &["check", "--base", "HEAD~1", "--deny-warnings"]);
-        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
-        assert!(steps < 6, "the rollout does not end");
-    }
+    let steps = ship_each_step(dir, &["--deny-warnings"]);
     assert_eq!(steps, 3, "a change with a move takes three steps");
     let built = project::built(dir);
     let (after, config) = (&built.prepared.apps, &built.prepared.config);

@@ -512,6 +512,8 @@ struct SettingsGen {
     rules_per_service: u8,
     reference_grants: bool,
     target_group_policies: bool,
+    /// `auth.mode: iam`, Kong calling from its VPC.
+    auth: bool,
 }
 
 fn settings() -> impl Strategy<Value = SettingsGen> {
@@ -554,6 +556,9 @@ fn settings() -> impl Strategy<Value = SettingsGen> {
                 rules_per_service: rules,
                 reference_grants: rg,
                 target_group_policies: tgp,
+                // A quarter of the projects, chosen by a value drawn already: a draw of its
+                // own would change every project after it.
+                auth: rules % 4 == 0,
             }
         },
     )
@@ -626,6 +631,10 @@ fn settings_text(s: &SettingsGen) -> String {
     }
     for h in s.hostnames.iter().flatten() {
         t += &format!("    - {}\n", h.yaml());
+    }
+    if s.auth {
+        t += "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n";
+        t += "  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n  serviceNetworkPolicy: true\n";
     }
     t + &format!("quotas:\n  rulesPerService: {}\n", s.rules_per_service)
 }
@@ -743,12 +752,25 @@ fn policy(p: &Path, _: &str) -> bool {
     is(p, "lattice", "targetgrouppolicy-")
 }
 
+fn auth_policy(p: &Path, _: &str) -> bool {
+    is(p, "lattice", "iamauthpolicy-")
+}
+
 fn route(p: &Path, t: &str) -> bool {
     group_route(p, t) || host_route(p, t) || kong_route(p, t)
 }
 
 /// Every template and every branch of one, as it shows in a rendered file.
 const BRANCHES: &[(&str, FileCheck)] = &[
+    ("auth policy of a group", |p, t| {
+        auth_policy(p, t) && t.contains("latgen.dev/group")
+    }),
+    ("auth policy of a dedicated route", |p, t| {
+        auth_policy(p, t) && !t.contains("latgen.dev/group")
+    }),
+    ("auth policy, header condition", |p, t| {
+        auth_policy(p, t) && t.contains("RequestHeader/")
+    }),
     ("group route, path dispatch", |p, t| {
         group_route(p, t) && !t.contains("headers:")
     }),

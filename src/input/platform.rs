@@ -70,6 +70,7 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
             "write the path in its plain, normalized form",
         ));
     }
+    out.extend(query_and_percent_problems(path));
     let bad: Vec<char> = path
         .chars()
         .filter(|c| !(c.is_ascii_alphanumeric() || "@:%_+.~#?&/=-".contains(*c)))
@@ -107,6 +108,45 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
         ));
     }
     out
+}
+
+/// What the CRD's CEL character rule refuses and Lattice's pattern takes: `?` (a query
+/// string has no place in a path match) and a `%` that is not a percent-encoded byte.
+fn query_and_percent_problems(path: &str) -> Vec<PathProblem> {
+    let mut out = Vec::new();
+    if path.contains('?') {
+        out.push(problem(
+            Code::InvalidPath,
+            format!("path `{path}` has `?`, which Gateway API refuses in a path"),
+            "a path match has no query string: write the path without `?` and what follows",
+        ));
+    }
+    if let Some(at) = bad_percent(path) {
+        out.push(problem(
+            Code::InvalidPath,
+            format!(
+                "path `{path}` has `{at}`, which is not a percent-encoded byte (`%` and two hex digits); Gateway API refuses it"
+            ),
+            "write `%25` for a literal `%`, or the byte as `%` and two hex digits",
+        ));
+    }
+    out
+}
+
+/// The first `%` of `path` that does not start a percent-encoded byte, with what follows it
+/// (at most two characters): the HTTPRoute CRD's CEL rule takes `%` only as `%XX`.
+fn bad_percent(path: &str) -> Option<&str> {
+    let b = path.as_bytes();
+    let i = (0..b.len()).find(|&i| {
+        b[i] == b'%'
+            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    })?;
+    let end = path[i..]
+        .char_indices()
+        .nth(3)
+        .map_or(path.len(), |(n, _)| i + n);
+    Some(&path[i..end])
 }
 
 /// Characters that Kong's router reads as regex syntax in a PathPrefix: KIC turns
@@ -347,6 +387,14 @@ mod tests {
             assert!(codes(bad).contains(&Code::InvalidPath), "{bad}");
         }
         assert_eq!(codes("/a b"), [Code::InvalidPath]);
+        // A query string and a stray `%` pass Lattice's pattern but not the CRD's CEL rule,
+        // which would refuse the whole group route the path sits in.
+        assert_eq!(codes("/a?x=1"), [Code::InvalidPath]);
+        assert_eq!(codes("/a%zz"), [Code::InvalidPath]);
+        assert_eq!(codes("/a%4"), [Code::InvalidPath]);
+        assert_eq!(codes("/a%"), [Code::InvalidPath]);
+        assert!(codes("/a%41").is_empty());
+        assert_eq!(bad_percent("/a%zzz"), Some("%zz"));
         assert_eq!(codes(&format!("/{}", "a".repeat(128))), [Code::PathTooLong]);
         assert!(codes(&format!("/{}", "a".repeat(127))).is_empty());
         assert_eq!(codes("/shop/"), [Code::TrailingSlash]);

@@ -74,7 +74,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     check_namespace(file, &decl.namespace, diags);
     let svc = &decl.service.value;
     check_service(file, svc, diags);
-    let host = validate_host(file, decl.host.as_ref(), diags);
+    let host = validate_host(file, decl.host.as_ref(), config, diags);
     let paths = validate_paths(file, decl.paths.as_ref(), decl.host.as_ref(), diags);
     check_host_rule_count(file, &paths, host.is_some(), diags);
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
@@ -190,9 +190,27 @@ fn check_service(file: &Path, svc: &ServiceDecl, diags: &mut Diagnostics) {
 fn validate_host(
     file: &Path,
     host: Option<&Spanned<String>>,
+    config: &Config,
     diags: &mut Diagnostics,
 ) -> Option<String> {
     host.map(|h| {
+        // The groups' own names live under this domain: a declared host there would collide
+        // with a group's custom domain name once the group exists.
+        let own = &config.lattice.domain;
+        let under_own = h.value == *own || h.value.ends_with(&format!(".{own}"));
+        if under_own {
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidHost,
+                    format!(
+                        "host `{}` is under `{own}`, the domain latgen names its groups in (`lattice.domain` in latgen.yaml)",
+                        h.value
+                    ),
+                )
+                .at(span(file, Pos::of(h)))
+                .help("give the app a host of its own outside that domain, e.g. shop.example.com"),
+            );
+        }
         if let Some(p) = platform::hostname_problem(&h.value) {
             let help = match platform::bare_host(&h.value) {
                 Some(bare) if platform::hostname_problem(bare).is_none() => {
@@ -260,15 +278,18 @@ fn validate_path(
     diags: &mut Diagnostics,
 ) -> Option<PathMatch> {
     let pos = Pos::of(p);
-    for prob in platform::path_problems(&p.value.value) {
+    let problems = platform::path_problems(&p.value.value);
+    let refused = !problems.is_empty();
+    for prob in problems {
         diags.push(
             Diagnostic::error(prob.code, prob.message)
                 .at(span(file, pos))
                 .help(prob.help),
         );
     }
+    // A refused path needs no advice on how Kong would read it.
     let meta = platform::kong_regex_metachars(&p.value.value);
-    if !meta.is_empty() && p.value.kind == MatchKind::Prefix {
+    if !refused && !meta.is_empty() && p.value.kind == MatchKind::Prefix {
         let shown: String = meta.iter().collect();
         diags.push(
             Diagnostic::warning(

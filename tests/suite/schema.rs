@@ -203,3 +203,86 @@ fn the_crd_schema_refuses_bad_routes() {
     no_port["spec"]["rules"][0]["backendRefs"][0]["port"] = Value::Null;
     assert_eq!(cel_problems(&no_port).len(), 1);
 }
+
+/// The CRD's own CEL rules on an HTTPRoute path match (`x-kubernetes-validations` of
+/// `spec.rules[].matches[].path`), as the CRD writes them, compiled by a CEL interpreter.
+fn path_match_rules() -> Vec<(String, cel::Program)> {
+    let text = std::fs::read_to_string(
+        common::root().join("tests/data/gateway-api/gateway.networking.k8s.io_httproutes.yaml"),
+    )
+    .unwrap();
+    let crd: Value = serde_saphyr::from_str(&text).unwrap();
+    let v1 = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "v1")
+        .unwrap();
+    let path = &v1["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["rules"]["items"]
+        ["properties"]["matches"]["items"]["properties"]["path"];
+    path["x-kubernetes-validations"]
+        .as_array()
+        .expect("the path match carries CEL rules")
+        .iter()
+        .map(|r| {
+            let rule = r["rule"].as_str().unwrap().to_string();
+            let program = cel::Program::compile(&rule)
+                .unwrap_or_else(|e| panic!("the CEL rule does not compile: {rule}: {e}"));
+            (rule, program)
+        })
+        .collect()
+}
+
+/// The CEL rules `value` breaks as a match of `kind`.
+fn cel_path_breaks(rules: &[(String, cel::Program)], kind: &str, value: &str) -> Vec<String> {
+    let mut ctx = cel::Context::default();
+    let mut object = std::collections::HashMap::new();
+    object.insert("type".to_string(), kind.to_string());
+    object.insert("value".to_string(), value.to_string());
+    ctx.add_variable("self", object).unwrap();
+    rules
+        .iter()
+        .filter(|(_, p)| p.execute(&ctx) != Ok(cel::Value::Bool(true)))
+        .map(|(rule, _)| rule.clone())
+        .collect()
+}
+
+/// The interpreter runs the CRD's rules as the API server would: the two paths of the
+/// attack run that broke a whole group route are refused, a plain one passes.
+#[test]
+fn the_crds_cel_rules_refuse_a_query_and_a_stray_percent() {
+    let rules = path_match_rules();
+    assert!(rules.len() >= 10, "{} rules", rules.len());
+    assert!(cel_path_breaks(&rules, "PathPrefix", "/shop/cart").is_empty());
+    assert!(cel_path_breaks(&rules, "Exact", "/a%41").is_empty());
+    for bad in ["/a?x=1", "/a%zz", "/a//b", "/a#b", "/a/.."] {
+        assert!(
+            !cel_path_breaks(&rules, "PathPrefix", bad).is_empty(),
+            "{bad} passes the CRD's CEL rules"
+        );
+    }
+}
+
+thread_local! {
+    /// Compiled once per test thread, not once per case.
+    static RULES: Vec<(String, cel::Program)> = path_match_rules();
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// Every path latgen's validator accepts passes the CRD's own CEL rules, as a prefix and
+    /// as an exact match, so that the validator and the CRD cannot drift apart: a path the
+    /// API server would refuse takes down the whole group route it sits in.
+    #[test]
+    fn every_path_the_validator_accepts_passes_the_crds_cel_rules(
+        tail in "[a-zA-Z0-9/._~!$&'()*+,;=:@%?# \\-]{0,24}|(/[a-z%0-9FfzZ.?]{0,5}){1,4}",
+    ) {
+        let path = format!("/{tail}");
+        if latgen::input::platform::path_problems(&path).is_empty() {
+            for kind in ["PathPrefix", "Exact"] {
+                let broken = RULES.with(|rules| cel_path_breaks(rules, kind, &path));
+                proptest::prop_assert!(broken.is_empty(), "{kind} {path:?} breaks {broken:?}");
+            }
+        }
+    }
+}

@@ -160,6 +160,37 @@ fn a_move_goes_through_three_steps_with_routing_intact_at_each() {
     assert!(!group.contains("/blog"));
 }
 
+/// The same `move APP --group N` twice is one command: the second changes nothing (before,
+/// it advanced the move to step 2 without the gate `--continue` has, so the next render
+/// changed both sides in one PR).
+#[test]
+fn a_repeated_move_is_the_same_command_not_the_next_step() {
+    let tmp = project();
+    let dir = tmp.path();
+    let from = lock(dir)
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("blog:"))
+        .unwrap()
+        .trim()
+        .parse::<u32>()
+        .unwrap();
+    let to = (if from == 1 { 2 } else { 1 }).to_string();
+    assert_eq!(latgen(dir, &["move", "blog", "--group", &to]).code, Some(0));
+    let recorded = lock(dir);
+    let again = latgen(dir, &["move", "blog", "--group", &to]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(
+        again.stdout.contains("already moving") && again.stdout.contains("nothing changed"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(lock(dir), recorded, "the repeat changed the lock");
+    assert!(recorded.contains(&format!("  blog: {{to: {to}, step: 1}}")));
+    let c = latgen(dir, &["render"]);
+    assert_eq!(c.code, Some(0), "{}", c.stderr);
+    assert_eq!(check_base(dir).code, Some(0), "step 1 is one side");
+}
+
 #[test]
 fn a_move_into_a_full_group_is_refused_and_changes_nothing() {
     let tmp = project();

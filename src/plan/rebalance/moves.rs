@@ -30,6 +30,9 @@ pub(crate) fn move_app(
         return redirect_outgrown(prepared, lock, app, o, group);
     }
     if let Some(m) = lock.moves.get(app).copied() {
+        if !advance {
+            return repeated(&prepared.config, lock, app, home, m, group);
+        }
         return continue_move(&prepared.config, lock, app, home, m, group);
     }
     if advance {
@@ -75,6 +78,31 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
         ));
     };
     Ok((id, home))
+}
+
+/// `latgen move APP --group N` while APP is already moving: the same command again, so the
+/// lock stays as it is (only `--continue` advances, and only past a shipped step); a
+/// different group is refused until the move in flight is done.
+fn repeated(
+    config: &Config,
+    lock: LockState,
+    app: &str,
+    home: u32,
+    m: Move,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let name = |n: u32| config.group_name(n);
+    let (from, to, step) = (name(home), name(m.to), m.step.number());
+    if group.is_some_and(|g| g != m.to) {
+        return Err(refuse(
+            format!("app `{app}` is moving from {from} to {to} (step {step} of 3)"),
+            "finish that move first: `latgen render --base auto` writes its next step".to_string(),
+        ));
+    }
+    let message = format!(
+        "{app} is already moving from {from} to {to} (step {step} of 3 in latgen.lock); nothing changed\n{NEXT_STEP}"
+    );
+    Ok(MoveResult { lock, message })
 }
 
 /// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it

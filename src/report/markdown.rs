@@ -139,7 +139,7 @@ fn finding(d: &Diagnostic, with_help: bool) -> String {
     let place = d
         .span
         .as_ref()
-        .map(|s| format!(" `{}`", md_place(s)))
+        .map(|s| format!(" {}", code(&md_place(s))))
         .unwrap_or_default();
     let mut line = format!(
         "- **{}** `{}`{place}: {}",
@@ -161,15 +161,68 @@ fn md_place(s: &Span) -> String {
     p
 }
 
-/// One line of text for a Markdown list item: no line breaks, no raw HTML.
+/// One line of a message for a Markdown list item, safe whatever a PR put in it. Messages
+/// quote names in backticks; a name from the PR (an unknown key, a file name) can hold
+/// backticks of its own, which would end the code span early and let the rest be read as
+/// Markdown: an image, a link, an `@team` mention in the bot's comment. So the message is
+/// cut at every backtick, the pieces between pairs become code spans fenced by [`code`], and
+/// the text around them is made inert by [`inert`]. A stray backtick shifts which pieces are
+/// code, but no piece is ever read as Markdown.
 fn md_text(s: &str) -> String {
-    s.replace('\n', " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    s.split('`')
+        .enumerate()
+        .map(|(i, piece)| {
+            if i % 2 == 1 {
+                code(piece)
+            } else {
+                inert(piece)
+            }
+        })
+        .collect()
+}
+
+/// `s` as a code span whatever it holds: one line, fenced by one backtick more than its
+/// longest run of them (CommonMark's rule), padded when it starts or ends with one. Inside
+/// a code span GitHub renders no Markdown, HTML, link or mention.
+pub(crate) fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') || s.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
+/// Text that GitHub shows as it is: every character Markdown or HTML could read is
+/// backslash-escaped, and `@` (a mention), `://` and `www.` (autolinks) are broken by an
+/// invisible word joiner, since GitHub finds those in the text after Markdown is read.
+fn inert(s: &str) -> String {
+    const JOINER: char = '\u{2060}';
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            '\\' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '<' | '>' | '&' | '#' | '|' | '~'
+            | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '@' => {
+                out.push('@');
+                out.push(JOINER);
+            }
+            c => out.push(c),
+        }
+    }
+    out.replace("://", &format!(":{JOINER}//"))
+        .replace("www.", &format!("www{JOINER}."))
 }
 
 fn code_list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
-    let quoted: Vec<String> = items.into_iter().map(|i| format!("`{i}`")).collect();
+    let quoted: Vec<String> = items.into_iter().map(|i| code(i)).collect();
     quoted.join(", ")
 }
 
@@ -181,7 +234,12 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
     c.list("Apps removed", &quoted(&s.removed), BUDGET);
     let moved: Vec<String> = (s.moved.iter())
         .map(|(app, from, to)| {
-            format!("`{app}`: `{from}` → `{to}` (its Kong route now sends its requests there)")
+            format!(
+                "{}: {} → {} (its Kong route now sends its requests there)",
+                code(app),
+                code(from),
+                code(to)
+            )
         })
         .collect();
     c.list("Apps moved", &moved, BUDGET);
@@ -236,7 +294,7 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
 }
 
 fn quoted(names: &[String]) -> Vec<String> {
-    names.iter().map(|n| format!("`{n}`")).collect()
+    names.iter().map(|n| code(n)).collect()
 }
 
 /// The per-app changes as lists: paths, dispatch, and Lattice rules added and removed.
@@ -254,14 +312,17 @@ fn app_lists(apps: &BTreeMap<String, AppChange>) -> [(&'static str, Vec<String>)
             what.push(format!("drops {}", code_list(&ch.paths_removed)));
         }
         if !what.is_empty() {
-            paths.push(format!("`{app}` {}", what.join("; ")));
+            paths.push(format!("{} {}", code(app), what.join("; ")));
         }
         match &ch.dispatch {
             Some(Some(header)) => dispatch.push(format!(
-                "`{app}`: Kong now names it in `{header}`, and Lattice matches that header"
+                "{}: Kong now names it in {}, and Lattice matches that header",
+                code(app),
+                code(header)
             )),
             Some(None) => dispatch.push(format!(
-                "`{app}`: Kong no longer sets a dispatch header; Lattice matches its paths"
+                "{}: Kong no longer sets a dispatch header; Lattice matches its paths",
+                code(app)
             )),
             None => {}
         }
@@ -274,9 +335,9 @@ fn app_lists(apps: &BTreeMap<String, AppChange>) -> [(&'static str, Vec<String>)
             }
             let per_service: Vec<String> = rules
                 .iter()
-                .map(|(service, r)| format!("{word} `{service}`: {}", code_list(r)))
+                .map(|(service, r)| format!("{word} {}: {}", code(service), code_list(r)))
                 .collect();
-            list.push(format!("`{app}` {}", per_service.join("; ")));
+            list.push(format!("{} {}", code(app), per_service.join("; ")));
         }
     }
     [

@@ -69,3 +69,53 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
         "the file table comes after the lists"
     );
 }
+
+/// Strings a PR controls (here unknown keys in an app file) reach the bot's comment as
+/// text, never as Markdown: rendered the way GitHub renders a comment (GitHub Flavored
+/// Markdown with autolinks, by comrak), no image, link, mention or HTML of the PR author's
+/// choosing survives, however the keys play with backticks.
+#[test]
+fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let payload = "![i](https://evil.example/i.png) @org/team [a](https://evil.example) <img src=x> www.evil.example";
+    // The payload outside a code span, inside one, and after a stray backtick.
+    let keys = [
+        format!("x`{payload}`"),
+        format!("x{payload}"),
+        format!("``{payload}"),
+    ];
+    // One app per key: a file stops at its first unknown field.
+    for (i, k) in keys.iter().enumerate() {
+        super::common::app(
+            dir,
+            &format!("shop{i}"),
+            &format!(
+                "namespace: web\nservice: {{ name: shop{i}, port: 8080 }}\npaths: [/shop{i}]\n{k:?}: 1\n"
+            ),
+        );
+    }
+    let run = super::common::latgen(dir, &["check", "--format", "markdown"]);
+    let md = &run.stdout;
+    assert_eq!(md.matches("unknown-field").count(), 3, "{md}");
+    let mut options = comrak::Options::default();
+    options.extension.autolink = true;
+    options.extension.table = true;
+    options.extension.strikethrough = true;
+    options.render.r#unsafe = true; // GitHub keeps some raw HTML: show what a PR could reach
+    let html = comrak::markdown_to_html(md, &options);
+    for live in ["<img", "<a ", "href="] {
+        assert!(
+            !html.contains(live),
+            "`{live}` in the rendered comment:\n{html}"
+        );
+    }
+    // A mention is GitHub's reading of `@name` in text (not in code): none may be left.
+    let text_only = html
+        .split("<code>")
+        .map(|part| part.split_once("</code>").map_or(part, |(_, after)| after))
+        .collect::<String>();
+    assert!(!text_only.contains("@org"), "a live mention:\n{html}");
+    // What the keys said is still there to read.
+    assert!(html.contains("evil.example"), "{html}");
+}

@@ -922,7 +922,7 @@ fn github_actions_workflow() {
 
 /// The PR comment: the job that runs latgen on the PR's files holds no write token; the job
 /// that holds one runs no PR file, only GitHub's CLI on the summary, and updates the one
-/// comment that starts with the summary's marker.
+/// comment that starts with the summary's marker and is its own.
 #[test]
 fn github_actions_workflow_posts_one_pr_comment() {
     let w = yaml("examples/github-actions.yml");
@@ -970,6 +970,12 @@ fn github_actions_workflow_posts_one_pr_comment() {
         .to_string();
     assert!(
         script.contains(&format!("startswith(\"{marker}\")")),
+        "{script}"
+    );
+    // Anyone can post a comment that starts with the marker: the job's comment is also the
+    // bot's own, or a planted one would be taken for it (and edited, or kept in its place).
+    assert!(
+        script.contains(".user.login == \"github-actions[bot]\""),
         "{script}"
     );
     assert!(

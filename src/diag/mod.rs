@@ -290,8 +290,10 @@ fn write_place(
     sources: &Sources,
     paint: &dyn Fn(&str, &str) -> String,
 ) {
-    let _ = writeln!(out, "  {} {span}", paint("1;34", "-->"));
+    let place = span.to_string();
+    let _ = writeln!(out, "  {} {}", paint("1;34", "-->"), one_line(&place));
     if let Some(text) = sources.line(&span.file, span.line) {
+        let text = &visible(text);
         let num = span.line.to_string();
         let pad = " ".repeat(num.len());
         // Without a column, point at the line's first word.
@@ -357,6 +359,20 @@ pub(crate) fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
         .into()
 }
 
+/// A quoted source line as a terminal may show it: each control character but the tab (an
+/// ESC that would start a terminal sequence, a BEL) becomes `�`, one character for one, so
+/// the caret still lines up under the column.
+fn visible(line: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| c.is_control() && c != '\t';
+    if !line.chars().any(hidden) {
+        return line.into();
+    }
+    line.chars()
+        .map(|c| if hidden(c) { '\u{fffd}' } else { c })
+        .collect::<String>()
+        .into()
+}
+
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
 pub(crate) fn did_you_mean<'a>(
     word: &str,
@@ -383,6 +399,24 @@ mod tests {
     fn control_characters_are_escaped_in_reports() {
         assert_eq!(one_line("a\nkind: Secret"), "a\\nkind: Secret");
         assert_eq!(one_line("plain"), "plain");
+    }
+
+    /// A source line with ESC and BEL (a terminal escape a hostile file can carry) is
+    /// quoted with neither, and the caret still points at the column.
+    #[test]
+    fn quoted_lines_carry_no_control_characters() {
+        let mut sources = Sources::default();
+        let file = PathBuf::from("apps/x.yaml");
+        sources.insert(file.clone(), "name: \x1b]0;pwned\x07x: 1\n".into());
+        let d =
+            Diagnostic::error(Code::UnknownField, "unknown field `x`").at(Span::new(&file, 1, 17));
+        let out = render_human(&Diagnostics::from_iter([d]), &sources, false);
+        assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+        assert!(
+            out.contains("1 | name: \u{fffd}]0;pwned\u{fffd}x: 1\n"),
+            "{out}"
+        );
+        assert!(out.contains("  |                 ^\n"), "{out}");
     }
 
     #[test]

@@ -129,9 +129,10 @@ pub(crate) fn also_locks(
     diags
 }
 
-/// Another project's lock. One inside this project's folder (the PR's content) is read as
-/// every input is, so a link cannot lead out of it; one outside is where the command
-/// line points. Either way, only a regular file is read (a FIFO would block).
+/// Another project's lock, held to the rule every input is (inside the project folder, no
+/// link out of it, a regular file, at most the size of a lock): a lock outside is refused
+/// like `--config /etc/x`, so that no path on a CI command line can make a finding quote a
+/// file of the runner. Check the other project out into a folder of this one.
 fn read_other_lock(file: &Path, project: &Project) -> Result<String, Diagnostic> {
     let cannot = |why: String| {
         Diagnostic::error(
@@ -140,21 +141,9 @@ fn read_other_lock(file: &Path, project: &Project) -> Result<String, Diagnostic>
         )
         .help("give --also-lock the latgen.lock of another project that shares the service network")
     };
-    let inside = std::path::absolute(file)
-        .ok()
-        .and_then(|p| p.parent()?.canonicalize().ok())
-        .is_some_and(|dir| dir.starts_with(project.root()));
-    let bytes = if inside {
-        project
-            .read(file)?
-            .ok_or_else(|| cannot("no such file".to_string()))?
-    } else {
-        let meta = std::fs::metadata(file).map_err(|e| cannot(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(cannot("not a regular file".to_string()));
-        }
-        std::fs::read(file).map_err(|e| cannot(e.to_string()))?
-    };
+    let bytes = project
+        .read_at_most(file, crate::input::MAX_LOCK_BYTES)?
+        .ok_or_else(|| cannot("no such file".to_string()))?;
     String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8 text".to_string()))
 }
 

@@ -70,6 +70,7 @@ pub(crate) fn project_paths(
     paths.apps_dir = apps.to_path_buf();
     if let Some(c) = config {
         paths.config = c.clone();
+        paths.config_given = true;
     }
     if let Some(l) = lock {
         paths.lock = l.clone();

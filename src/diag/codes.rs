@@ -67,7 +67,7 @@ codes! {
     SymlinkLoop = "symlink-loop", Error, "a symbolic link under apps/ loops back to a folder above it";
     InputOutsideProject = "input-outside-project", Error, "an input (declaration, settings, lock, template) resolves outside the project folder or into .git: latgen does not read it";
     NotUtf8 = "not-utf8", Error, "a file is not UTF-8 text";
-    FileTooLarge = "file-too-large", Error, "a declaration is larger than 1 MiB";
+    FileTooLarge = "file-too-large", Error, "an input is larger than latgen reads (a declaration or latgen.yaml 1 MiB, latgen.lock 16 MiB)";
     EmptyFile = "empty-file", Error, "a declaration file declares nothing";
     MultipleDocuments = "multiple-documents", Error, "a declaration file holds more than one YAML document";
     NotAMapping = "not-a-mapping", Error, "a declaration is not a mapping of fields";

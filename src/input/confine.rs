@@ -85,12 +85,31 @@ impl Project {
     /// The bytes of the input at `path`, `None` when there is no file. Only a regular file
     /// inside the project is read (a FIFO would block, a device never end).
     pub fn read(&self, path: &Path) -> Result<Option<Vec<u8>>, Diagnostic> {
+        self.read_at_most(path, u64::MAX)
+    }
+
+    /// [`Project::read`] of a file that may hold at most `max` bytes: a larger one is refused
+    /// (`file-too-large`) before it is read, so that a huge settings file or lock in a PR
+    /// cannot make latgen read, parse and print megabytes.
+    pub fn read_at_most(&self, path: &Path, max: u64) -> Result<Option<Vec<u8>>, Diagnostic> {
         let Some(resolved) = self.resolve(path)? else {
             return Ok(None);
         };
         let meta = fs::metadata(&resolved).map_err(|e| cannot_read(path, &e.to_string()))?;
         if !meta.is_file() {
             return Err(cannot_read(path, "not a regular file"));
+        }
+        if meta.len() > max {
+            return Err(Diagnostic::error(
+                Code::FileTooLarge,
+                format!(
+                    "file is {} KiB; latgen reads at most {} KiB here",
+                    meta.len().div_ceil(1024),
+                    max / 1024
+                ),
+            )
+            .at(Span::file(path))
+            .help("is this the right file? latgen writes its lock and settings far smaller"));
         }
         fs::read(&resolved)
             .map(Some)

@@ -23,6 +23,10 @@ use crate::input::model::{APP_FIELDS, AppDecl};
 
 /// Declarations larger than this are refused: an app declaration is a dozen lines.
 pub(crate) const MAX_DECLARATION_BYTES: u64 = 1024 * 1024;
+/// `latgen.yaml` larger than this is refused: the example's is 5 KiB.
+pub(crate) const MAX_SETTINGS_BYTES: u64 = 1024 * 1024;
+/// `latgen.lock` larger than this is refused: 100,000 apps lock in about 3 MiB.
+pub(crate) const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where a project's inputs are.
 #[derive(Debug, Clone)]
@@ -32,6 +36,9 @@ pub struct ProjectPaths {
     pub apps_dir: PathBuf,
     /// `latgen.yaml`; a missing file means all defaults.
     pub config: PathBuf,
+    /// Whether `config` was named on the command line (`--config`): then it must exist, or a
+    /// typo would check the project against the defaults without a word.
+    pub config_given: bool,
     /// `latgen.lock`; a missing file means no app has a group yet.
     pub lock: PathBuf,
     /// The output folder as last rendered: the planner reads a group's route there to tell
@@ -46,6 +53,7 @@ impl ProjectPaths {
             root: root.to_path_buf(),
             apps_dir: root.join("apps"),
             config: root.join("latgen.yaml"),
+            config_given: false,
             lock: root.join("latgen.lock"),
             output: root.join(DEFAULT_OUTPUT),
         }
@@ -108,14 +116,24 @@ fn read_settings(
 ) {
     let mut diags = Diagnostics::new();
     let mut texts = Vec::new();
-    let mut read = |path: &Path, diags: &mut Diagnostics| {
-        let text = read_optional(path, project, diags)?;
+    let mut read = |path: &Path, max: u64, diags: &mut Diagnostics| {
+        let text = read_optional(path, max, project, diags)?;
         texts.push((path.to_path_buf(), text.clone()));
         Some(text)
     };
-    let config = read(&paths.config, &mut diags)
+    if paths.config_given && paths.config.symlink_metadata().is_err() {
+        diags.push(
+            Diagnostic::error(
+                Code::IoError,
+                format!("the settings file {} does not exist", paths.config.display()),
+            )
+            .at(Span::file(&paths.config))
+            .help("give --config the project's settings file, or leave it out for latgen.yaml beside the apps folder"),
+        );
+    }
+    let config = read(&paths.config, MAX_SETTINGS_BYTES, &mut diags)
         .and_then(|text| crate::input::config::parse(&paths.config, &text, &mut diags));
-    let lock = read(&paths.lock, &mut diags)
+    let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
         .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
     (config, lock, texts, diags)
 }
@@ -282,8 +300,13 @@ fn admit_link(e: &walkdir::DirEntry, project: &Project, refused: &mut Vec<Diagno
         .is_ok()
 }
 
-fn read_optional(path: &Path, project: &Project, diags: &mut Diagnostics) -> Option<String> {
-    match project.read(path) {
+fn read_optional(
+    path: &Path,
+    max: u64,
+    project: &Project,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    match project.read_at_most(path, max) {
         Ok(Some(bytes)) => decode(path, bytes, diags),
         Ok(None) => None,
         Err(d) => {

@@ -115,6 +115,9 @@ impl Templates {
         env.set_fuel(Some(5_000_000));
         env.set_recursion_limit(64);
         env.add_filter("yaml", yaml_scalar);
+        if let Some((d, _)) = dir {
+            missing_templates_folder(d)?;
+        }
         let mut custom = Vec::new();
         for (name, embedded) in TEMPLATES {
             let given = dir
@@ -947,6 +950,25 @@ fn kustomization(templates: &Templates, resources: &[&str]) -> Result<String, Di
         },
     };
     render_job(templates, job, false).map(|r| r.body)
+}
+
+/// A `--templates` folder that is not there is an error, not the built-in templates: a typo
+/// in a CI command would otherwise change what is rendered and checked without a word.
+fn missing_templates_folder(dir: &Path) -> Result<(), Diagnostic> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let why = if dir.exists() {
+        "is not a folder"
+    } else {
+        "does not exist"
+    };
+    Err(Diagnostic::error(
+        Code::IoError,
+        format!("the templates folder {} {why}", dir.display()),
+    )
+    .at(Span::file(dir))
+    .help("give --templates the folder that holds your templates (the built-in ones are in the templates/ folder of latgen's source, same file names), or leave it out to use those"))
 }
 
 #[cfg(test)]

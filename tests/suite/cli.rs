@@ -1034,3 +1034,91 @@ fn cost_of_a_one_app_project_counts_in_the_singular() {
     );
     assert!(!run.stdout.contains("1 services"), "{}", run.stdout);
 }
+
+// ---------------------------------------------------------------------------------------
+// Inputs named on the command line
+// ---------------------------------------------------------------------------------------
+
+/// `--config` names a file that must be there: a typo in a CI command (`--config nope.yaml`)
+/// used to check the project against the defaults without a word.
+#[test]
+fn an_explicit_config_that_does_not_exist_is_an_error() {
+    let tmp = rendered_project();
+    let run = latgen(tmp.path(), &["render", "apps", "--config", "nope.yaml"]);
+    assert_reports(&run, "io-error", "nope.yaml");
+    assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
+    let run = latgen(tmp.path(), &["check", "apps", "--config", "nope.yaml"]);
+    assert_check_reports(&run, "io-error", "nope.yaml");
+}
+
+/// A `check` that found an error (exit 1, or 2 when the inputs cannot be read; the report
+/// on stdout) with `code` at `at`.
+fn assert_check_reports(run: &Run, code: &str, at: &str) {
+    assert!(
+        matches!(run.code, Some(1 | 2)),
+        "exit code {:?}; stderr:\n{}",
+        run.code,
+        run.stderr
+    );
+    let block = run
+        .stdout
+        .split("\n\n")
+        .find(|b| b.starts_with(&format!("error[{code}]: ")));
+    assert!(
+        block.is_some_and(|b| b.contains(&format!("  --> {at}"))),
+        "expected `error[{code}]` at `{at}` in:\n{}",
+        run.stdout
+    );
+}
+
+/// `--templates` names a folder that must be there, not a fallback to the built-in ones.
+#[test]
+fn an_explicit_templates_folder_that_does_not_exist_is_an_error() {
+    let tmp = rendered_project();
+    let before = common::read_tree(&tmp.path().join("generated"));
+    let run = latgen(
+        tmp.path(),
+        &["render", "apps", "--templates", "/nonexistent"],
+    );
+    assert_reports(&run, "io-error", "/nonexistent");
+    let run = latgen(
+        tmp.path(),
+        &["check", "apps", "--templates", "/nonexistent"],
+    );
+    assert_ne!(run.code, Some(0));
+    assert!(
+        format!("{}{}", run.stdout, run.stderr).contains("/nonexistent does not exist"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(common::read_tree(&tmp.path().join("generated")), before);
+}
+
+/// A settings file or lock far larger than latgen writes is refused before it is read: a
+/// 50 MB lock in a PR printed a 52 MB diff.
+#[test]
+fn a_lock_or_settings_file_over_its_cap_is_refused_unread() {
+    let tmp = rendered_project();
+    let lock = fs::read_to_string(tmp.path().join("latgen.lock")).unwrap();
+    let mut big = lock.clone();
+    while big.len() <= 16 * 1024 * 1024 {
+        big.push_str(&format!("# {}\n", "x".repeat(1000)));
+    }
+    write(tmp.path(), "latgen.lock", &big);
+    let run = latgen(tmp.path(), &["check", "apps"]);
+    assert_check_reports(&run, "file-too-large", "latgen.lock");
+    assert!(
+        run.stdout.len() < 20_000,
+        "{} bytes of report",
+        run.stdout.len()
+    );
+    write(tmp.path(), "latgen.lock", &lock);
+    write(
+        tmp.path(),
+        "latgen.yaml",
+        format!("# {}\n", "y".repeat(1024 * 1024)),
+    );
+    let run = latgen(tmp.path(), &["check", "apps"]);
+    assert_check_reports(&run, "file-too-large", "latgen.yaml");
+}

@@ -132,8 +132,14 @@ fn also_lock_finds_a_collision_between_two_projects_and_none_with_distinct_prefi
     render(prod.path());
     let staging = example_project(PREFIX_SETTING, false);
     render(staging.path());
-    let other = staging.path().join("latgen.lock");
-    let other = other.to_str().unwrap();
+    // The other project checked out into a folder of this one, as CI would.
+    let copy = |from: &Path, name: &str| {
+        let to = prod.path().join("other").join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from.join("latgen.lock"), &to).unwrap();
+        format!("other/{name}")
+    };
+    let other = &copy(staging.path(), "staging.lock");
     let run = latgen(prod.path(), &["check", "--also-lock", other]);
     assert_eq!(
         run.code,
@@ -155,11 +161,8 @@ fn also_lock_finds_a_collision_between_two_projects_and_none_with_distinct_prefi
 
     let distinct = example_project("lattice:\n  serviceNamePrefix: shop-stg\n", false);
     render(distinct.path());
-    let other = distinct.path().join("latgen.lock");
-    let run = latgen(
-        prod.path(),
-        &["check", "--also-lock", other.to_str().unwrap()],
-    );
+    let other = copy(distinct.path(), "distinct.lock");
+    let run = latgen(prod.path(), &["check", "--also-lock", &other]);
     assert!(
         !run.stdout.contains("service-name-collision"),
         "{}",
@@ -191,6 +194,25 @@ fn a_too_long_service_name_is_refused_with_what_to_do() {
         "{}",
         run.stderr
     );
+}
+
+/// A lock outside the project is refused like every input there, before it is read: a CI
+/// command line with `--also-lock /etc/shadow` (or a typo's worth of it) quotes nothing.
+#[test]
+fn an_also_lock_outside_the_project_is_refused_unread() {
+    let prod = example_project(PREFIX_SETTING, false);
+    render(prod.path());
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.lock");
+    std::fs::write(&secret, "root:SECRET-HASH:19000:0:99999:7:::\n").unwrap();
+    let run = latgen(
+        prod.path(),
+        &["check", "--also-lock", secret.to_str().unwrap()],
+    );
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(all.contains("input-outside-project"), "{all}");
+    assert!(!all.contains("SECRET-HASH"), "it quoted the file:\n{all}");
+    assert_ne!(run.code, Some(0));
 }
 
 #[cfg(unix)]

@@ -269,6 +269,14 @@ fn project_findings(
             .into_iter()
             .collect(),
     );
+    // Where latgen writes through pending files: beside the lock and the settings, and
+    // in the deploy kit's folder.
+    let deploy = opts.paths.root.join(crate::render::deploy::FOLDER);
+    let lock_dir = opts.paths.lock.parent().unwrap_or(Path::new(""));
+    diags.extend(Diagnostics::from_iter(output::leftovers(
+        &opts.out_dir,
+        &[lock_dir, &opts.paths.root, &deploy],
+    )));
     diags
 }
 

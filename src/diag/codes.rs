@@ -126,7 +126,7 @@ codes! {
     RenderedInvalid = "rendered-invalid", Error, "a template rendered an object that is not what latgen meant";
     NotStoredForm = "not-stored-form", Warning, "a template leaves out a field the API server sets, so Argo CD never sees the object in sync";
     InvalidOutput = "invalid-output", Error, "the output folder is a file or overlaps apps/";
-    InterruptedRender = "interrupted-render", Warning, "a render was interrupted and left its staging folder beside the output folder";
+    InterruptedRender = "interrupted-render", Warning, "a render or write was interrupted and left its staging folder or a pending file beside the output, the lock or the deploy kit";
     GitError = "git-error", Error, "the base revision cannot be read";
     MoveRefused = "move-refused", Error, "a move that would break a quota or names no app or group";
     ProtocolMismatch = "protocol-mismatch", Error, "Kong speaks a protocol or port the Lattice listener does not take";

@@ -202,3 +202,162 @@ fn two_renders_at_once_do_not_interleave() {
     }
     assert_eq!(state(dir.path()), new_state);
 }
+
+/// The old state (400 apps) and the new one (10 more apps: new files in generated/ and new
+/// entries in the lock), rendered in a project of their own; the folder of the old one.
+fn before_and_after_with_a_new_lock() -> (State, State, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), 400, 8080);
+    render(dir.path());
+    let old = state(dir.path());
+    let more = tempfile::tempdir().unwrap();
+    common::write_tree(
+        more.path(),
+        &BTreeMap::from([(PathBuf::from("latgen.lock"), old.1.clone())]),
+    );
+    project(more.path(), 410, 8080);
+    render(more.path());
+    let new = state(more.path());
+    assert_ne!(old.1, new.1, "the lock changes too");
+    (old, new, dir)
+}
+
+/// A render run to `point` of its transaction and stopped dead there (a debug build's test
+/// hook, as a kill would): the project's state and what `check` reports then.
+fn stopped_at(point: &str, old: &State) -> (tempfile::TempDir, State, String) {
+    let dir = tempfile::tempdir().unwrap();
+    common::write_tree(&dir.path().join("generated"), &old.0);
+    std::fs::write(dir.path().join("latgen.lock"), &old.1).unwrap();
+    project(dir.path(), 410, 8080);
+    let out = bin()
+        .args(["render", "--color", "never"])
+        .env("LATGEN_TEST_ABORT_AT", point)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "the render was not stopped at {point}"
+    );
+    let stopped = state(dir.path());
+    let check = common::latgen(dir.path(), &["check", "--format", "json"]);
+    (dir, stopped, check.stdout)
+}
+
+/// Stopped after the new tree was swapped in and before the lock was put in place (the
+/// moment an attack run's fault injection found): the state is the new tree with its new
+/// lock waiting beside the old one, `check` says so, and the next render finishes it.
+#[test]
+fn a_render_stopped_after_the_swap_is_finished_by_the_next() {
+    let (old, new, _keep) = before_and_after_with_a_new_lock();
+    let (dir, stopped, check) = stopped_at("after-swap", &old);
+    assert_eq!(stopped.0, new.0, "the tree is the new one");
+    assert!(
+        check.lines().any(|l| l.contains("interrupted-render")
+            && l.contains("before it wrote")
+            && l.contains("latgen.lock")),
+        "check does not report the half-done render:\n{check}"
+    );
+    render(dir.path());
+    assert_eq!(
+        state(dir.path()),
+        new,
+        "the next render finished the change"
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.contains("latgen-")),
+        "left behind: {names:?}"
+    );
+}
+
+/// Stopped just before the swap, with the new tree built and the new lock written aside:
+/// nothing the project shows has changed, and the next render does the change whole.
+#[test]
+fn a_render_stopped_before_the_swap_changes_nothing() {
+    let (old, new, _keep) = before_and_after_with_a_new_lock();
+    let (dir, stopped, check) = stopped_at("before-swap", &old);
+    assert_eq!(stopped, old, "tree and lock are both the old ones");
+    assert!(check.contains("interrupted-render"), "{check}");
+    render(dir.path());
+    assert_eq!(state(dir.path()), new);
+    assert!(!dir.path().join(".latgen.lock.latgen-tmp").exists());
+}
+
+/// A pending file of an interrupted atomic write that no render accounts for (the lock's,
+/// written by `move`, say) is reported, so that it is not committed by a project whose
+/// `.gitignore` predates the ignore line.
+#[test]
+fn a_leftover_pending_file_is_reported_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), 3, 8080);
+    render(dir.path());
+    std::fs::write(dir.path().join(".latgen.lock.latgen-tmp"), "apps: {}\n").unwrap();
+    let check = common::latgen(dir.path(), &["check", "--format", "json"]);
+    let reported = check.stdout.lines().any(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        v["code"] == "interrupted-render" && v["file"] == ".latgen.lock.latgen-tmp"
+    });
+    assert!(reported, "{}", check.stdout);
+}
+
+/// A read-only folder in the output (`chmod a-w generated/kong`) does not strand the
+/// staging folder: the old tree it holds after the swap is removed all the same, and the
+/// renders after it work (each failed at its start before). Permissions do not bind root,
+/// so as root the renders run as `nobody` (by `setpriv`) in a project `nobody` owns.
+#[cfg(unix)]
+#[test]
+fn a_read_only_folder_in_the_output_does_not_strand_the_next_renders() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A folder this process made is owned by its user: 0 is root.
+    let root = std::os::unix::fs::MetadataExt::uid(&dir.path().metadata().unwrap()) == 0;
+    let unprivileged = || {
+        let mut cmd = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(common::bin());
+            c
+        } else {
+            bin()
+        };
+        cmd.args(["render", "--color", "never"])
+            .current_dir(dir.path());
+        cmd
+    };
+    let own = || {
+        if root {
+            for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+                std::os::unix::fs::lchown(e.path(), Some(65534), Some(65534)).unwrap();
+            }
+        }
+    };
+    let run = |cmd: &mut Command| {
+        let out = cmd.output().expect("setpriv runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    project(dir.path(), 5, 8080);
+    own();
+    run(&mut unprivileged());
+    let kong = dir.path().join("generated/kong");
+    std::fs::set_permissions(&kong, std::fs::Permissions::from_mode(0o555)).unwrap();
+    project(dir.path(), 6, 8080);
+    own();
+    run(&mut unprivileged());
+    assert!(!dir.path().join(".generated.latgen-new").exists());
+    project(dir.path(), 7, 8080);
+    own();
+    run(&mut unprivileged());
+    assert!(
+        dir.path()
+            .join("generated/kong/httproute-app0006.yaml")
+            .exists()
+    );
+}

@@ -242,6 +242,62 @@ struct Row {
     helm: Option<(Duration, Option<u64>)>,
     /// With `auth.mode: iam` (10,000 apps and fewer): render into an empty folder, check.
     auth: Option<[Measured; 2]>,
+    /// What Argo CD would run on each side's folder (Lattice, Kong).
+    consumer: Consumer,
+}
+
+/// Reading each side's folder the way the deploy kit tells Argo CD to (a directory source,
+/// the kustomization left out), and, at 1,000 apps, through `kustomize build` as before.
+struct Consumer {
+    /// `bench/directory_read.py` on each side: None when Python's `yaml` is not there.
+    read: Option<[Duration; 2]>,
+    /// `kubectl kustomize` on each side, at 1,000 apps only (it is superlinear).
+    kustomize: Option<[Duration; 2]>,
+}
+
+/// One run of `bench/directory_read.py` on `folder`: the time it reports, None when it
+/// cannot run (no Python or no `yaml` module).
+fn directory_read(folder: &Path) -> Option<Duration> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/directory_read.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(folder)
+        .arg("kustomization.yaml")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let secs: f64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_secs_f64(secs))
+}
+
+fn kustomize(folder: &Path) -> Option<Duration> {
+    let start = Instant::now();
+    let ok = Command::new("kubectl")
+        .arg("kustomize")
+        .arg(folder)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .ok()?
+        .success();
+    ok.then(|| start.elapsed())
+}
+
+/// The consumer side at `n` apps, on the rendered output `out`: the median of `runs`
+/// directory reads per side (one at 100,000 apps), and kustomize once at 1,000 apps.
+fn measure_consumer(out: &Path, n: usize, runs: usize) -> Consumer {
+    let runs = if n >= 100_000 { 1 } else { runs };
+    let side = |name: &str| -> Option<Duration> {
+        let times: Option<Vec<Duration>> =
+            (0..runs).map(|_| directory_read(&out.join(name))).collect();
+        times.map(median)
+    };
+    let read = side("lattice").zip(side("kong")).map(|(l, k)| [l, k]);
+    let kustomize = (n == 1000)
+        .then(|| kustomize(&out.join("lattice")).zip(kustomize(&out.join("kong"))))
+        .flatten()
+        .map(|(l, k)| [l, k]);
+    Consumer { read, kustomize }
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -329,6 +385,7 @@ fn targets(md: &mut String, rows: &[Row]) {
     }
     if let Some(r) = rows.iter().find(|r| r.n == 10_000) {
         all.extend(auth_targets(r));
+        all.extend(consumer_targets(r, rows.iter().find(|b| b.n == 100_000)));
     }
     if all.is_empty() {
         return;
@@ -352,6 +409,29 @@ fn targets(md: &mut String, rows: &[Row]) {
             secs(r.floor + r.parse)
         );
     }
+}
+
+/// The consumer side: each side read under 10 s at 10,000 apps, linearly to 100,000.
+fn consumer_targets(r: &Row, big: Option<&Row>) -> Vec<Target> {
+    let Some(read) = r.consumer.read else {
+        return Vec::new();
+    };
+    let slowest = read[0].max(read[1]);
+    let mut all = vec![(
+        "each side read as the deploy kit tells Argo CD to (directory source) in under 10 s".into(),
+        format!("{} (Lattice), {} (Kong)", secs(read[0]), secs(read[1])),
+        slowest < Duration::from_secs(10),
+    )];
+    if let Some(big_read) = big.and_then(|b| b.consumer.read) {
+        let growth = |i: usize| big_read[i].as_secs_f64() / read[i].as_secs_f64();
+        let worst = growth(0).max(growth(1));
+        all.push((
+            "100,000 apps: each side read in at most 11× the time of 10,000 (linear)".into(),
+            format!("{:.1}× (Lattice), {:.1}× (Kong)", growth(0), growth(1)),
+            worst <= 11.0,
+        ));
+    }
+    all
 }
 
 /// The targets with auth on: the same speed as without.
@@ -537,6 +617,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let floor = io_floor(&dir.join("apps"), &out, runs, &dir.join("floor"));
     let parse = parse_floor(&out, runs);
     let helm_result = helm.map(|(bin, chart)| measure_helm(&dir, bin, chart, &values, runs));
+    let consumer = measure_consumer(&out, n, runs);
     let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
@@ -553,6 +634,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         parse,
         helm: helm_result,
         auth,
+        consumer,
     }
 }
 
@@ -730,6 +812,32 @@ fn cell((t, r): (Duration, Option<u64>)) -> String {
     format!("{} / {}", secs(t), mb(r))
 }
 
+/// What Argo CD would run on each side, per size.
+fn write_consumer_results(md: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        md,
+        "\nWhat Argo CD runs on each side's folder. The deploy kit makes each Application a directory source (plain manifests, the kustomization left out); its repo server then reads the folder file by file, which `bench/directory_read.py` does the same way (one process, libyaml). Through `kubectl kustomize` (kustomize v5.5), as an Application without `directory:` would detect and run, the same folders take far longer and grow superlinearly, so it is timed at 1,000 apps only:\n"
+    );
+    let _ = writeln!(
+        md,
+        "| apps | directory read, Lattice side | directory read, Kong side | kustomize build, Lattice side | kustomize build, Kong side |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+    for r in rows {
+        let c = &r.consumer;
+        let two = |v: Option<[Duration; 2]>, i: usize| v.map_or("not run".into(), |v| secs(v[i]));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.n,
+            two(c.read, 0),
+            two(c.read, 1),
+            two(c.kustomize, 0),
+            two(c.kustomize, 1)
+        );
+    }
+}
+
 /// The runs with `auth.mode: iam` beside those without.
 fn write_auth_results(md: &mut String, rows: &[Row]) {
     let with_auth: Vec<(&Row, [Measured; 2])> =
@@ -827,6 +935,7 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
         );
     }
     write_auth_results(md, rows);
+    write_consumer_results(md, rows);
     let _ = writeln!(md);
     for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {
         let _ = writeln!(

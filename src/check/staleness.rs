@@ -142,8 +142,10 @@ fn is_step(
 }
 
 /// Kubernetes manifests in the output folder that latgen did not write (no header) and that
-/// render does not write either (a latgen file edited by hand is stale instead): no
-/// kustomization.yaml lists them, so Argo CD never applies them. Other files, such as a
+/// render does not write either (a latgen file edited by hand is stale instead): the deploy
+/// kit's Applications read every manifest of a side's folder (a directory source), so Argo
+/// CD applies them beside latgen's objects, though no check of latgen sees them (and the
+/// kustomization, for `kubectl apply -k`, does not list them). Other files, such as a
 /// README, are not objects to apply and stay quiet.
 pub(super) fn foreign_files(
     tree: &BTreeMap<PathBuf, String>,
@@ -164,12 +166,12 @@ pub(super) fn foreign_files(
             Diagnostic::warning(
                 Code::ForeignFile,
                 format!(
-                    "{} is a Kubernetes manifest latgen did not write (it has no latgen header), so no kustomization.yaml lists it and Argo CD does not apply it",
+                    "{} is a Kubernetes manifest latgen did not write (it has no latgen header): Argo CD applies it with the side's folder, but latgen's checks do not see it",
                     rel.display()
                 ),
             )
             .at(Span::new(out_dir.join(rel), line, 0))
-            .help("declare the app in apps/ and run `latgen render`, or move the file to a folder an Argo CD Application applies"),
+            .help("declare the app in apps/ and run `latgen render`, or move the file to a folder of its own Application"),
         );
     }
     diags

@@ -302,6 +302,16 @@ fn app_project(deploy: &DeployConfig, fp: &Footprint) -> String {
     t
 }
 
+/// How each Application reads its side: as plain manifests (Argo CD's directory source,
+/// whose explicit `directory` wins over the kustomization it would otherwise detect), the
+/// side's `kustomization.yaml` left out. Argo CD's repo server reads a directory source
+/// file by file (`findManifests` in `reposerver/repository/repository.go`), in time linear
+/// in the files; `kustomize build` of the same folder is superlinear in its resources
+/// (kustomize v5.5 on the Kong side: about 5 s for 1,000 apps and four times that per
+/// doubling, no end in 40 minutes for 10,000; BENCHMARKS.md), far past the repo server's
+/// timeout.
+const DIRECTORY: &str = "    # Plain manifests, read file by file (linear in the apps); kustomize\n    # build of this folder is superlinear and times out at 10,000 apps.\n    directory:\n      recurse: false\n      exclude: kustomization.yaml\n";
+
 fn application(deploy: &DeployConfig, config: &Config, out_rel: &Path, side: Side) -> String {
     let (what, namespace) = match side {
         Side::Lattice => (
@@ -316,7 +326,7 @@ fn application(deploy: &DeployConfig, config: &Config, out_rel: &Path, side: Sid
     let mut t = String::from(HEADER);
     let _ = write!(
         t,
-        "# {what}\n# Argo CD syncs the two Applications in no set order: see\n# `latgen check --base`.\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {}\n  namespace: {}\n  labels:\n    app.kubernetes.io/managed-by: latgen\nspec:\n  project: {}\n  source:\n    repoURL: {}\n    targetRevision: {}\n    path: {}\n  destination:\n    name: {}\n    namespace: {}\n",
+        "# {what}\n# Argo CD syncs the two Applications in no set order: see\n# `latgen check --base`.\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {}\n  namespace: {}\n  labels:\n    app.kubernetes.io/managed-by: latgen\nspec:\n  project: {}\n  source:\n    repoURL: {}\n    targetRevision: {}\n    path: {}\n{DIRECTORY}  destination:\n    name: {}\n    namespace: {}\n",
         q(&format!("{}-{}", deploy.project, side.dir())),
         q(&deploy.argocd_namespace),
         q(&deploy.project),

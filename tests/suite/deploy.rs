@@ -179,6 +179,7 @@ fn assert_kit_covers(docs: &BTreeMap<String, Value>, out: &Path, out_in_repo: &s
             "{side}: no folder {}",
             out.join(side).display()
         );
+        assert_read_as_plain_manifests(&spec["source"], &out.join(side), side);
         let repo = spec["source"]["repoURL"].clone();
         assert!(
             project["spec"]["sourceRepos"]
@@ -214,6 +215,37 @@ fn assert_kit_covers(docs: &BTreeMap<String, Value>, out: &Path, out_in_repo: &s
             o.kind
         );
     }
+}
+
+/// What Argo CD reads of a side, as its repo server reads a directory source
+/// (`findManifests`: the folder's `*.yaml`/`*.yml`/`*.json`, no subfolder unless `recurse`,
+/// `exclude` matched against the name): every object of the side, and not its
+/// kustomization, which would be applied as an object (a kind no cluster serves) or, read
+/// through kustomize, take longer than the repo server waits at 10,000 apps.
+fn assert_read_as_plain_manifests(source: &Value, folder: &Path, side: &str) {
+    let dir = &source["directory"];
+    assert_eq!(dir["recurse"], false, "{side}: {source}");
+    let exclude = dir["exclude"]
+        .as_str()
+        .expect("the kustomization is left out");
+    assert!(
+        !exclude.contains(['*', '?', '[', '{']),
+        "a plain name, so that it matches exactly one file: {exclude}"
+    );
+    let mut read = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let manifest = [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e));
+        if !manifest || name == exclude {
+            continue;
+        }
+        let text = std::fs::read_to_string(folder.join(&name)).unwrap();
+        let doc: Value = serde_saphyr::from_str(&text).unwrap();
+        assert_ne!(doc["kind"], "Kustomization", "{side}: {name} is read");
+        read += 1;
+    }
+    assert!(folder.join(exclude).is_file(), "{side}: {exclude}");
+    assert!(read > 0, "{side}: nothing read");
 }
 
 #[test]

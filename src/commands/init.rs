@@ -115,30 +115,11 @@ pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {
         );
         return Exit::Error;
     }
-    for (rel, text) in &files {
-        let path = args.dir.join(rel);
-        if let Err(e) = create_new(&path, text) {
-            let d = Diagnostic::error(
-                Code::IoError,
-                format!("cannot write {}: {e}", path.display()),
-            );
-            return ui.fail(d, &Sources::default());
-        }
-        eprintln!("created {}", path.display());
-    }
-    let ignore = args.dir.join(".gitignore");
-    match ignore_leftovers(&ignore) {
-        Ok(Some(what)) => eprintln!("{what} {}", ignore.display()),
-        Ok(None) => {}
-        Err(e) => {
-            let d = Diagnostic::error(
-                Code::IoError,
-                format!("cannot write {}: {e}", ignore.display()),
-            );
-            return ui.fail(d, &Sources::default());
-        }
-    }
-    if let Err(d) = write_kit(&args.dir) {
+    let mut made = Made::default();
+    if let Err(d) = write_project(args, &files, &mut made) {
+        // A failed init leaves the folder as it found it, so that it can simply be run again
+        // (with the setting fixed).
+        made.undo();
         return ui.fail(d, &Sources::default());
     }
     eprintln!(
@@ -147,8 +128,84 @@ pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {
     Exit::Success
 }
 
+/// What an init wrote, to take back when a later step fails: the files and folders it
+/// created, in order, and the `.gitignore` as it was before.
+#[derive(Default)]
+struct Made {
+    files: Vec<std::path::PathBuf>,
+    folders: Vec<std::path::PathBuf>,
+    ignore: Option<(std::path::PathBuf, Option<String>)>,
+}
+
+impl Made {
+    /// Creates `path` with `text` (and its missing folders), recording both.
+    fn create(&mut self, path: &Path, text: &str) -> Result<(), Diagnostic> {
+        let cannot = |e: std::io::Error| {
+            Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", path.display()),
+            )
+        };
+        let mut missing: Vec<std::path::PathBuf> = path
+            .ancestors()
+            .skip(1)
+            .filter(|a| !a.as_os_str().is_empty() && !a.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
+        for folder in missing {
+            std::fs::create_dir(&folder).map_err(cannot)?;
+            self.folders.push(folder);
+        }
+        create_new(path, text).map_err(cannot)?;
+        self.files.push(path.to_path_buf());
+        eprintln!("created {}", path.display());
+        Ok(())
+    }
+
+    fn undo(self) {
+        for f in self.files.iter().rev() {
+            let _ = std::fs::remove_file(f);
+        }
+        if let Some((path, old)) = self.ignore {
+            let _ = match old {
+                Some(text) => std::fs::write(&path, text),
+                None => std::fs::remove_file(&path),
+            };
+        }
+        for d in self.folders.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+        eprintln!("init failed: it removed what it had written");
+    }
+}
+
+/// The project's files, its `.gitignore` lines and its deploy kit.
+fn write_project(
+    args: &InitArgs,
+    files: &[(&'static str, String)],
+    made: &mut Made,
+) -> Result<(), Diagnostic> {
+    for (rel, text) in files {
+        made.create(&args.dir.join(rel), text)?;
+    }
+    let ignore = args.dir.join(".gitignore");
+    made.ignore = Some((ignore.clone(), std::fs::read_to_string(&ignore).ok()));
+    match ignore_leftovers(&ignore) {
+        Ok(Some(what)) => eprintln!("{what} {}", ignore.display()),
+        Ok(None) => {}
+        Err(e) => {
+            return Err(Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", ignore.display()),
+            ));
+        }
+    }
+    write_kit(&args.dir, made)
+}
+
 /// Writes the deploy kit of the project just written, made as `latgen deploy` makes it.
-fn write_kit(dir: &Path) -> Result<(), Diagnostic> {
+fn write_kit(dir: &Path, made: &mut Made) -> Result<(), Diagnostic> {
     let paths = crate::input::ProjectPaths::at_root(dir);
     let templates = crate::render::Templates::load(None)?;
     let built = crate::pipeline::build(&paths, &templates).map_err(|f| {
@@ -164,24 +221,14 @@ fn write_kit(dir: &Path) -> Result<(), Diagnostic> {
     for (rel, text) in
         crate::render::deploy::kit(settings, config, &built.output, Path::new("generated"))
     {
-        let path = dir.join(rel);
-        create_new(&path, &text).map_err(|e| {
-            Diagnostic::error(
-                Code::IoError,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })?;
-        eprintln!("created {}", path.display());
+        made.create(&dir.join(rel), &text)?;
     }
     Ok(())
 }
 
-/// Writes a new file, creating its folder; a file that appeared since the check for
-/// existing ones is still not overwritten.
+/// Writes a new file (its folder exists); a file that appeared since the check for existing
+/// ones is still not overwritten.
 fn create_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -224,6 +224,31 @@ fn a_second_init_refuses_and_changes_nothing() {
     assert_eq!(common::read_tree(dir), before);
 }
 
+/// An init that fails half-way (a service-name prefix Lattice refuses, found once the
+/// project is built for its deploy kit) takes back what it wrote, an existing `.gitignore`
+/// included, so that the same folder takes the fixed command (it refused the rerun).
+#[test]
+fn a_failed_init_leaves_the_folder_as_it_was_and_can_be_run_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join(".gitignore"), "/target\n").unwrap();
+    std::fs::write(dir.join("NOTES.md"), "mine\n").unwrap();
+    let before = common::read_tree(dir);
+    let run = latgen(dir, &["init", "--service-name-prefix", "Bad_Prefix"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("invalid-config"), "{}", run.stderr);
+    assert_eq!(common::read_tree(dir), before);
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 2, "folders left behind: {left:?}");
+    ok(&latgen(
+        dir,
+        &["init", "--service-name-prefix", "shop-prod"],
+    ));
+}
+
 #[test]
 fn init_refuses_when_any_one_file_exists() {
     let tmp = tempfile::tempdir().unwrap();

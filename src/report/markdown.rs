@@ -278,7 +278,8 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
         dollars(s.monthly_after)
     ));
     transient(c, s);
-    if let Some(p) = &s.progress {
+    // A tree that already is what `render` writes has no rollout (0 steps): nothing to say.
+    if let Some(p) = s.progress.as_ref().filter(|p| p.of > 0) {
         c.out.push_str(&format!(
             "\nThis PR is step {} of {} of the rollout.",
             p.step, p.of

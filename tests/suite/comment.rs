@@ -119,3 +119,26 @@ fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
     // What the keys said is still there to read.
     assert!(html.contains("evil.example"), "{html}");
 }
+
+/// A PR that changes no routing (the output already is what `render` writes) is no step of
+/// a rollout: the comment said "step 1 of 0".
+#[test]
+fn the_comment_of_an_unchanged_tree_names_no_step() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    super::common::path_app(dir, "shop", &["/shop"]);
+    let run = super::common::latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    super::common::git(dir, &["init", "-q"]);
+    super::common::git(dir, &["add", "-A"]);
+    super::common::git(dir, &["commit", "-q", "-m", "base"]);
+    let run = super::common::latgen(dir, &["check", "--base", "HEAD", "--format", "markdown"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("No app's routing changes."),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains(" of 0"), "{}", run.stdout);
+    assert!(!run.stdout.contains("This PR is step"), "{}", run.stdout);
+}

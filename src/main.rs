@@ -5,7 +5,52 @@ use clap::Parser;
 // faster than musl's, which the static release binaries would otherwise get.
 #[cfg(unix)]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: Budgeted<tikv_jemallocator::Jemalloc> = Budgeted(tikv_jemallocator::Jemalloc);
+#[cfg(not(unix))]
+#[global_allocator]
+static ALLOCATOR: Budgeted<std::alloc::System> = Budgeted(std::alloc::System);
+
+/// The allocator, with the memory of each template render counted and capped
+/// (`latgen::render::budget`): a custom template that builds gigabytes of strings is
+/// stopped with a report instead of ending in an allocation failure.
+struct Budgeted<A>(A);
+
+use latgen::render::budget;
+use std::alloc::{GlobalAlloc, Layout};
+
+// SAFETY: every call goes to the inner allocator with the same arguments; the budget only
+// counts sizes, and ends the process (never unwinds) when a template passes its cap.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for Budgeted<A> {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !budget::charge(layout.size()) {
+            budget::exceeded();
+        }
+        unsafe { self.0.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !budget::charge(layout.size()) {
+            budget::exceeded();
+        }
+        unsafe { self.0.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        budget::credit(layout.size());
+        unsafe { self.0.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            if !budget::charge(new_size - layout.size()) {
+                budget::exceeded();
+            }
+        } else {
+            budget::credit(layout.size() - new_size);
+        }
+        unsafe { self.0.realloc(ptr, layout, new_size) }
+    }
+}
 
 fn main() -> std::process::ExitCode {
     // A shell asking for completions (through the script `latgen completions SHELL`

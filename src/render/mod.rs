@@ -77,6 +77,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 pub(crate) mod between;
+pub mod budget;
 pub(crate) mod deploy;
 pub(crate) mod not_stored;
 mod objects;
@@ -169,7 +170,11 @@ impl Templates {
     }
 
     fn render(&self, name: &str, ctx: Ctx) -> Result<String, minijinja::Error> {
-        self.env.get_template(name)?.render(ctx)
+        let template = self.env.get_template(name)?;
+        match TEMPLATES.iter().find(|(n, _)| *n == name) {
+            Some((name, _)) => budget::within(name, || template.render(ctx)),
+            None => template.render(ctx),
+        }
     }
 }
 

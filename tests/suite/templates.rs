@@ -217,3 +217,51 @@ fn target_group_policies_follow_health_checks_and_the_switch() {
             .any(|p| p.to_string_lossy().contains("targetgrouppolicy-"))
     );
 }
+
+/// `latgen render --templates DIR` on a copy of the `traps` fixture whose Kong route
+/// template starts with `prefix`: the run's exit code (None: ended by a signal), stderr,
+/// and whether it wrote an output folder.
+fn render_with_route_prefix(prefix: &str) -> (Option<i32>, String, bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    common::write_tree(tmp.path(), &common::read_tree(&common::fixture("traps")));
+    let _ = std::fs::remove_dir_all(tmp.path().join("generated"));
+    let route = tmp.path().join("tpl/kong/route.yaml.j2");
+    std::fs::create_dir_all(route.parent().unwrap()).unwrap();
+    std::fs::write(
+        &route,
+        format!("{prefix}{}", embedded("kong/route.yaml.j2")),
+    )
+    .unwrap();
+    let run = common::latgen(tmp.path(), &["render", "--templates", "tpl"]);
+    (run.code, run.stderr, tmp.path().join("generated").exists())
+}
+
+/// A template that builds a gigabyte in ten steps (the fuel bounds steps, not memory) is
+/// stopped at its memory cap with a report naming it, not by an allocation failure that
+/// aborts the process; nothing is written.
+#[test]
+fn a_template_that_builds_a_gigabyte_is_stopped_with_a_report() {
+    let (code, stderr, wrote) = render_with_route_prefix(
+        "{% set s = \"a\" * 100000000 %}# {{ [s, s, s, s, s, s, s, s, s, s] | join }}\n",
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr
+            .contains("error[template-error]: template kong/route.yaml.j2 used more than 256 MiB"),
+        "{stderr}"
+    );
+    assert!(!wrote, "a stopped render wrote the output");
+}
+
+/// The same by doubling a string thirty-two times (no repetition operator, so minijinja's
+/// own cap on one repetition does not apply; thirty-two steps are nothing to the fuel).
+#[test]
+fn a_template_that_doubles_a_string_again_and_again_is_stopped() {
+    let doubling = "{% set s = s ~ s %}".repeat(32);
+    let (code, stderr, wrote) = render_with_route_prefix(&format!(
+        "{{% set s = \"abcdefgh\" %}}{doubling}# {{{{ s | length }}}}\n"
+    ));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("used more than 256 MiB"), "{stderr}");
+    assert!(!wrote);
+}

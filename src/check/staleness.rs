@@ -162,11 +162,21 @@ pub(super) fn foreign_files(
         let Some(line) = manifest_kind_line(rel, text) else {
             continue;
         };
+        // The deploy kit's Applications read each side's folder, not its subfolders.
+        let in_a_side = rel.components().count() == 2
+            && [Side::Lattice, Side::Kong]
+                .iter()
+                .any(|s| rel.starts_with(s.dir()));
+        let fate = if in_a_side {
+            "Argo CD applies it with the side's folder, but latgen's checks do not see it"
+        } else {
+            "no Application of the deploy kit reads it (each reads one side's folder, not its subfolders)"
+        };
         diags.push(
             Diagnostic::warning(
                 Code::ForeignFile,
                 format!(
-                    "{} is a Kubernetes manifest latgen did not write (it has no latgen header): Argo CD applies it with the side's folder, but latgen's checks do not see it",
+                    "{} is a Kubernetes manifest latgen did not write (it has no latgen header): {fate}",
                     rel.display()
                 ),
             )
@@ -178,19 +188,28 @@ pub(super) fn foreign_files(
 }
 
 /// The line of the top-level `kind:` of a YAML file that also has a top-level
-/// `apiVersion:`, as every Kubernetes manifest does.
+/// `apiVersion:`, as every Kubernetes manifest does; for a JSON file (Argo CD applies those
+/// too), the line of its `"kind"` when it also names an `"apiVersion"`.
 fn manifest_kind_line(rel: &Path, text: &str) -> Option<u32> {
-    if !matches!(
-        rel.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    ) {
-        return None;
-    }
+    // The start of a top-level key's line, or a JSON key anywhere on its line.
+    let (api, kind_key) = match rel.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => ("apiVersion:", "kind:"),
+        Some("json") => ("\"apiVersion\"", "\"kind\""),
+        _ => return None,
+    };
+    let json = api.starts_with('"');
+    let has = |line: &str, key: &str| {
+        if json {
+            line.contains(key)
+        } else {
+            line.starts_with(key)
+        }
+    };
     let mut kind = None;
     let mut api_version = false;
     for (i, line) in text.lines().enumerate() {
-        api_version |= line.starts_with("apiVersion:");
-        if kind.is_none() && line.starts_with("kind:") {
+        api_version |= has(line, api);
+        if kind.is_none() && has(line, kind_key) {
             kind = Some(i as u32 + 1);
         }
     }

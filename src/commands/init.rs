@@ -134,7 +134,9 @@ pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {
 struct Made {
     files: Vec<std::path::PathBuf>,
     folders: Vec<std::path::PathBuf>,
-    ignore: Option<(std::path::PathBuf, Option<String>)>,
+    /// `.gitignore` and its bytes before (None: there was none); not set when it could not
+    /// be read, so that an undo never touches it.
+    ignore: Option<(std::path::PathBuf, Option<Vec<u8>>)>,
 }
 
 impl Made {
@@ -190,7 +192,11 @@ fn write_project(
         made.create(&args.dir.join(rel), text)?;
     }
     let ignore = args.dir.join(".gitignore");
-    made.ignore = Some((ignore.clone(), std::fs::read_to_string(&ignore).ok()));
+    made.ignore = match std::fs::read(&ignore) {
+        Ok(bytes) => Some((ignore.clone(), Some(bytes))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some((ignore.clone(), None)),
+        Err(_) => None,
+    };
     match ignore_leftovers(&ignore) {
         Ok(Some(what)) => eprintln!("{what} {}", ignore.display()),
         Ok(None) => {}

@@ -40,6 +40,12 @@ pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     let input = &args.input;
     let mut paths = project_paths(&input.apps, input.config.as_ref(), input.lock.as_ref());
     paths.output = super::args::output_dir(args.output.as_ref(), &paths);
+    // The lock is written: no render of this project may run meanwhile, and a killed
+    // render's lock is put in place (or dropped) before this one is read.
+    let _run = match crate::output::begin(&paths.output) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     if args.continue_
         && let Some(outcome) = unshipped(args, &paths, ui)
     {

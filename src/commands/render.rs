@@ -59,13 +59,19 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
         };
         return super::render_base::run(&base_args, rev, ui);
     }
+    // One run at a time per output folder, from reading the project to swapping the new
+    // tree in; a run that writes first finishes what a killed one began.
+    let run = if args.check {
+        output::lock_output(&out)
+    } else {
+        output::begin(&out)
+    };
+    let _run = match run {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let Some(built) = ui.build(&paths, args.templates.as_deref(), args.verify) else {
         return Exit::Error;
-    };
-    // One run at a time per output folder, from reading it to swapping the new tree in.
-    let _run = match output::lock_output(&out) {
-        Ok(l) => l,
-        Err(d) => return ui.fail(d, &built.sources),
     };
     // The output folder as it is: read once, for the warnings about the change and for
     // deciding which files to write.

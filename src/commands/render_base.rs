@@ -25,6 +25,17 @@ pub(crate) struct Args<'a> {
 
 pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     let paths = &args.paths;
+    // One run at a time per output folder, from reading the project to writing the step;
+    // one that writes first finishes what a killed run began.
+    let run = if args.check {
+        output::lock_output(args.output)
+    } else {
+        output::begin(args.output)
+    };
+    let _run = match run {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let project = crate::input::confine::Project::new(&paths.root);
     let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
         Ok(t) => t.verifying(args.verify),
@@ -48,10 +59,6 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
         Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
     };
     ui.report(&step.built.diags, &step.built.sources);
-    let _run = match output::lock_output(args.output) {
-        Ok(l) => l,
-        Err(d) => return ui.fail(d, &step.built.sources),
-    };
     let existing = match output::read_tree(args.output) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),

@@ -118,7 +118,7 @@ codes! {
     KongPluginConflict = "kong-plugin-conflict", Warning, "a KongPlugin on a Kong route latgen writes may silently replace its Host rewrite or dispatch header";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
-    ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked";
+    ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked, or not at all";
     StaleOutput = "stale-output", Error, "generated/ differs from what `latgen render` writes";
     LockStale = "lock-stale", Error, "latgen.lock differs from what `latgen render` writes";
     UnsafeRollout = "unsafe-rollout", Error, "one side of the change could go live first and break routing";

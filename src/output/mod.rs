@@ -11,7 +11,7 @@ pub(crate) mod previous;
 mod transaction;
 
 pub(crate) use transaction::{
-    IGNORED, apply, interrupted_render, leftovers, lock_output, write_atomic,
+    IGNORED, apply, begin, interrupted_render, leftovers, lock_output, write_atomic,
 };
 
 use std::borrow::Cow;

@@ -29,6 +29,15 @@ pub(crate) struct RunLock {
 /// Takes an exclusive lock for runs on `out_dir`, waiting for another run to finish. The
 /// lock is on the folder that holds `out_dir` (the output folder itself is replaced by
 /// each run, so it cannot carry the lock), and goes with the process.
+/// Takes the run lock of `out_dir` (see [`lock_output`]) and finishes or undoes what a
+/// killed run left, before anything of the project is read: the lock a run plans from and
+/// the tree it compares with are then whole, never a killed run's half state.
+pub(crate) fn begin(out_dir: &Path) -> Result<RunLock, Diagnostic> {
+    let run = lock_output(out_dir)?;
+    recover(out_dir, &staging(out_dir))?;
+    Ok(run)
+}
+
 pub(crate) fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
     let parent = parent_of(out_dir);
     let file = fs::File::open(&parent).map_err(|e| io_error(&parent, "open", &e))?;
@@ -201,7 +210,9 @@ pub(crate) fn apply(
     // After the swap the old tree, if there was one, is where the new one was built.
     let had_old = staging.tree.exists();
     if let Err(e) = commit_outside(&outside) {
-        // Put the old state back so that a failed run changes nothing.
+        // Put the old state back so that a failed run changes nothing. The journal goes
+        // first: a run killed while this undoes must not roll the half-undone state forward.
+        let _ = fs::remove_file(staging.dir.join(JOURNAL));
         restore_outside(&outside);
         if had_old {
             let _ = swap(out_dir, &staging);
@@ -231,11 +242,15 @@ fn abort_for_test(point: &str) {
 /// restores an old tree swapped out without an atomic exchange when the output folder is
 /// missing, and removes the staging folder.
 fn recover(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
+    // A link in the staging folder's place (committed by someone, say) is not latgen's:
+    // remove the link, never what it points at, and read nothing through it.
+    if fs::symlink_metadata(&staging.dir).is_ok_and(|m| !m.is_dir()) {
+        return fs::remove_file(&staging.dir).map_err(|e| io_error(&staging.dir, "remove", &e));
+    }
     let old = &staging.old;
     if old.symlink_metadata().is_ok() {
         if out_dir.exists() {
-            make_removable(old);
-            fs::remove_dir_all(old).map_err(|e| io_error(old, "remove", &e))?;
+            remove_dir(old)?;
         } else {
             fs::rename(old, out_dir).map_err(|e| io_error(old, "restore", &e))?;
         }
@@ -248,10 +263,18 @@ fn recover(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
         }
     }
     if staging.dir.symlink_metadata().is_ok() {
-        make_removable(&staging.dir);
-        fs::remove_dir_all(&staging.dir).map_err(|e| io_error(&staging.dir, "remove", &e))?;
+        remove_dir(&staging.dir)?;
     }
     Ok(())
+}
+
+/// Removes a folder of latgen's, made writable first only when a plain removal fails.
+fn remove_dir(dir: &Path) -> Result<(), Diagnostic> {
+    if fs::remove_dir_all(dir).is_ok() {
+        return Ok(());
+    }
+    make_removable(dir);
+    fs::remove_dir_all(dir).map_err(|e| io_error(dir, "remove", &e))
 }
 
 /// The journal's name in the staging folder.
@@ -267,13 +290,22 @@ struct Journal {
 
 impl Journal {
     fn read(dir: &Path) -> Option<Journal> {
-        let text = fs::read_to_string(dir.join(JOURNAL)).ok()?;
+        let path = dir.join(JOURNAL);
+        if !fs::symlink_metadata(dir).ok()?.is_dir() || !fs::symlink_metadata(&path).ok()?.is_file()
+        {
+            return None;
+        }
+        let text = fs::read_to_string(path).ok()?;
         let mut lines = text.lines();
         let tree = lines.next()?.to_string();
         let files = lines
             .filter_map(|l| {
                 let (op, path) = l.split_once('\t')?;
                 let path = PathBuf::from(path);
+                // Written absolute, so that a run from another folder finds the files.
+                if !path.is_absolute() {
+                    return None;
+                }
                 Some(match op {
                     "put" => (path.clone(), Some(pending(&path))),
                     _ => (path, None),
@@ -358,7 +390,8 @@ fn write_journal(staging: &Staging, changes: &[&Change]) -> Result<(), Diagnosti
     text.push('\n');
     for c in changes {
         let op = if c.new.is_some() { "put" } else { "remove" };
-        text.push_str(&format!("{op}\t{}\n", c.path.display()));
+        let path = std::path::absolute(&c.path).map_err(|e| io_error(&c.path, "locate", &e))?;
+        text.push_str(&format!("{op}\t{}\n", path.display()));
     }
     let path = staging.dir.join(JOURNAL);
     write_synced(&path, text.as_bytes()).map_err(|e| io_error(&path, "write", &e))
@@ -438,16 +471,22 @@ fn sync_dir(dir: &Path) {
 /// Removes a folder even when a folder in it was made read-only (the old tree of an output
 /// whose `kong/` was `chmod a-w`): it is made writable first, as the user's own.
 fn remove_tree(dir: &Path) {
-    if fs::remove_dir_all(dir).is_err() {
-        make_removable(dir);
-        let _ = fs::remove_dir_all(dir);
-    }
+    let _ = remove_dir(dir);
 }
 
 /// Makes each folder under `dir` writable by its owner, so its entries can be removed.
 fn make_removable(dir: &Path) {
+    // Never through a link: the folder must be one latgen made, and nothing it links to is
+    // made writable.
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
     #[cfg(unix)]
-    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+    for e in walkdir::WalkDir::new(dir)
+        .follow_root_links(false)
+        .into_iter()
+        .flatten()
+    {
         use std::os::unix::fs::PermissionsExt;
         if e.file_type().is_dir()
             && let Ok(m) = e.metadata()
@@ -563,7 +602,14 @@ fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
 /// Writes through a temporary file in the same folder and renames it into place, so a
 /// reader never sees half a file.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
-    let tmp = pending(path);
+    // Not the transaction's pending name: a write of the lock beside a render (or after a
+    // killed one) must not take the render's pending file. Still `.*.latgen-tmp`, so Git
+    // ignores it and `check` reports one left behind.
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.latgen-tmp", std::process::id()));
     let result = (|| {
         write_synced(&tmp, bytes)?;
         fs::rename(&tmp, path)?;

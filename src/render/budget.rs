@@ -12,6 +12,14 @@
 
 use std::cell::Cell;
 
+/// What a custom template may render for one object: the API server stores an object of
+/// at most about 1.5 MiB (etcd's default request limit), so a longer one could never apply.
+pub const OBJECT_OUTPUT: usize = 3 * 1024 * 1024 / 2;
+
+/// What the custom templates may render in one run, all objects together: the built-in
+/// ones render about 230 MiB for 100,000 apps.
+pub const CUSTOM_OUTPUT: usize = 1024 * 1024 * 1024;
+
 /// What one render of one template may hold at once. A built-in template's object is a
 /// few kilobytes (a group route of 100 rules, an auth policy of 10,000 bytes).
 pub const TEMPLATE_MEMORY: usize = 256 * 1024 * 1024;

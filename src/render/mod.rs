@@ -95,6 +95,9 @@ pub struct Templates {
     custom: Option<(PathBuf, Vec<&'static str>)>,
     /// Whether the built-in templates' output is read back too (`--verify`).
     verify: bool,
+    /// What the custom templates have rendered so far in this run, in bytes (see
+    /// [`budget::CUSTOM_OUTPUT`]).
+    custom_output: std::sync::atomic::AtomicUsize,
 }
 
 impl Templates {
@@ -142,6 +145,7 @@ impl Templates {
             env,
             custom: dir.map(|(d, _)| (d.to_path_buf(), custom)),
             verify: false,
+            custom_output: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 
@@ -167,6 +171,30 @@ impl Templates {
             Some((dir, names)) if names.contains(&name) => dir.join(name),
             _ => PathBuf::from("templates").join(name),
         }
+    }
+
+    /// Counts `bytes` a custom template rendered for one object against the caps on one
+    /// object and on the run: its output is parsed back afterwards, which takes far more
+    /// memory than the text.
+    fn count_custom_output(&self, name: &str, bytes: usize) -> Result<(), Diagnostic> {
+        use std::sync::atomic::Ordering;
+        let total = self.custom_output.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let (what, cap) = if bytes > budget::OBJECT_OUTPUT {
+            ("one object", budget::OBJECT_OUTPUT)
+        } else if total > budget::CUSTOM_OUTPUT {
+            ("the run's objects in all", budget::CUSTOM_OUTPUT)
+        } else {
+            return Ok(());
+        };
+        Err(Diagnostic::error(
+            Code::TemplateError,
+            format!(
+                "template {name} rendered more than {} MiB for {what}",
+                cap / (1024 * 1024)
+            ),
+        )
+        .at(Span::file(self.file_of(name)))
+        .help("a template renders one Kubernetes object, which the API server stores only up to about 1.5 MiB: look for text repeated or joined with itself"))
     }
 
     fn render(&self, name: &str, ctx: Ctx) -> Result<String, minijinja::Error> {
@@ -439,6 +467,9 @@ fn render_job(
         .render(job.template, object.context())
         .map_err(|e| template_error(job.template, None, &e))?;
     let custom = templates.is_custom(job.template);
+    if custom {
+        templates.count_custom_output(job.template, text.len())?;
+    }
     let model = (!custom && templates.verify).then(|| object.model());
     // Where the file goes under the output folder: the routing model names it.
     let path = keep_doc.then(|| PathBuf::from(job.side.dir()).join(&job.file));

@@ -197,18 +197,31 @@ pub(crate) fn code(s: &str) -> String {
 }
 
 /// Text that GitHub shows as it is: every character Markdown or HTML could read is
-/// backslash-escaped, and `@` (a mention), `://` and `www.` (autolinks) are broken by an
-/// invisible word joiner, since GitHub finds those in the text after Markdown is read.
+/// backslash-escaped, and what GitHub links in the text after Markdown is read is broken by
+/// an invisible word joiner: `@` (a mention), `#` (an issue, `owner/repo#1` too), `GH-`,
+/// `://` and `www.` (autolinks), and runs of seven hex digits or more (a commit).
 fn inert(s: &str) -> String {
-    const JOINER: char = '\u{2060}';
     let mut out = String::with_capacity(s.len());
+    let mut hex_run = 0;
     for c in s.chars() {
+        hex_run = if c.is_ascii_hexdigit() {
+            hex_run + 1
+        } else {
+            0
+        };
+        if hex_run == 7 {
+            out.push(JOINER);
+            hex_run = 1;
+        }
         match c {
             '\n' | '\r' => out.push(' '),
-            '\\' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '<' | '>' | '&' | '#' | '|' | '~'
-            | '$' => {
+            '\\' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '<' | '>' | '&' | '|' | '~' | '$' => {
                 out.push('\\');
                 out.push(c);
+            }
+            '#' => {
+                out.push_str("\\#");
+                out.push(JOINER);
             }
             '@' => {
                 out.push('@');
@@ -219,7 +232,11 @@ fn inert(s: &str) -> String {
     }
     out.replace("://", &format!(":{JOINER}//"))
         .replace("www.", &format!("www{JOINER}."))
+        .replace("GH-", &format!("GH{JOINER}-"))
 }
+
+/// An invisible character that ends a word for GitHub's linkers, not for a reader.
+const JOINER: char = '\u{2060}';
 
 fn code_list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
     let quoted: Vec<String> = items.into_iter().map(|i| code(i)).collect();

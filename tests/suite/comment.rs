@@ -78,7 +78,7 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
 fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let payload = "![i](https://evil.example/i.png) @org/team [a](https://evil.example) <img src=x> www.evil.example";
+    let payload = "![i](https://evil.example/i.png) @org/team [a](https://evil.example) <img src=x> www.evil.example #1 GH-2 other/repo#3 deadbeefcafe";
     // The payload outside a code span, inside one, and after a stray backtick.
     let keys = [
         format!("x`{payload}`"),
@@ -116,6 +116,13 @@ fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
         .map(|part| part.split_once("</code>").map_or(part, |(_, after)| after))
         .collect::<String>();
     assert!(!text_only.contains("@org"), "a live mention:\n{html}");
+    // GitHub links issue references and commits in text after Markdown is read.
+    for reference in ["#1", "GH-2", "repo#3", "deadbeefcafe"] {
+        assert!(
+            !text_only.contains(reference),
+            "a live reference `{reference}`:\n{html}"
+        );
+    }
     // What the keys said is still there to read.
     assert!(html.contains("evil.example"), "{html}");
 }

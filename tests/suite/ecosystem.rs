@@ -1058,3 +1058,16 @@ fn the_book_documents_the_integrations() {
         assert!(page.contains(f), "{INTEGRATIONS_PAGE} does not mention {f}");
     }
 }
+
+/// A failed init restores a `.gitignore` it cannot read as text byte for byte (it used to
+/// take "not UTF-8" for "not there" and delete it).
+#[test]
+fn a_failed_init_keeps_a_gitignore_that_is_not_utf8() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let bytes = b"#caf\xe9\n/target\n".to_vec();
+    std::fs::write(dir.join(".gitignore"), &bytes).unwrap();
+    let run = latgen(dir, &["init", "--service-name-prefix", "Bad_Prefix"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(std::fs::read(dir.join(".gitignore")).unwrap(), bytes);
+}

@@ -361,3 +361,55 @@ fn a_read_only_folder_in_the_output_does_not_strand_the_next_renders() {
             .exists()
     );
 }
+
+/// A link in the staging folder's place (a PR can commit one; Git ignores only a folder of
+/// that name) is removed as a link: nothing it points at is read, made writable or removed.
+#[cfg(unix)]
+#[test]
+fn a_link_in_place_of_the_staging_folder_is_removed_not_followed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), 3, 8080);
+    let outside = tempfile::tempdir().unwrap();
+    let locked = outside.path().join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("keep"), "mine").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+    std::fs::write(
+        outside.path().join("journal"),
+        "1:2\nremove\t/etc/hostname\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join(".generated.latgen-new")).unwrap();
+    render(dir.path());
+    assert!(!dir.path().join(".generated.latgen-new").exists());
+    let mode = std::fs::metadata(&locked).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o500, "the link's target was made writable");
+    assert_eq!(
+        std::fs::read_to_string(locked.join("keep")).unwrap(),
+        "mine"
+    );
+    assert!(outside.path().join("journal").exists());
+}
+
+/// Killed after the swap, then run again from another folder (`latgen render proj/apps`
+/// first, then `cd proj && latgen render`): the journal names its files absolutely, so the
+/// second run finds the waiting lock.
+#[test]
+fn a_render_stopped_after_the_swap_is_finished_from_another_folder() {
+    let (old, new, _keep) = before_and_after_with_a_new_lock();
+    let parent = tempfile::tempdir().unwrap();
+    let proj = parent.path().join("proj");
+    common::write_tree(&proj.join("generated"), &old.0);
+    std::fs::write(proj.join("latgen.lock"), &old.1).unwrap();
+    project(&proj, 410, 8080);
+    let out = bin()
+        .args(["render", "proj/apps", "--color", "never"])
+        .env("LATGEN_TEST_ABORT_AT", "after-swap")
+        .current_dir(parent.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    render(&proj);
+    assert_eq!(state(&proj), new);
+}

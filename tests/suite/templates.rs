@@ -265,3 +265,17 @@ fn a_template_that_doubles_a_string_again_and_again_is_stopped() {
     assert!(stderr.contains("used more than 256 MiB"), "{stderr}");
     assert!(!wrote);
 }
+
+/// What a custom template renders for one object is capped below what the read-back would
+/// choke on (and what the API server could store): 2 MiB of YAML in one route is refused.
+#[test]
+fn a_template_that_renders_an_object_too_large_to_store_is_refused() {
+    let (code, stderr, wrote) =
+        render_with_route_prefix(&format!("# {}\n", "{{ \"x\" * 1048576 }}".repeat(2)));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error[template-error]: template kong/route.yaml.j2 rendered more than 1 MiB for one object"),
+        "{stderr}"
+    );
+    assert!(!wrote);
+}

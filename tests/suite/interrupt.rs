@@ -49,6 +49,19 @@ fn render(dir: &Path) {
     );
 }
 
+/// Nothing a render leaves while it runs (staging folder, pending files) is beside the
+/// output after a run that finished.
+fn assert_nothing_left(dir: &Path) {
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.contains("latgen-")),
+        "left behind: {names:?}"
+    );
+}
+
 /// The old state (rendered at port 8080) and the new one (the same apps at port 9090, so
 /// every Lattice rule and thus every group file changes).
 fn before_and_after() -> (State, State, tempfile::TempDir) {
@@ -104,14 +117,7 @@ fn a_killed_render_leaves_the_old_or_the_new_tree() {
             new_state,
             "after a kill at {delay_ms} ms"
         );
-        let names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(
-            names.iter().all(|n| !n.contains("latgen-")),
-            "left behind: {names:?}"
-        );
+        assert_nothing_left(dir.path());
     }
     assert!(
         seen.contains_key("old"),
@@ -264,14 +270,7 @@ fn a_render_stopped_after_the_swap_is_finished_by_the_next() {
         new,
         "the next render finished the change"
     );
-    let names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(
-        names.iter().all(|n| !n.contains("latgen-")),
-        "left behind: {names:?}"
-    );
+    assert_nothing_left(dir.path());
 }
 
 /// Stopped just before the swap, with the new tree built and the new lock written aside:

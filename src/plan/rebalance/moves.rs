@@ -30,10 +30,15 @@ pub(crate) fn move_app(
         return redirect_outgrown(prepared, lock, app, o, group);
     }
     if let Some(m) = lock.moves.get(app).copied() {
-        if !advance {
-            return repeated(&prepared.config, lock, app, home, m, group);
+        let config = &prepared.config;
+        if group.is_some_and(|g| g != m.to) {
+            return Err(moving_elsewhere(config, app, home, m));
         }
-        return continue_move(&prepared.config, lock, app, home, m, group);
+        return if advance {
+            continue_move(config, lock, app, home, m)
+        } else {
+            repeated(config, lock, app, home, m)
+        };
     }
     if advance {
         return Err(refuse(
@@ -80,53 +85,45 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
     Ok((id, home))
 }
 
-/// `latgen move APP --group N` while APP is already moving: the same command again, so the
-/// lock stays as it is (only `--continue` advances, and only past a shipped step); a
-/// different group is refused until the move in flight is done.
+/// A move of `app` asked for while it moves elsewhere: refused until that one is done.
+fn moving_elsewhere(config: &Config, app: &str, home: u32, m: Move) -> Diagnostic {
+    refuse(
+        format!(
+            "app `{app}` is moving from {} to {} (step {} of 3)",
+            config.group_name(home),
+            config.group_name(m.to),
+            m.step.number()
+        ),
+        "finish that move first: `latgen render --base auto` writes its next step".to_string(),
+    )
+}
+
+/// `latgen move APP --group N` while APP is already moving there: the same command again,
+/// so the lock stays as it is (only `--continue` advances, and only past a shipped step).
 fn repeated(
     config: &Config,
     lock: LockState,
     app: &str,
     home: u32,
     m: Move,
-    group: Option<u32>,
 ) -> Result<MoveResult, Diagnostic> {
     let name = |n: u32| config.group_name(n);
     let (from, to, step) = (name(home), name(m.to), m.step.number());
-    if group.is_some_and(|g| g != m.to) {
-        return Err(refuse(
-            format!("app `{app}` is moving from {from} to {to} (step {step} of 3)"),
-            "finish that move first: `latgen render --base auto` writes its next step".to_string(),
-        ));
-    }
     let message = format!(
         "{app} is already moving from {from} to {to} (step {step} of 3 in latgen.lock); nothing changed\n{NEXT_STEP}"
     );
     Ok(MoveResult { lock, message })
 }
 
-/// Advances move `m` of `app` from `home` one step; `group`, when given, must be where it
-/// is going.
+/// Advances move `m` of `app` from `home` one step.
 fn continue_move(
     config: &Config,
     mut lock: LockState,
     app: &str,
     home: u32,
     m: Move,
-    group: Option<u32>,
 ) -> Result<MoveResult, Diagnostic> {
     let name = |n: u32| config.group_name(n);
-    if group.is_some_and(|g| g != m.to) {
-        return Err(refuse(
-            format!(
-                "app `{app}` is moving from {} to {} (step {} of 3)",
-                name(home),
-                name(m.to),
-                m.step.number()
-            ),
-            "finish that move first: `latgen render --base auto` writes its next step".to_string(),
-        ));
-    }
     let message = match m.step {
         MoveStep::AddRules => {
             lock.moves.insert(

@@ -1071,3 +1071,39 @@ fn a_failed_init_keeps_a_gitignore_that_is_not_utf8() {
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert_eq!(std::fs::read(dir.join(".gitignore")).unwrap(), bytes);
 }
+
+/// The project's own CI on GitHub runs the gate `.ci/run` runs here, on pushes and pull
+/// requests, with actions pinned to commits and permissions per job (zizmor's rules;
+/// `.ci/run` lints it with actionlint and zizmor too).
+#[test]
+fn the_projects_ci_workflow_runs_the_gate() {
+    let w = yaml(".github/workflows/ci.yml");
+    let on = w["on"].as_object().expect("`on` names the events");
+    assert!(
+        on.contains_key("push") && on.contains_key("pull_request"),
+        "{on:?}"
+    );
+    assert_eq!(w["permissions"], serde_json::json!({}));
+    let gate = &w["jobs"]["gate"];
+    assert_eq!(gate["permissions"], serde_json::json!({"contents": "read"}));
+    let steps = gate["steps"].as_array().unwrap();
+    assert!(
+        steps.iter().any(|s| s["run"] == "bash .ci/run"),
+        "{steps:?}"
+    );
+    for s in steps {
+        if let Some(uses) = s["uses"].as_str() {
+            let (_, rev) = uses.split_once('@').unwrap();
+            assert!(rev.len() == 40, "{uses} is not pinned to a commit");
+        }
+    }
+    let checkout = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout@"))
+        })
+        .unwrap();
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+}

@@ -48,16 +48,9 @@ fn reached<'a>(
     let mut owners = owners(backend, apps).into_iter();
     let first = owners.next()?;
     // Apps that share a Service are told apart by the match the rule has.
-    let by_match = std::iter::once(first).chain(owners).find(|a| {
-        rule.matches.iter().any(|m| {
-            a.paths
-                .iter()
-                .any(|p| p.kind == m.kind && p.value == m.path)
-                || m.headers
-                    .iter()
-                    .any(|(_, v)| v.as_deref() == Some(a.name.as_str()))
-        })
-    });
+    let by_match = std::iter::once(first)
+        .chain(owners)
+        .find(|a| rule.matches.iter().any(|m| m.is_of(a)));
     Some(by_match.unwrap_or(first))
 }
 

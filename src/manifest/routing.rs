@@ -101,6 +101,18 @@ impl PathRule {
         path_matches && self.headers_match(headers)
     }
 
+    /// Whether this match is one that `app`'s declaration writes: one of its paths, or a
+    /// dispatch header set to its name. Apps that share a Service are told apart by it.
+    pub fn is_of(&self, app: &crate::input::model::App) -> bool {
+        app.paths
+            .iter()
+            .any(|p| p.kind == self.kind && p.value == self.path)
+            || self
+                .headers
+                .iter()
+                .any(|(_, v)| v.as_deref() == Some(app.name.as_str()))
+    }
+
     pub fn headers_match(&self, headers: &Headers) -> bool {
         self.headers.iter().all(|(name, want)| {
             matches!((want, headers.get(name)), (Some(w), Some(v)) if w.eq_ignore_ascii_case(v))

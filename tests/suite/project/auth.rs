@@ -74,16 +74,7 @@ fn reached<'a>(
     owners
         .iter()
         .copied()
-        .find(|a| {
-            rule.matches.iter().any(|m| {
-                a.paths
-                    .iter()
-                    .any(|p| p.kind == m.kind && p.value == m.path)
-                    || m.headers
-                        .iter()
-                        .any(|(_, v)| v.as_deref() == Some(a.name.as_str()))
-            })
-        })
+        .find(|a| rule.matches.iter().any(|m| m.is_of(a)))
         .or(owners.first().copied())
 }
 

@@ -7,7 +7,7 @@ use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::model::App;
 use crate::manifest::layout::Side;
-use crate::manifest::layout::side_of;
+use crate::manifest::layout::{route_of, side_of};
 use crate::manifest::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
 
 /// A rule's matches as `Type path` keys.
@@ -153,16 +153,6 @@ fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> 
     )
 }
 
-/// The route a file of the output folder holds, by latgen's file names.
-fn route_name(rel: &Path) -> String {
-    let name = rel
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let stem = name.trim_end_matches(".yaml");
-    stem.strip_prefix("httproute-").unwrap_or(stem).to_string()
-}
-
 /// `auth-open-window`: each Lattice route `new` creates (a file `old` does not have) makes a
 /// Lattice service, which the controller creates with auth type `NONE` and which stays open
 /// to every caller until it has attached the route's auth policy, unless the service
@@ -178,20 +168,16 @@ pub(crate) fn open_windows(
     if !auth.is_on() || auth.service_network_policy {
         return diags;
     }
-    let created = new.keys().filter(|rel| {
-        side_of(rel) == Side::Lattice
-            && !old.contains_key(*rel)
-            && rel
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("httproute-"))
+    let created = new.keys().filter_map(|rel| {
+        let route = route_of(rel)?;
+        (side_of(rel) == Side::Lattice && !old.contains_key(rel)).then_some((rel, route))
     });
-    for rel in created {
+    for (rel, route) in created {
         diags.push(
             Diagnostic::warning(
                 Code::AuthOpenWindow,
                 format!(
-                    "route `{}` is new, and the controller creates its Lattice service with auth type NONE: until it has attached the service's auth policy, every caller in a VPC of the service network reaches its apps, and latgen.yaml does not say that the service network has an auth policy behind it",
-                    route_name(rel)
+                    "route `{route}` is new, and the controller creates its Lattice service with auth type NONE: until it has attached the service's auth policy, every caller in a VPC of the service network reaches its apps, and latgen.yaml does not say that the service network has an auth policy behind it"
                 ),
             )
             .at(Span::file(out_dir.join(rel)))

@@ -52,6 +52,15 @@ pub(crate) fn side_of(rel: &Path) -> Side {
     }
 }
 
+/// The route a file under the output folder holds, by latgen's file names
+/// (`httproute-<route>.yaml`); None for any other file.
+pub(crate) fn route_of(rel: &Path) -> Option<&str> {
+    rel.file_name()?
+        .to_str()?
+        .strip_prefix("httproute-")?
+        .strip_suffix(".yaml")
+}
+
 /// Whether `rel` is a side's kustomization (a list of files, not an object).
 pub(crate) fn is_kustomization(rel: &Path) -> bool {
     rel.file_name().is_some_and(|n| n == "kustomization.yaml")
@@ -60,6 +69,18 @@ pub(crate) fn is_kustomization(rel: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_route_is_named_by_its_file() {
+        assert_eq!(
+            route_of(Path::new("lattice/httproute-group-01.yaml")),
+            Some("group-01")
+        );
+        assert_eq!(
+            route_of(Path::new("lattice/iamauthpolicy-group-01.yaml")),
+            None
+        );
+    }
 
     #[test]
     fn the_header_marks_every_generated_file() {

@@ -33,12 +33,7 @@ pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
     let paths = args.input.paths_out(args.output.as_ref());
     // The kit is written beside the output, as a render writes it: one run at a time, after
     // a killed render is finished or undone.
-    let run = if args.check {
-        crate::output::lock_output(&paths.output)
-    } else {
-        crate::output::begin(&paths.output)
-    };
-    let _run = match run {
+    let _run = match crate::output::begin(&paths.output, !args.check) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

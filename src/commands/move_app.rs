@@ -42,7 +42,7 @@ pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     paths.output = super::args::output_dir(args.output.as_ref(), &paths);
     // The lock is written: no render of this project may run meanwhile, and a killed
     // render's lock is put in place (or dropped) before this one is read.
-    let _run = match crate::output::begin(&paths.output) {
+    let _run = match crate::output::begin(&paths.output, true) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

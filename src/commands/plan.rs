@@ -21,15 +21,11 @@ pub(crate) struct PlanArgs {
 }
 
 pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
-    // With --apply the lock is written: as `move` does, one run at a time, after a killed
-    // render is finished or undone.
-    let _run = if args.apply {
-        match crate::output::begin(&args.input.paths().output) {
-            Ok(l) => Some(l),
-            Err(d) => return ui.fail(d, &Sources::default()),
-        }
-    } else {
-        None
+    // One run at a time, as `move`: the plan reads the lock and, with --apply, writes it,
+    // after a killed render is finished or undone.
+    let _run = match crate::output::begin(&args.input.paths().output, args.apply) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
     };
     let Some(prepared) = ui.prepare(&args.input.paths()) else {
         return Exit::Error;

@@ -61,12 +61,7 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
     }
     // One run at a time per output folder, from reading the project to swapping the new
     // tree in; a run that writes first finishes what a killed one began.
-    let run = if args.check {
-        output::lock_output(&out)
-    } else {
-        output::begin(&out)
-    };
-    let _run = match run {
+    let _run = match output::begin(&out, !args.check) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

@@ -27,12 +27,7 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     let paths = &args.paths;
     // One run at a time per output folder, from reading the project to writing the step;
     // one that writes first finishes what a killed run began.
-    let run = if args.check {
-        output::lock_output(args.output)
-    } else {
-        output::begin(args.output)
-    };
-    let _run = match run {
+    let _run = match output::begin(args.output, !args.check) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

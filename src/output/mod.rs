@@ -10,9 +10,7 @@
 pub(crate) mod previous;
 mod transaction;
 
-pub(crate) use transaction::{
-    IGNORED, apply, begin, interrupted_render, leftovers, lock_output, write_atomic,
-};
+pub(crate) use transaction::{IGNORED, apply, begin, interrupted_render, leftovers, write_atomic};
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

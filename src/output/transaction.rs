@@ -29,16 +29,19 @@ pub(crate) struct RunLock {
 /// Takes an exclusive lock for runs on `out_dir`, waiting for another run to finish. The
 /// lock is on the folder that holds `out_dir` (the output folder itself is replaced by
 /// each run, so it cannot carry the lock), and goes with the process.
-/// Takes the run lock of `out_dir` (see [`lock_output`]) and finishes or undoes what a
-/// killed run left, before anything of the project is read: the lock a run plans from and
-/// the tree it compares with are then whole, never a killed run's half state.
-pub(crate) fn begin(out_dir: &Path) -> Result<RunLock, Diagnostic> {
+/// Takes the run lock of `out_dir` (see [`lock_output`]) before anything of the project is
+/// read; a run that `writes` also finishes or undoes what a killed run left, so that the
+/// lock it plans from and the tree it compares with are whole, never a killed run's half
+/// state (a run that only looks, such as `render --check`, changes nothing).
+pub(crate) fn begin(out_dir: &Path, writes: bool) -> Result<RunLock, Diagnostic> {
     let run = lock_output(out_dir)?;
-    recover(out_dir, &staging(out_dir))?;
+    if writes {
+        recover(out_dir, &staging(out_dir))?;
+    }
     Ok(run)
 }
 
-pub(crate) fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
+fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
     let parent = parent_of(out_dir);
     let file = fs::File::open(&parent).map_err(|e| io_error(&parent, "open", &e))?;
     file.lock().map_err(|e| io_error(&parent, "lock", &e))?;
@@ -196,13 +199,13 @@ pub(crate) fn apply(
         .and_then(|()| flush(&staging.dir));
     if let Err(e) = prepared {
         undo_outside(&outside);
-        remove_tree(&staging.dir);
+        let _ = remove_dir(&staging.dir);
         return Err(e);
     }
     abort_for_test("before-swap");
     if let Err(e) = swap(out_dir, &staging) {
         undo_outside(&outside);
-        remove_tree(&staging.dir);
+        let _ = remove_dir(&staging.dir);
         return Err(e);
     }
     sync_dir(&parent_of(out_dir));
@@ -217,12 +220,12 @@ pub(crate) fn apply(
         if had_old {
             let _ = swap(out_dir, &staging);
         } else {
-            remove_tree(out_dir);
+            let _ = remove_dir(out_dir);
         }
-        remove_tree(&staging.dir);
+        let _ = remove_dir(&staging.dir);
         return Err(e);
     }
-    remove_tree(&staging.dir);
+    let _ = remove_dir(&staging.dir);
     Ok(())
 }
 
@@ -268,7 +271,8 @@ fn recover(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Removes a folder of latgen's, made writable first only when a plain removal fails.
+/// Removes a folder of latgen's, made writable first only when a plain removal fails (the
+/// old tree of an output whose `kong/` was `chmod a-w`).
 fn remove_dir(dir: &Path) -> Result<(), Diagnostic> {
     if fs::remove_dir_all(dir).is_ok() {
         return Ok(());
@@ -367,11 +371,16 @@ fn identity(dir: &Path) -> Option<String> {
 /// Where an outside file's new text waits for the exchange: beside it, so that the rename
 /// into place stays on its file system.
 fn pending(path: &Path) -> PathBuf {
+    temp_beside(path, "")
+}
+
+/// `.<name><tag>.latgen-tmp` beside `path`: the pattern `init` has Git ignore.
+fn temp_beside(path: &Path, tag: &str) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.latgen-tmp"))
+    path.with_file_name(format!(".{name}{tag}.latgen-tmp"))
 }
 
 /// Writes each outside file's new text to its pending file, flushed to disk.
@@ -466,12 +475,6 @@ fn sync_dir(dir: &Path) {
     }
     #[cfg(not(unix))]
     let _ = dir;
-}
-
-/// Removes a folder even when a folder in it was made read-only (the old tree of an output
-/// whose `kong/` was `chmod a-w`): it is made writable first, as the user's own.
-fn remove_tree(dir: &Path) {
-    let _ = remove_dir(dir);
 }
 
 /// Makes each folder under `dir` writable by its owner, so its entries can be removed.
@@ -605,11 +608,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> 
     // Not the transaction's pending name: a write of the lock beside a render (or after a
     // killed one) must not take the render's pending file. Still `.*.latgen-tmp`, so Git
     // ignores it and `check` reports one left behind.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.latgen-tmp", std::process::id()));
+    let tmp = temp_beside(path, &format!(".{}", std::process::id()));
     let result = (|| {
         write_synced(&tmp, bytes)?;
         fs::rename(&tmp, path)?;

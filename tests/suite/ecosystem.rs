@@ -903,18 +903,36 @@ fn argocd_plugin_script_runs() {
     assert!(out.stdout.is_empty());
 }
 
-#[test]
-fn github_actions_workflow() {
-    let w = yaml("examples/github-actions.yml");
-    let steps = w["jobs"]["check"]["steps"].as_array().unwrap();
-    let checkout = steps
+/// The step of `steps` that uses `action` (`owner/name`, any version).
+fn step_using<'a>(steps: &'a [Value], action: &str) -> &'a Value {
+    steps
         .iter()
         .find(|s| {
             s["uses"]
                 .as_str()
-                .is_some_and(|u| u.starts_with("actions/checkout@"))
+                .is_some_and(|u| u.starts_with(&format!("{action}@")))
         })
-        .unwrap();
+        .unwrap_or_else(|| panic!("no step uses {action}"))
+}
+
+/// Every action `steps` use is pinned to a full commit (zizmor's unpinned-uses).
+fn assert_pinned(steps: &[Value]) {
+    for step in steps {
+        if let Some(uses) = step["uses"].as_str() {
+            let (_, rev) = uses.split_once('@').unwrap();
+            assert!(
+                rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{uses} is not pinned to a commit"
+            );
+        }
+    }
+}
+
+#[test]
+fn github_actions_workflow() {
+    let w = yaml("examples/github-actions.yml");
+    let steps = w["jobs"]["check"]["steps"].as_array().unwrap();
+    let checkout = step_using(steps, "actions/checkout");
     assert_eq!(checkout["with"]["fetch-depth"], 0);
     // The threat model: no credential left on disk, no secret in the environment.
     assert_eq!(checkout["with"]["persist-credentials"], false);
@@ -948,17 +966,8 @@ fn github_actions_workflow() {
         w["jobs"]["check"]["permissions"],
         serde_json::json!({"contents": "read", "security-events": "write"})
     );
-    // Every action pinned to a full commit (zizmor's unpinned-uses).
     for job in w["jobs"].as_object().unwrap().values() {
-        for step in job["steps"].as_array().unwrap() {
-            if let Some(uses) = step["uses"].as_str() {
-                let (_, rev) = uses.split_once('@').unwrap();
-                assert!(
-                    rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()),
-                    "{uses} is not pinned to a commit"
-                );
-            }
-        }
+        assert_pinned(job["steps"].as_array().unwrap());
     }
 }
 
@@ -1091,19 +1100,7 @@ fn the_projects_ci_workflow_runs_the_gate() {
         steps.iter().any(|s| s["run"] == "bash .ci/run"),
         "{steps:?}"
     );
-    for s in steps {
-        if let Some(uses) = s["uses"].as_str() {
-            let (_, rev) = uses.split_once('@').unwrap();
-            assert!(rev.len() == 40, "{uses} is not pinned to a commit");
-        }
-    }
-    let checkout = steps
-        .iter()
-        .find(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("actions/checkout@"))
-        })
-        .unwrap();
+    assert_pinned(steps);
+    let checkout = step_using(steps, "actions/checkout");
     assert_eq!(checkout["with"]["persist-credentials"], false);
 }

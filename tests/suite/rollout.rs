@@ -36,6 +36,12 @@ fn five_apps() -> tempfile::TempDir {
 /// time, each saying which step it is and accepted by `check --base HEAD~1` (with `check`'s
 /// extra `args`); returns the number of steps.
 fn ship_each_step(dir: &Path, args: &[&str]) -> usize {
+    ship_and_look(dir, args, |_| {})
+}
+
+/// [`ship_each_step`], with `look` called on each step's number once it is committed and
+/// accepted.
+fn ship_and_look(dir: &Path, args: &[&str], mut look: impl FnMut(usize)) -> usize {
     let mut steps = 0;
     loop {
         let run = latgen(dir, &["render", "--base", "HEAD"]);
@@ -54,6 +60,7 @@ fn ship_each_step(dir: &Path, args: &[&str]) -> usize {
         check.extend(args);
         let check = latgen(dir, &check);
         assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        look(steps);
         assert!(steps < 6, "the rollout does not end");
     }
 }
@@ -441,24 +448,13 @@ fn set_dispatch(dir: &Path, mode: &str) {
 /// has no finding, transient ones included) and its PR comment snapshotted as
 /// `tests/rollout/<case>-step-<n>.expected.md`; returns the number of steps.
 fn ship(dir: &Path, case: &str) -> usize {
-    let mut steps = 0;
-    loop {
-        let run = latgen(dir, &["render", "--base", "HEAD"]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
-        if run.stderr.starts_with("nothing to roll out") {
-            return steps;
-        }
-        steps += 1;
-        commit(dir, &format!("step {steps}"));
-        let check = latgen(dir, &["check", "--base", "HEAD~1", "--deny-warnings"]);
-        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+    ship_and_look(dir, &["--deny-warnings"], |steps| {
         let md = latgen(dir, &["check", "--base", "HEAD~1", "--format", "markdown"]);
         common::assert_snapshot(
             &common::root().join(format!("tests/rollout/{case}-step-{steps}.expected.md")),
             &md.stdout,
         );
-        assert!(steps < 6, "the rollout does not end");
-    }
+    })
 }
 
 /// Every state Argo CD can be in between two consecutive steps (each side live first, and

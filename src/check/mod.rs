@@ -18,6 +18,7 @@ use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
 mod auth;
 pub(crate) mod names;
+mod plugins;
 mod rollout;
 mod routes;
 mod staleness;
@@ -25,9 +26,7 @@ pub(crate) mod trace;
 
 use crate::manifest::routing::{Doc, Network, Source, is_kong_file};
 use rollout::rollout_safety;
-use routes::{
-    kong_plugins, order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules,
-};
+use routes::{order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules};
 use staleness::staleness;
 
 pub(crate) struct CheckOptions<'a> {
@@ -84,6 +83,8 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let mut diags = run.diags;
     let mut sources = run.sources;
     let tree = tree?;
+    let catalog = (run.prepared.as_ref())
+        .and_then(|p| plugins::Catalog::read(&opts.paths.root, &p.config, &mut diags));
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a
     // file in the output folder that is not a manifest (a README) is neither side.
@@ -110,8 +111,8 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
                 .iter()
                 .chain(["lattice/iam-auth-policy.yaml.j2"].iter())
                 .all(|t| !opts.templates.is_custom(t));
-            let found = (run.prepared.as_ref(), known, built_in);
-            committed_findings(&manifests, found, &opts.out_dir)
+            let project = (run.prepared.as_ref(), catalog.as_ref());
+            committed_findings(&manifests, (project, known, built_in), &opts.out_dir)
         },
         || match (&run.prepared, &rendered) {
             (Some(prepared), Some(Ok((rendered, _)))) => {
@@ -536,11 +537,15 @@ fn change_findings(
     Ok((diags, diff))
 }
 
+/// What the committed manifests are judged against: the project as built (when it could
+/// be) and the plugins `kong.pluginFiles` defines (when it names any).
+type Project<'a> = (Option<&'a Prepared>, Option<&'a plugins::Catalog>);
+
 /// The findings of the committed manifests' routing model (see [`network_findings`]), which
 /// is `known` when it was read already.
 fn committed_findings(
     manifests: &[Manifest<'_>],
-    (prepared, known, built_in): (Option<&Prepared>, Option<&Network>, bool),
+    (project, known, built_in): (Project<'_>, Option<&Network>, bool),
     out_dir: &Path,
 ) -> Diagnostics {
     // The Lattice routes and auth policies exactly as the built-in templates render them:
@@ -565,7 +570,7 @@ fn committed_findings(
             None => return diags,
         },
     };
-    let mut found = network_findings(net, prepared, &proven);
+    let mut found = network_findings(net, project, &proven);
     // The findings about manifests modelled without line numbers are found again with
     // those manifests parsed, so that they point at the right lines. Findings are few,
     // so this reads a few files at most.
@@ -582,7 +587,7 @@ fn committed_findings(
         // quirk); then the file is unreadable to the model, as when it is parsed first.
         let mut unreadable = Diagnostics::new();
         found = match network(manifests, &unplaced, out_dir, &mut unreadable) {
-            Some(net) => network_findings(&net, prepared, &proven),
+            Some(net) => network_findings(&net, project, &proven),
             None => unreadable,
         };
     }
@@ -615,7 +620,7 @@ fn placed(found: Diagnostics, manifests: &[Manifest<'_>], out_dir: &Path) -> Dia
 /// nowhere, and routes over their quotas.
 fn network_findings(
     net: &Network,
-    prepared: Option<&Prepared>,
+    (prepared, catalog): Project<'_>,
     proven: &BTreeSet<&Path>,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
@@ -638,7 +643,8 @@ fn network_findings(
         || resolution(net, prepared, &flagged),
         || {
             let mut diags = unnamed_header_rules(net);
-            diags.extend(kong_plugins(net));
+            let header = prepared.map_or("", |p| &p.config.lattice.dispatch_header);
+            diags.extend(plugins::kong_plugins(net, catalog, header));
             diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
@@ -746,7 +752,8 @@ mod tests {
             is_kong: true,
         }];
         let known = Network::default();
-        let found = committed_findings(&manifests, (None, Some(&known), true), Path::new("out"));
+        let project = (None, None);
+        let found = committed_findings(&manifests, (project, Some(&known), true), Path::new("out"));
         let at = Path::new("out/kong/httproute-a.yaml");
         assert!(
             found.iter().any(

@@ -233,38 +233,6 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
     diags
 }
 
-/// KIC turns a route's URLRewrite hostname and RequestHeaderModifier into one
-/// request-transformer plugin; a request-transformer KongPlugin of the user's own on the
-/// same route makes one of the two configurations silently stop applying (KIC issue
-/// #6390). The plugin's kind is not in the route, so any plugin on a route with such a
-/// filter is worth a look.
-pub(super) fn kong_plugins(net: &Network) -> Diagnostics {
-    let mut diags = Diagnostics::new();
-    for kong in &net.kong {
-        let Some(plugins) = &kong.plugins else {
-            continue;
-        };
-        let filters = kong.rewrite_host.is_some() || kong.header_changes != Default::default();
-        if !filters {
-            continue;
-        }
-        let what = if kong.header_changes.set.is_empty() {
-            "Host rewrite"
-        } else {
-            "Host rewrite and dispatch header"
-        };
-        diags.push(
-            Diagnostic::warning(
-                Code::KongPluginConflict,
-                format!("Kong route `{}` names KongPlugins `{plugins}`: if one is a request-transformer, it and the one KIC makes of the route's {what} replace each other without an error (KIC issue #6390), and requests can reach the wrong Lattice service or app", kong.name),
-            )
-            .at(Span::new(&kong.file, kong.name_pos.line, kong.name_pos.column))
-            .help("attach request-transformer plugins elsewhere (the Kong Service or a route of your own), not to the routes latgen writes"),
-        );
-    }
-    diags
-}
-
 /// Where a Kong route sets a header to a value other than its own app's name (header
 /// dispatch names the app that way), what it sets, as a clause.
 fn other_app_header(kong: &crate::manifest::routing::KongRoute) -> Option<String> {

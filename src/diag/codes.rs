@@ -115,7 +115,8 @@ codes! {
     OrderDependentGroup = "order-dependent-group", Error, "one request can match two apps' rules in one Lattice route, so it routes right only in an order of rules the controller does not keep";
     RuleShadowed = "rule-shadowed", Error, "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)";
     UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it, or no Kong route sets the header it matches";
-    KongPluginConflict = "kong-plugin-conflict", Warning, "a KongPlugin on a Kong route latgen writes may silently replace its Host rewrite or dispatch header";
+    KongPluginConflict = "kong-plugin-conflict", Warning, "a request-transformer plugin on a Kong route latgen writes: it and the one KIC makes of the route's Host rewrite and dispatch header replace each other";
+    KongPluginMissing = "kong-plugin-missing", Error, "a Kong route names a plugin no file in kong.pluginFiles defines: KIC serves the route without it";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
     ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked, or not at all";

@@ -52,6 +52,14 @@ const CONFIG_FIELDS: &[&str] = &[
     "domain",
     "referenceGrants",
     "hostnames",
+    "routeDefaults",
+    "pluginFiles",
+    "plugins",
+    "timeouts",
+    "retries",
+    "connect",
+    "read",
+    "write",
     "protocol",
     "port",
     "name",
@@ -309,6 +317,15 @@ pub(crate) struct KongConfig {
     pub protocol: Protocol,
     /// Port of the bridge Services and Kong backendRefs; defaults by protocol (80/443).
     pub port: Option<u16>,
+    /// What every app's Kong route and bridge get unless its declaration's `kong:` says
+    /// otherwise: plugins, upstream timeouts, retries.
+    pub route_defaults: crate::input::kong::RouteDefaults,
+    /// Files or folders (under the project) holding the KongPlugins and KongClusterPlugins
+    /// that routes name. `latgen check` reads them to tell a plugin that fights latgen's
+    /// Host rewrite (a request-transformer) from one that does not, and to report a plugin
+    /// no file defines (KIC would leave it off the route, with only an event to say so).
+    /// Unset = plugins are not checked.
+    pub plugin_files: Vec<String>,
 }
 
 impl KongConfig {
@@ -386,6 +403,8 @@ impl Default for KongConfig {
             hostnames: Vec::new(),
             protocol: Protocol::Http,
             port: None,
+            route_defaults: Default::default(),
+            plugin_files: Vec::new(),
         }
     }
 }

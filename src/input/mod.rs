@@ -5,6 +5,7 @@
 pub(crate) mod auth;
 pub(crate) mod config;
 pub(crate) mod confine;
+pub(crate) mod kong;
 pub mod lock;
 pub(crate) mod model;
 pub(crate) mod places;

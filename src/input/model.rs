@@ -24,6 +24,14 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "isolate",
     "healthCheck",
     "callers",
+    "kong",
+    "plugins",
+    "timeouts",
+    "retries",
+    "hosts",
+    "connect",
+    "read",
+    "write",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
@@ -73,6 +81,9 @@ pub(crate) struct AppDecl {
     /// gives every app (with `auth.mode: iam`): each entry one kind of caller.
     #[schemars(with = "Option<Vec<crate::input::auth::Caller>>")]
     pub callers: Option<Vec<Spanned<crate::input::auth::Caller>>>,
+    /// What the app's own Kong route and Service get: plugins, upstream timeouts,
+    /// retries, more hostnames. Defaults come from `kong.routeDefaults` in latgen.yaml.
+    pub kong: Option<crate::input::kong::KongDecl>,
 }
 
 /// A Service and port in the app's namespace.
@@ -243,6 +254,8 @@ pub struct App {
     pub health_check: Option<HealthCheck>,
     /// The app's own callers (`callers:`), validated.
     pub callers: Vec<crate::input::auth::Caller>,
+    /// The app's Kong settings, the project's defaults applied.
+    pub kong: crate::input::kong::KongSettings,
 }
 
 impl App {

@@ -34,7 +34,7 @@ pub(crate) struct PathRule {
 /// The label that names the app a route serves.
 pub(crate) const APP_LABEL: &str = "app.kubernetes.io/name";
 /// The annotation that names a Kong route's KongPlugins.
-const PLUGINS_ANNOTATION: &str = "konghq.com/plugins";
+pub(crate) const PLUGINS_ANNOTATION: &str = "konghq.com/plugins";
 
 /// Request headers as one hop sees them: name in lower case → value.
 pub(crate) type Headers = BTreeMap<String, String>;

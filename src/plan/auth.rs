@@ -226,6 +226,7 @@ mod tests {
             isolate: false,
             health_check: None,
             callers: Vec::new(),
+            kong: Default::default(),
         }
     }
 

@@ -806,6 +806,8 @@ impl<'a> Renderer<'a> {
                 target,
                 port,
                 protocol,
+                timeouts: app.kong.timeouts,
+                retries: app.kong.retries,
             })
         };
         self.emit(
@@ -834,10 +836,12 @@ impl<'a> Renderer<'a> {
         let config = t.config;
         let port = config.kong.upstream_port();
         let object = move || {
-            let hostnames = match &app.host {
+            let base = match &app.host {
                 Some(h) => vec![h.as_str()],
                 None => config.kong.hostnames.iter().map(String::as_str).collect(),
             };
+            let extra = app.kong.hosts.iter().map(String::as_str);
+            let hostnames = base.into_iter().chain(extra).collect();
             let rules = crate::plan::app_rules(t.apps, id);
             let matches = rules
                 .into_iter()
@@ -849,6 +853,7 @@ impl<'a> Renderer<'a> {
                 app: &app.name,
                 gateway: &t.kong_gw,
                 hostnames,
+                plugins: app.kong.plugins.iter().map(String::as_str).collect(),
                 matches,
                 target,
                 bridge,

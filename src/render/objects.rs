@@ -143,6 +143,10 @@ pub(super) struct Bridge<'a> {
     pub target: String,
     pub port: u16,
     pub protocol: &'static str,
+    /// Upstream timeouts in milliseconds (`connect`, `read`, `write`), those set.
+    pub timeouts: crate::input::kong::Timeouts,
+    /// Kong's retries to Lattice, when set.
+    pub retries: Option<u64>,
 }
 
 /// `kong/route.yaml.j2`: an app's HTTPRoute on the Kong side.
@@ -153,6 +157,9 @@ pub(super) struct KongRoute<'a> {
     pub app: &'a str,
     pub gateway: &'a GatewayCtx<'a>,
     pub hostnames: Vec<&'a str>,
+    /// KongPlugin or KongClusterPlugin names, in order: the `konghq.com/plugins`
+    /// annotation.
+    pub plugins: Vec<&'a str>,
     pub matches: Vec<RuleCtx<'a>>,
     pub target: String,
     pub bridge: String,
@@ -282,10 +289,7 @@ impl Object<'_> {
                 host_route_meta(c),
                 lattice_spec(c.gateway, c.hostname, &c.rules, false),
             ),
-            Object::KongRoute(c) => route(
-                meta(c.name, c.namespace, labels(Some(c.app))),
-                kong_route_spec(c),
-            ),
+            Object::KongRoute(c) => route(kong_route_meta(c), kong_route_spec(c)),
             Object::Bridge(c) => Model::Service(Box::new(bridge(c))),
             Object::ReferenceGrant(c) => Model::ReferenceGrant(Box::new(reference_grant(c))),
             Object::TargetGroupPolicy(c) => {
@@ -450,7 +454,7 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
         matches,
         rewrite_host: Some(c.target.clone()),
         header_changes,
-        plugins: None,
+        plugins: (!c.plugins.is_empty()).then(|| c.plugins.join(",")),
         name_pos: pos,
         backend: Some(crate::manifest::routing::BackendRef {
             namespace: c.namespace.to_string(),
@@ -458,6 +462,17 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
             port: Some(i32::from(c.port)),
         }),
     }
+}
+
+fn kong_route_meta(c: &KongRoute) -> ObjectMeta {
+    let mut meta = meta(c.name, c.namespace, labels(Some(c.app)));
+    if !c.plugins.is_empty() {
+        meta.annotations = Some(BTreeMap::from([(
+            crate::manifest::routing::PLUGINS_ANNOTATION.to_string(),
+            c.plugins.join(","),
+        )]));
+    }
+    meta
 }
 
 fn kong_route_spec(c: &KongRoute) -> HttpRouteSpec {
@@ -498,12 +513,17 @@ fn kong_route_spec(c: &KongRoute) -> HttpRouteSpec {
 
 fn bridge(c: &Bridge) -> Service {
     let mut metadata = meta(&c.name, c.namespace, labels(Some(c.app)));
+    let mut annotations = BTreeMap::new();
     if c.protocol == "https" {
-        metadata.annotations = Some(BTreeMap::from([(
-            "konghq.com/protocol".to_string(),
-            "https".to_string(),
-        )]));
+        annotations.insert("konghq.com/protocol".to_string(), "https".to_string());
     }
+    for (name, ms) in c.timeouts.named() {
+        annotations.insert(format!("konghq.com/{name}"), ms.0.to_string());
+    }
+    if let Some(n) = c.retries {
+        annotations.insert("konghq.com/retries".to_string(), n.to_string());
+    }
+    metadata.annotations = (!annotations.is_empty()).then_some(annotations);
     Service {
         metadata,
         spec: Some(ServiceSpec {

@@ -329,6 +329,7 @@ mod tests {
             isolate: false,
             health_check: None,
             callers: Vec::new(),
+            kong: Default::default(),
         };
         let mut diags = Diagnostics::new();
         check(

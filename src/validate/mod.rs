@@ -4,6 +4,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod compat;
+mod kong;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -45,6 +46,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     apps.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.file.cmp(&b.file)));
     check_unique_names(&mut apps, diags);
     check_path_claims(&apps, diags);
+    kong::check_host_claims(&apps, diags);
     check_service_name_collisions(&apps, &loaded.config, diags);
     apps
 }
@@ -81,6 +83,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
     auth::check_paths(file, &paths, config, diags);
     let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
+    let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
 
     if diags.count(Severity::Error) > before {
         return None;
@@ -99,6 +102,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         isolate: decl.isolate,
         health_check,
         callers,
+        kong,
     })
 }
 
@@ -424,6 +428,7 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     check_quotas(config, &mut bad);
     check_config_names(config, &mut bad);
     check_kong_hostnames(config, &mut bad);
+    kong::check_route_defaults(config, &mut bad);
     check_dispatch_header(config, &mut bad);
 }
 

@@ -467,7 +467,7 @@ fn render_rewrites_the_example_kit_a_new_namespace_changes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let mut files = BTreeMap::new();
-    for folder in ["apps", "generated", "deploy"] {
+    for folder in ["apps", "generated", "deploy", "kong-plugins"] {
         for (rel, text) in common::read_tree(&root.join(folder)) {
             files.insert(Path::new(folder).join(rel), text);
         }

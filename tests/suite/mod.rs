@@ -18,6 +18,7 @@ mod formats;
 mod generate;
 mod golden;
 mod interrupt;
+mod kubernetes;
 mod layers;
 mod planning;
 mod project;

@@ -176,6 +176,10 @@ const ODD_PORTS: &[&str] = &[
 ];
 const INTERVALS: &[&str] = &["5", "300", "10", "0x1F"];
 const ODD_INTERVALS: &[&str] = &["08", "1e1", "~", "null", "\"10\"", "10.0", ".5", "4", "301"];
+const TIMEOUTS: &[&str] = &["60000", "1", "2147483646", "250ms", "30s", "2m", "0x10"];
+const ODD_TIMEOUTS: &[&str] = &["0", "2147483647", "1.5s", "-1", "~", "\"60\"", "30 s", "1h"];
+const RETRIES: &[&str] = &["0", "5", "32767"];
+const ODD_RETRIES: &[&str] = &["32768", "-1", "~", "1e1", "\"3\""];
 const ODD_PINS: &[&str] = &["0x1", "01", "~", "null", "0", "\"1\"", "1e0", "-1", "2"];
 
 /// How a scalar is written in the generated YAML.
@@ -368,6 +372,60 @@ struct AppGen {
     pin: Option<String>,
     isolate: bool,
     health: Option<(Option<Val>, Option<String>)>,
+    kong: Option<KongGen>,
+}
+
+/// A generated `kong:` block: plugin names, one timeout of each kind, retries, hosts.
+#[derive(Debug, Clone)]
+struct KongGen {
+    plugins: Vec<Val>,
+    timeouts: [Option<String>; 3],
+    retries: Option<String>,
+    hosts: Vec<Val>,
+}
+
+fn kong() -> impl Strategy<Value = KongGen> {
+    let timeout = || prop::option::of(number(TIMEOUTS, ODD_TIMEOUTS));
+    (
+        prop::collection::vec(val(label(false)), 0..3),
+        [timeout(), timeout(), timeout()],
+        prop::option::of(number(RETRIES, ODD_RETRIES)),
+        prop::option::weighted(0.25, val(hostname())).prop_map(|h| h.into_iter().collect()),
+    )
+        .prop_map(|(plugins, timeouts, retries, hosts)| KongGen {
+            plugins,
+            timeouts,
+            retries,
+            hosts,
+        })
+}
+
+impl KongGen {
+    fn yaml(&self) -> String {
+        let mut t = "kong:\n".to_string();
+        if !self.plugins.is_empty() {
+            let names: Vec<String> = self.plugins.iter().map(Val::yaml).collect();
+            t += &format!("  plugins: [{}]\n", names.join(", "));
+        }
+        let timeouts = ["connect", "read", "write"].iter().zip(&self.timeouts);
+        let timeouts: Vec<String> = timeouts
+            .filter_map(|(k, v)| Some(format!("{k}: {}", v.as_ref()?)))
+            .collect();
+        if !timeouts.is_empty() {
+            t += &format!("  timeouts: {{{}}}\n", timeouts.join(", "));
+        }
+        if let Some(r) = &self.retries {
+            t += &format!("  retries: {r}\n");
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            t += &format!(
+                "{}    - {}\n",
+                if i == 0 { "  hosts:\n" } else { "" },
+                h.yaml()
+            );
+        }
+        t
+    }
 }
 
 fn app() -> impl Strategy<Value = AppGen> {
@@ -392,20 +450,37 @@ fn app() -> impl Strategy<Value = AppGen> {
         val(label(false)),
         number(PORTS, ODD_PORTS),
     );
-    (who, backend, routing, prop::bool::weighted(0.1), health).prop_map(
-        |((name, stem), (namespace, service, port), (host, paths, pin), isolate, health)| AppGen {
-            name,
-            stem,
-            namespace,
-            service,
-            port,
-            host,
-            paths,
-            pin,
-            isolate,
-            health,
-        },
+    let kong = prop::option::weighted(0.12, kong());
+    (
+        who,
+        backend,
+        routing,
+        prop::bool::weighted(0.1),
+        health,
+        kong,
     )
+        .prop_map(
+            |(
+                (name, stem),
+                (namespace, service, port),
+                (host, paths, pin),
+                isolate,
+                health,
+                kong,
+            )| AppGen {
+                name,
+                stem,
+                namespace,
+                service,
+                port,
+                host,
+                paths,
+                pin,
+                isolate,
+                health,
+                kong,
+            },
+        )
 }
 
 /// The declaration's text.
@@ -448,6 +523,9 @@ fn declaration(a: &AppGen) -> String {
         }
         None => {}
     }
+    if let Some(k) = &a.kong {
+        t += &k.yaml();
+    }
     t
 }
 
@@ -466,6 +544,10 @@ fn make_unique(apps: &mut [AppGen]) {
             && !hosts.insert(h.value.clone())
         {
             h.value = format!("h{i}.{}", h.value);
+        }
+        // Extra Kong hosts of one app's own: never another app's, never the project's.
+        for (k, h) in a.kong.iter_mut().flat_map(|k| &mut k.hosts).enumerate() {
+            h.value = format!("x{i}-{k}.{}", h.value);
         }
         let host = a.host.as_ref().map(|h| h.value.clone());
         for (k, m) in a.paths.iter_mut().flatten().enumerate() {
@@ -818,6 +900,26 @@ const BRANCHES: &[(&str, FileCheck)] = &[
     }),
     ("parentRef without a sectionName", |p, t| {
         route(p, t) && !t.contains("sectionName: ")
+    }),
+    ("Kong route, plugins", |p, t| {
+        kong_route(p, t) && t.contains("konghq.com/plugins:")
+    }),
+    ("Kong route, no plugins", |p, t| {
+        kong_route(p, t) && !t.contains("konghq.com/plugins:")
+    }),
+    ("bridge, timeouts and retries", |p, t| {
+        bridge(p, t)
+            && [
+                "connect-timeout",
+                "read-timeout",
+                "write-timeout",
+                "retries",
+            ]
+            .iter()
+            .all(|a| t.contains(&format!("konghq.com/{a}: ")))
+    }),
+    ("bridge, no annotations", |p, t| {
+        bridge(p, t) && !t.contains("annotations:")
     }),
     ("bridge, http", |p, t| {
         bridge(p, t) && !t.contains("konghq.com/protocol")

@@ -95,6 +95,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
         isolate: s.isolate,
         health_check: None,
         callers: Vec::new(),
+        kong: Default::default(),
     }
 }
 

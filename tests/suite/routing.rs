@@ -47,6 +47,26 @@ fn settings_fixture_routes_correctly() {
     assert_routing_equivalent(&common::fixture("settings"));
 }
 
+/// An app's `kong.hosts`: its paths answer on the extra host too, and no other app's do.
+#[test]
+fn an_app_is_reached_on_its_extra_kong_host_and_no_other_app_is() {
+    let built = project::built(&common::fixture("settings"));
+    let net = project::network(&built.output.files);
+    let reach = |host: &str, path: &str| match net.route(host, path) {
+        Outcome::Backend { backend, .. } => Some(backend.name),
+        other => panic!("{host}{path}: {other:?}"),
+    };
+    assert_eq!(
+        reach("alpha.example.org", "/alpha/x").as_deref(),
+        Some("alpha")
+    );
+    assert_eq!(reach("www.example.com", "/alpha").as_deref(), Some("alpha"));
+    assert!(matches!(
+        net.route("alpha.example.org", "/bravo"),
+        Outcome::NoKongRoute
+    ));
+}
+
 #[test]
 fn example_routes_every_declared_path_correctly() {
     assert_routing_equivalent(&common::root());

@@ -298,10 +298,30 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
                     interval_seconds: Some(10),
                 }),
                 callers: Vec::new(),
+                // Every third app has Kong settings: annotations on its route and bridge.
+                kong: if i % 3 == 0 {
+                    kong_settings()
+                } else {
+                    Default::default()
+                },
                 name,
             }
         })
         .collect()
+}
+
+fn kong_settings() -> latgen::input::kong::KongSettings {
+    use latgen::input::kong::{Millis, Timeouts};
+    latgen::input::kong::KongSettings {
+        plugins: vec!["rate-limit".into(), "cors".into()],
+        timeouts: Timeouts {
+            connect: Some(Millis(5_000)),
+            read: None,
+            write: Some(Millis(120_000)),
+        },
+        retries: Some(0),
+        hosts: Vec::new(),
+    }
 }
 
 /// Plans and renders `apps` in memory with `config`, as `render` would write them.

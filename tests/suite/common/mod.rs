@@ -38,12 +38,17 @@ pub fn write_tree(dir: &Path, files: &BTreeMap<PathBuf, String>) {
     }
 }
 
-/// Copies a fixture's inputs (apps/, latgen.yaml, latgen.lock) into a fresh temp folder.
+/// Copies a fixture's inputs (apps/, latgen.yaml, latgen.lock, and kong-plugins/ where
+/// its latgen.yaml names it) into a fresh temp folder.
 pub fn copy_project(from: &Path) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let mut files = BTreeMap::new();
-    for (rel, text) in read_tree(&from.join("apps")) {
-        files.insert(Path::new("apps").join(rel), text);
+    for folder in ["apps", "kong-plugins"] {
+        if from.join(folder).is_dir() {
+            for (rel, text) in read_tree(&from.join(folder)) {
+                files.insert(Path::new(folder).join(rel), text);
+            }
+        }
     }
     for name in ["latgen.yaml", "latgen.lock"] {
         if let Ok(text) = std::fs::read_to_string(from.join(name)) {

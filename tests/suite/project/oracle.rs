@@ -7,7 +7,9 @@ use latgen::input::platform::segment_prefix_matches;
 use latgen::manifest::routing::{BackendRef, Headers, Network, Outcome};
 
 /// The app Gateway API semantics choose for a request, from the declarations alone:
-/// host-specific routes before hostless ones, then Exact, then the longest prefix.
+/// host-specific routes before hostless ones, then Exact, then the longest prefix. An
+/// app's route answers on its own host (or the project's hostnames) and on its
+/// `kong.hosts`.
 pub fn expected<'a>(
     apps: &'a [App],
     kong_hostnames: &[String],
@@ -17,6 +19,7 @@ pub fn expected<'a>(
     apps.iter()
         .filter_map(|a| {
             let host_rank = match &a.host {
+                _ if a.kong.hosts.iter().any(|h| h == host) => host.len(),
                 Some(h) if h == host => h.len(),
                 Some(_) => return None,
                 None if kong_hostnames.is_empty() => 0,
@@ -114,6 +117,7 @@ pub fn misroutes(
     let mut hosts: Vec<String> = vec!["public.example.org".into()];
     hosts.extend(config.kong.hostnames.iter().cloned());
     hosts.extend(apps.iter().filter_map(|a| a.host.clone()));
+    hosts.extend(apps.iter().flat_map(|a| a.kong.hosts.iter().cloned()));
     let mut checked = 0;
     for host in &hosts {
         for path in probes(apps) {

@@ -57,6 +57,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         path_cases_more(),
         quota_cases(),
         dispatch_cases(),
+        kong_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -406,6 +407,93 @@ fn dispatch_cases() -> Vec<(&'static str, Setup, i32)> {
         ),
         ("dispatch-header-with-space", with_header("x app"), 2),
         ("dispatch-header-uppercase", with_header("X-Latgen-App"), 2),
+    ]
+}
+
+/// An app's `kong:` settings and the project's `kong.routeDefaults`.
+fn kong_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_kong = |kong: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(
+                d,
+                "apps/shop.yaml",
+                format!("{OK_APP}kong:\n{kong}").as_bytes(),
+            )
+        })
+    };
+    let with_hostnames = |kong: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(
+                d,
+                "apps/shop.yaml",
+                format!("{OK_APP}kong:\n{kong}").as_bytes(),
+            );
+            write(d, "latgen.yaml", b"kong:\n  hostnames: [www.example.com]\n");
+        })
+    };
+    vec![
+        (
+            "kong-timeout-zero",
+            with_kong("  timeouts: { read: 0 }\n"),
+            2,
+        ),
+        (
+            "kong-timeout-not-a-duration",
+            with_kong("  timeouts: { read: 1h }\n"),
+            2,
+        ),
+        ("kong-retries-too-many", with_kong("  retries: 40000\n"), 2),
+        (
+            "kong-plugin-uppercase",
+            with_kong("  plugins: [Rate-Limit]\n"),
+            2,
+        ),
+        (
+            "kong-plugin-twice",
+            with_kong("  plugins: [cors, cors]\n"),
+            2,
+        ),
+        (
+            "kong-host-without-hostnames",
+            with_kong("  hosts: [shop.example.org]\n"),
+            2,
+        ),
+        (
+            "kong-host-with-scheme",
+            with_hostnames("  hosts: [https://shop.example.org]\n"),
+            2,
+        ),
+        (
+            "kong-host-already-there",
+            with_hostnames("  hosts: [www.example.com]\n"),
+            2,
+        ),
+        (
+            "kong-host-of-a-host-routed-app",
+            Box::new(|d: &Path| {
+                let extra = "kong:\n  hosts: [blog.example.com]\n";
+                write(d, "apps/shop.yaml", format!("{OK_APP}{extra}").as_bytes());
+                write(
+                    d,
+                    "apps/blog.yaml",
+                    b"namespace: web\nservice: { name: blog, port: 8080 }\nhost: blog.example.com\n",
+                );
+                write(d, "latgen.yaml", b"kong:\n  hostnames: [www.example.com]\n");
+            }),
+            2,
+        ),
+        (
+            "kong-defaults-timeout-zero",
+            Box::new(|d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(
+                    d,
+                    "latgen.yaml",
+                    b"kong:\n  routeDefaults:\n    timeouts: { connect: 0 }\n",
+                );
+            }),
+            2,
+        ),
     ]
 }
 

@@ -49,15 +49,15 @@ impl<'de> Deserialize<'de> for Millis {
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Millis, E> {
                 u64::try_from(v)
                     .map(Millis)
-                    .map_err(|_| E::custom("a timeout cannot be negative"))
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
             }
 
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Millis, E> {
-                parse_duration(v).map(Millis).ok_or_else(|| {
-                    E::custom(format!(
-                        "`{v}` is not a duration: write milliseconds as a number (60000), or a number and a unit, ms, s or m (60s)"
-                    ))
-                })
+                // "invalid value: …": reported as a value out of its range, with the forms
+                // a timeout takes.
+                parse_duration(v)
+                    .map(Millis)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
             }
         }
 

@@ -9,6 +9,7 @@ use serde_saphyr::Spanned;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::Loaded;
 use crate::input::config::Config;
 use crate::input::kong::{KongDecl, KongSettings, Millis, RETRIES, TIMEOUT_MS, Timeouts};
 use crate::input::model::{App, Pos};
@@ -168,19 +169,29 @@ fn check_hosts(
     }
 }
 
-/// `kong.routeDefaults` in latgen.yaml.
-pub(super) fn check_route_defaults(config: &Config, bad: &mut impl FnMut(String, &str)) {
-    let d = &config.kong.route_defaults;
+/// `kong.routeDefaults` in latgen.yaml, each problem at the setting it is about.
+pub(super) fn check_route_defaults(loaded: &Loaded, file: &Path, diags: &mut Diagnostics) {
+    let places = crate::input::places::Places::read(file, loaded.sources.text(file));
+    let mut bad = |what: String, help: &str, key: &str| {
+        diags.push(
+            Diagnostic::error(Code::InvalidConfig, what)
+                .at(places.of(&["kong", "routeDefaults", key]))
+                .help(help.to_string()),
+        );
+    };
+    let d = &loaded.config.kong.route_defaults;
     for (i, p) in d.plugins.iter().enumerate() {
         if let Some(problem) = plugin_name_problem(p) {
             bad(
                 format!("kong.routeDefaults.plugins: `{p}` {problem}"),
                 "name the KongPlugin or KongClusterPlugin as its metadata.name",
+                "plugins",
             );
         } else if d.plugins[..i].contains(p) {
             bad(
                 format!("kong.routeDefaults.plugins names `{p}` twice"),
                 "name each plugin once",
+                "plugins",
             );
         }
     }
@@ -188,12 +199,14 @@ pub(super) fn check_route_defaults(config: &Config, bad: &mut impl FnMut(String,
         bad(
             format!("kong.routeDefaults.timeouts {problem}"),
             "give milliseconds (60000) or a duration (60s)",
+            "timeouts",
         );
     }
     if let Some(problem) = d.retries.and_then(retries_problem) {
         bad(
             format!("kong.routeDefaults.{problem}"),
             "0 turns retries off",
+            "retries",
         );
     }
 }

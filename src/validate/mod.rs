@@ -30,6 +30,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
         diags,
     );
     check_service_name_prefix(loaded, config_file, diags);
+    kong::check_route_defaults(loaded, config_file, diags);
     // Each declaration on its own, in parallel; the findings merged in declaration order.
     use rayon::prelude::*;
     let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
@@ -428,7 +429,6 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     check_quotas(config, &mut bad);
     check_config_names(config, &mut bad);
     check_kong_hostnames(config, &mut bad);
-    kong::check_route_defaults(config, &mut bad);
     check_dispatch_header(config, &mut bad);
 }
 

@@ -58,6 +58,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         quota_cases(),
         dispatch_cases(),
         kong_cases(),
+        kong_host_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -421,16 +422,6 @@ fn kong_cases() -> Vec<(&'static str, Setup, i32)> {
             )
         })
     };
-    let with_hostnames = |kong: &'static str| -> Setup {
-        Box::new(move |d: &Path| {
-            write(
-                d,
-                "apps/shop.yaml",
-                format!("{OK_APP}kong:\n{kong}").as_bytes(),
-            );
-            write(d, "latgen.yaml", b"kong:\n  hostnames: [www.example.com]\n");
-        })
-    };
     vec![
         (
             "kong-timeout-zero",
@@ -459,30 +450,6 @@ fn kong_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
-            "kong-host-with-scheme",
-            with_hostnames("  hosts: [https://shop.example.org]\n"),
-            2,
-        ),
-        (
-            "kong-host-already-there",
-            with_hostnames("  hosts: [www.example.com]\n"),
-            2,
-        ),
-        (
-            "kong-host-of-a-host-routed-app",
-            Box::new(|d: &Path| {
-                let extra = "kong:\n  hosts: [blog.example.com]\n";
-                write(d, "apps/shop.yaml", format!("{OK_APP}{extra}").as_bytes());
-                write(
-                    d,
-                    "apps/blog.yaml",
-                    b"namespace: web\nservice: { name: blog, port: 8080 }\nhost: blog.example.com\n",
-                );
-                write(d, "latgen.yaml", b"kong:\n  hostnames: [www.example.com]\n");
-            }),
-            2,
-        ),
-        (
             "kong-defaults-timeout-zero",
             Box::new(|d: &Path| {
                 write(d, "apps/shop.yaml", OK_APP.as_bytes());
@@ -492,6 +459,45 @@ fn kong_cases() -> Vec<(&'static str, Setup, i32)> {
                     b"kong:\n  routeDefaults:\n    timeouts: { connect: 0 }\n",
                 );
             }),
+            2,
+        ),
+    ]
+}
+
+/// An app's `kong.hosts` in a project with `kong.hostnames`.
+fn kong_host_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_hostnames = |apps: Vec<(&'static str, String)>| -> Setup {
+        Box::new(move |d: &Path| {
+            for (file, text) in &apps {
+                write(d, file, text.as_bytes());
+            }
+            write(d, "latgen.yaml", b"kong:\n  hostnames: [www.example.com]\n");
+        })
+    };
+    let shop = |hosts: &str| {
+        (
+            "apps/shop.yaml",
+            format!("{OK_APP}kong:\n  hosts: [{hosts}]\n"),
+        )
+    };
+    let blog = (
+        "apps/blog.yaml",
+        "namespace: web\nservice: { name: blog, port: 8080 }\nhost: blog.example.com\n".into(),
+    );
+    vec![
+        (
+            "kong-host-with-scheme",
+            with_hostnames(vec![shop("https://shop.example.org")]),
+            2,
+        ),
+        (
+            "kong-host-already-there",
+            with_hostnames(vec![shop("www.example.com")]),
+            2,
+        ),
+        (
+            "kong-host-of-a-host-routed-app",
+            with_hostnames(vec![shop("blog.example.com"), blog]),
             2,
         ),
     ]

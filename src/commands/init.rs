@@ -90,7 +90,7 @@ fn files(args: &InitArgs) -> Vec<(&'static str, String)> {
         ),
         (
             ".github/workflows/latgen.yml",
-            include_str!("../../examples/github-actions.yml").to_string(),
+            include_str!("../../examples/github-workflow.yml").to_string(),
         ),
     ]
 }
@@ -122,10 +122,73 @@ pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {
         made.undo();
         return ui.fail(d, &Sources::default());
     }
-    eprintln!(
-        "next: describe your apps in apps/ (one file each), run `latgen render`, and commit apps/, latgen.yaml, latgen.lock, generated/ and deploy/; `latgen check` lists the deploy settings still to set"
-    );
+    eprint!("{}", next_steps(args));
     Exit::Success
+}
+
+/// `names`, comma-separated, on lines of at most 80 columns indented as a step's text.
+fn wrapped(names: &[&str]) -> String {
+    let mut lines = vec![String::new()];
+    for (i, name) in names.iter().enumerate() {
+        let item = if i + 1 < names.len() {
+            format!("{name},")
+        } else {
+            name.to_string()
+        };
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && 5 + line.len() + 1 + item.len() > 80 {
+            lines.push(item);
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&item);
+        }
+    }
+    lines.join("\n     ")
+}
+
+/// What to do after `init`, on one screen: the settings still placeholders (those no flag
+/// gave), then the way from a first app to a synced cluster and a checked PR.
+fn next_steps(args: &InitArgs) -> String {
+    let left: Vec<&str> = [
+        ("deploy.repoURL", args.repo_url.is_none()),
+        ("deploy.latticeCluster", args.lattice_cluster.is_none()),
+        ("deploy.kongCluster", args.kong_cluster.is_none()),
+        (
+            "lattice.serviceNamePrefix",
+            args.service_name_prefix.is_none(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(setting, left)| left.then_some(setting))
+    .collect();
+    let mut steps = Vec::new();
+    if !left.is_empty() {
+        steps.push(format!(
+            "Set what init could not know in latgen.yaml:\n     {}\n     (`latgen check` names each one still a placeholder).",
+            wrapped(&left)
+        ));
+    }
+    steps.extend(
+        [
+            "Describe your apps in apps/, one file each, as apps/example.yaml does\n     (editors complete the fields from schemas/).",
+            "Run `latgen render`: it writes generated/ (the manifests of both\n     clusters) and latgen.lock (which group each app is in).",
+            "Commit apps/, latgen.yaml, latgen.lock, generated/, deploy/, schemas/\n     and .github/, and push.",
+            "Apply the Argo CD Applications once: `kubectl -n argocd apply -f deploy/`.\n     From then on each merged PR syncs, and each PR is checked by\n     .github/workflows/latgen.yml (annotations and a comment).",
+        ]
+        .map(str::to_string),
+    );
+    let mut text = if args.dir == Path::new(".") {
+        String::from("\nNext:\n")
+    } else {
+        format!("\nNext, in {}:\n", args.dir.display())
+    };
+    for (i, step) in steps.iter().enumerate() {
+        text += &format!("  {}. {step}\n", i + 1);
+    }
+    text += "\nMore: `latgen explain CODE` for a finding, `latgen completions SHELL`\nfor Tab completion, and the book in docs/ (Your first project).\n";
+    text
 }
 
 /// What an init wrote, to take back when a later step fails: the files and folders it

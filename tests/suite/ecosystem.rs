@@ -63,7 +63,7 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
     );
     assert_eq!(
         tree[Path::new(".github/workflows/latgen.yml")],
-        read("examples/github-actions.yml")
+        read("examples/github-workflow.yml")
     );
 
     ok(&latgen(dir, &["render"]));
@@ -129,6 +129,58 @@ fn init_writes_the_deploy_settings_given_as_flags() {
         latgen::plan::services::annotation_in(&route.unwrap()).as_deref(),
         Some("routing-g01"),
         "the example app's group is named from the prefix"
+    );
+}
+
+/// After `init`, one screen (80 columns, 24 lines) says what to do next: the settings
+/// still to set (those no flag gave) first, then the way to a first sync and a checked PR.
+#[test]
+fn init_says_what_to_do_next_in_one_screen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = latgen(tmp.path(), &["init", "shop-routes"]);
+    ok(&run);
+    let next = run
+        .stderr
+        .split_once("\nNext, in shop-routes:\n")
+        .unwrap()
+        .1;
+    assert!(next.lines().count() <= 24, "{next}");
+    assert!(next.lines().all(|l| l.chars().count() <= 80), "{next}");
+    let settings = "  1. Set what init could not know in latgen.yaml:\n     deploy.repoURL, deploy.latticeCluster, deploy.kongCluster,\n     lattice.serviceNamePrefix\n";
+    assert!(next.contains(settings), "{next}");
+    for step in [
+        "latgen render",
+        "kubectl -n argocd apply -f deploy/",
+        ".github/workflows/latgen.yml",
+    ] {
+        assert!(next.contains(step), "{step}: {next}");
+    }
+    // With every deploy setting given, there is nothing to set first.
+    let run = latgen(
+        tmp.path(),
+        &[
+            "init",
+            "given",
+            "--repo-url",
+            "https://git.example.com/routes.git",
+            "--lattice-cluster",
+            "workload",
+            "--kong-cluster",
+            "gateway",
+            "--service-name-prefix",
+            "shop-prod",
+        ],
+    );
+    ok(&run);
+    assert!(
+        !run.stderr.contains("Set what init could not know"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("\n  1. Describe your apps in apps/"),
+        "{}",
+        run.stderr
     );
 }
 
@@ -802,6 +854,14 @@ fn the_public_repository_is_named_in_one_place() {
     let slug = url.strip_prefix("https://github.com/").unwrap();
     let workflow = yaml("examples/github-actions.yml");
     assert_eq!(workflow["env"]["LATGEN_REPO"], slug);
+    let action = yaml("action.yml");
+    assert_eq!(action["inputs"]["repository"]["default"], slug);
+    let short = read("examples/github-workflow.yml");
+    assert_eq!(
+        short.matches(&format!("uses: {slug}@")).count(),
+        2,
+        "examples/github-workflow.yml"
+    );
     assert!(
         read("hooks/run-latgen").contains(&format!("\nLATGEN_REPO=\"{slug}\"\n")),
         "hooks/run-latgen"
@@ -847,10 +907,92 @@ fn the_public_repository_is_named_in_one_place() {
 #[test]
 fn the_workflow_installs_this_release() {
     let w = yaml("examples/github-actions.yml");
-    assert_eq!(
-        w["env"]["LATGEN_VERSION"],
-        format!("v{}", env!("CARGO_PKG_VERSION"))
+    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(w["env"]["LATGEN_VERSION"], version);
+    // The action installs it by default, and the short workflow asks for it.
+    let action = yaml("action.yml");
+    assert_eq!(action["inputs"]["version"]["default"], version);
+    let short = yaml("examples/github-workflow.yml");
+    let check = &short["jobs"]["check"]["steps"][1];
+    assert_eq!(check["with"]["version"], version);
+    assert!(
+        check["uses"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("@{version}"))
     );
+}
+
+/// The workflow `init` writes: the action in its two modes, a job each, the check job
+/// with no write token and the comment job running none of the PR's files.
+#[test]
+fn the_short_workflow_uses_the_action_in_two_jobs() {
+    let w = yaml("examples/github-workflow.yml");
+    let slug = latgen::diag::codes::REPO_URL
+        .strip_prefix("https://github.com/")
+        .unwrap();
+    let check = &w["jobs"]["check"];
+    assert_eq!(
+        check["permissions"],
+        serde_json::json!({"contents": "read", "security-events": "write"})
+    );
+    let steps = check["steps"].as_array().unwrap();
+    let checkout = step_using(steps, "actions/checkout");
+    assert_eq!(checkout["with"]["fetch-depth"], 0);
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+    assert!(step_using(steps, slug)["with"]["mode"].is_null());
+    let comment = &w["jobs"]["comment"];
+    assert_eq!(comment["needs"], "check");
+    assert_eq!(
+        comment["permissions"],
+        serde_json::json!({"pull-requests": "write"})
+    );
+    let steps = comment["steps"].as_array().unwrap();
+    assert_eq!(
+        steps.len(),
+        1,
+        "no checkout: the PR's files are not fetched"
+    );
+    assert_eq!(step_using(steps, slug)["with"]["mode"], "comment");
+    assert!(!read("examples/github-workflow.yml").contains("${{ secrets"));
+}
+
+/// action.yml: the inputs the scripts read reach them through `env` (never spliced into a
+/// script), and every action it uses is pinned.
+#[test]
+fn the_action_passes_its_inputs_as_environment() {
+    let a = yaml("action.yml");
+    assert_eq!(a["runs"]["using"], "composite");
+    let steps = a["runs"]["steps"].as_array().unwrap();
+    for step in steps {
+        if let Some(run) = step["run"].as_str() {
+            assert!(!run.contains("${{"), "{run}");
+            assert_eq!(step["shell"], "bash");
+        }
+    }
+    let pinned: Vec<Value> = steps
+        .iter()
+        .filter(|s| s["uses"].is_string())
+        .cloned()
+        .collect();
+    assert_pinned(&pinned);
+    // The scripts the steps run are in the repository and executable.
+    for script in ["install.sh", "check.sh", "comment.sh"] {
+        let path = common::root().join("action").join(script);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert!(mode & 0o111 != 0, "action/{script} is executable");
+        }
+        let call = format!("\"$GITHUB_ACTION_PATH/action/{script}\"");
+        assert!(
+            steps
+                .iter()
+                .any(|s| s["run"].as_str() == Some(call.as_str())),
+            "no step runs action/{script}"
+        );
+    }
 }
 
 #[test]

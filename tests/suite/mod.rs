@@ -3,6 +3,7 @@
 //! harness of their own (`check`, `corpus`, `help`, `untrusted`) stay separate binaries.
 //! Run one module with a filter: `cargo test suite::golden::`.
 
+mod action;
 mod cli;
 mod codes;
 mod comment;

@@ -3,6 +3,8 @@
 //! bring the number of shared groups down; printed, or with `--apply` recorded in the lock
 //! for `render --base` to ship.
 
+mod observed;
+
 use super::args::InputArgs;
 use super::{Exit, Ui};
 use crate::diag::Sources;
@@ -14,8 +16,14 @@ pub(crate) struct PlanArgs {
     pub input: InputArgs,
     /// Record the moves in latgen.lock (as `latgen move` starts them), for
     /// `latgen render --base REV` to ship in safe steps.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "observed")]
     pub apply: bool,
+    /// Judge the plan by the apps' observed peak rates instead: a Prometheus query result
+    /// (the HTTP API's JSON, one series per app labelled `app`). Prints each group's load
+    /// against its budget, the apps above their declared `peakRps`, and what `latgen
+    /// render` moves once they declare what they do; exit 1 when there is any.
+    #[arg(long, value_name = "FILE")]
+    pub observed: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub color: super::args::ColorArg,
 }
@@ -30,6 +38,9 @@ pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
     let Some(prepared) = ui.prepare(&args.input.paths()) else {
         return Exit::Error;
     };
+    if let Some(file) = &args.observed {
+        return observed::run(file, &prepared, ui);
+    }
     let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &Sources::default()),

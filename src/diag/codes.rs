@@ -79,6 +79,7 @@ codes! {
     InvalidValue = "invalid-value", Error, "a field's value is out of its range";
     InvalidConfig = "invalid-config", Error, "a setting in latgen.yaml is not usable";
     InvalidLock = "invalid-lock", Error, "latgen.lock cannot be used";
+    InvalidObserved = "invalid-observed", Error, "the file `plan --observed` reads is not a Prometheus query result with an `app` label per series";
     InvalidName = "invalid-name", Error, "an app name is not a DNS-1123 label of at most 55 characters that starts with a letter";
     ReservedName = "reserved-name", Error, "an app name has the form of a shared group's name";
     InvalidNamespace = "invalid-namespace", Error, "a namespace is not a DNS-1123 label";

@@ -13,6 +13,7 @@
 //! last rule (it was valid when it was written); `check` reports such a pair.
 
 pub(crate) mod auth;
+pub(crate) mod observed;
 pub(crate) mod prepared;
 pub(crate) mod rebalance;
 pub mod services;

@@ -19,6 +19,18 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// A bar of `width` cells for `used` of `budget`: full cells for the share used, light
+/// ones for the rest; over the budget, every cell full and a `▶` after it.
+pub(crate) fn bar(used: f64, budget: f64, width: usize) -> String {
+    let share = if budget > 0.0 { used / budget } else { 1.0 };
+    let full = ((share * width as f64).round() as usize).min(width);
+    let mut out = "█".repeat(full) + &"░".repeat(width - full);
+    if share > 1.0 {
+        out.push('▶');
+    }
+    out
+}
+
 /// A path as a repository-relative URI with `/` separators, when it can be made one.
 pub(crate) fn repo_path(p: &Path) -> String {
     let rel = if p.is_absolute() {

@@ -21,6 +21,7 @@ mod golden;
 mod interrupt;
 mod kubernetes;
 mod layers;
+mod observed;
 mod planning;
 mod project;
 mod proof;

@@ -82,15 +82,20 @@ pub(crate) fn cost(prepared: &Prepared) -> Cost {
 pub(crate) fn dollars(x: f64) -> String {
     let cents = (x * 100.0).round() as i64;
     let (whole, frac) = (cents / 100, cents % 100);
-    let digits = whole.to_string();
-    let mut grouped = String::new();
+    format!("${}.{frac:02}", grouped(whole.unsigned_abs()))
+}
+
+/// A whole number with thousands separators: `12,340`.
+pub(crate) fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
         }
-        grouped.push(c);
+        out.push(c);
     }
-    format!("${grouped}.{frac:02}")
+    out
 }
 
 #[cfg(test)]

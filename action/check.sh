@@ -5,21 +5,37 @@
 # writes the check's exit code to the step's outputs: the action's last step fails the job
 # on it, after the SARIF and the summary are kept.
 #
-# Reads: LATGEN_BASE (the revision to compare with; default origin/<the PR's base
-# branch>), LATGEN_SARIF and LATGEN_SUMMARY (files to write; empty = none), and the
-# runner's GITHUB_BASE_REF, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
+# It runs from the repository's root, naming the project's apps folder, so that every
+# path latgen reports is relative to the repository, as annotations and SARIF need.
+#
+# Reads: LATGEN_PROJECT (the project folder, relative to the repository; default .),
+# LATGEN_BASE (the revision to compare with; default origin/<the PR's base branch>),
+# LATGEN_SARIF and LATGEN_SUMMARY (files to write, outside the checkout: the PR's files
+# are untrusted; empty = none), and the runner's GITHUB_BASE_REF, GITHUB_OUTPUT and
+# GITHUB_STEP_SUMMARY.
 set -uo pipefail
+
+fail() {
+  echo "::error title=latgen::$1"
+  exit 2
+}
+
+project="${LATGEN_PROJECT:-.}"
+project="${project%/}"
+case "$project" in
+  /* | .. | ../* | */../* | */..) fail "working-directory '$project' is not a folder of the repository" ;;
+  . | "") apps=apps ;;
+  *) apps="$project/apps" ;;
+esac
 
 base="${LATGEN_BASE:-}"
 if [ -z "$base" ]; then
-  if [ -z "${GITHUB_BASE_REF:-}" ]; then
-    echo "::error title=latgen::no base to compare with: set the action's base input outside pull requests"
-    exit 2
-  fi
+  [ -n "${GITHUB_BASE_REF:-}" ] ||
+    fail "no base to compare with: set the action's base input outside pull requests"
   base="origin/$GITHUB_BASE_REF"
 fi
 
-latgen check --format github --base "$base"
+latgen check "$apps" --format github --base "$base"
 code=$?
 echo "exit-code=$code" >> "${GITHUB_OUTPUT:?}"
 if [ "$code" -gt 1 ]; then
@@ -27,9 +43,13 @@ if [ "$code" -gt 1 ]; then
   exit "$code"
 fi
 
-# Exit 1 (findings) still writes a full report; anything else fails the step.
+# Exit 1 (findings) still writes a full report; anything else fails the step. The file is
+# created first, and never through a symbolic link, so that a failed redirect is not
+# taken for findings.
 report() {
-  latgen check --format "$1" --base "$base" > "$2"
+  [ ! -L "$2" ] || fail "$2 is a symbolic link: not writing the report through it"
+  : > "$2" || fail "cannot write $2"
+  latgen check "$apps" --format "$1" --base "$base" > "$2"
   local rc=$?
   [ "$rc" -le 1 ] || exit "$rc"
 }

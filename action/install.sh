@@ -2,9 +2,14 @@
 # Installs a latgen release for the action (action.yml): the prebuilt binary for the
 # runner, checked against the checksum published beside it, put on PATH for the next steps.
 #
+# The checksum published beside the archive proves it arrived whole, not who made it: a
+# workflow that wants the latter pins the archive's hash (LATGEN_SHA256, the action's
+# sha256 input), which then must match too.
+#
 # Reads: LATGEN_VERSION (v0.1.0 or 0.1.0), LATGEN_REPO (owner/name on GitHub),
 # LATGEN_RELEASES_URL (optional: a mirror of the releases' download folder, https:// or
-# file://), and the runner's RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP and GITHUB_PATH.
+# file://), LATGEN_SHA256 (optional), and the runner's RUNNER_OS, RUNNER_ARCH,
+# RUNNER_TEMP and GITHUB_PATH.
 set -euo pipefail
 
 fail() {
@@ -49,12 +54,20 @@ echo "Downloading $url"
 get "$dir/download/$archive" "$url"
 get "$dir/download/$archive.sha256" "$url.sha256"
 if command -v sha256sum >/dev/null 2>&1; then
-  check=(sha256sum -c)
+  sum=(sha256sum)
 else
-  check=(shasum -a 256 -c)
+  sum=(shasum -a 256)
 fi
-(cd "$dir/download" && "${check[@]}" "$archive.sha256") ||
+# The archive's own hash against the first field of the checksum file (whatever name that
+# file gives), and against the pinned one when there is one.
+actual=$("${sum[@]}" "$dir/download/$archive" | cut -d' ' -f1)
+published=$(cut -d' ' -f1 "$dir/download/$archive.sha256")
+[ "$actual" = "$published" ] ||
   fail "$archive does not match its published checksum: not installing it"
+pinned="${LATGEN_SHA256:-}"
+if [ -n "$pinned" ] && [ "$actual" != "$pinned" ]; then
+  fail "$archive is not the one pinned by the sha256 input ($pinned): not installing it"
+fi
 tar -xzf "$dir/download/$archive" -C "$dir" latgen
 rm -rf "$dir/download"
 "$dir/latgen" --version

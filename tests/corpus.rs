@@ -497,7 +497,15 @@ fn kong_host_cases() -> Vec<(&'static str, Setup, i32)> {
         ),
         (
             "kong-host-of-a-host-routed-app",
-            with_hostnames(vec![shop("blog.example.com"), blog]),
+            with_hostnames(vec![shop("blog.example.com"), blog.clone()]),
+            2,
+        ),
+        (
+            "kong-host-routed-app-takes-the-shared-host",
+            with_hostnames(vec![(
+                "apps/blog.yaml",
+                format!("{}kong:\n  hosts: [www.example.com]\n", blog.1),
+            )]),
             2,
         ),
     ]

@@ -84,7 +84,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let mut sources = run.sources;
     let tree = tree?;
     let catalog = (run.prepared.as_ref())
-        .and_then(|p| plugins::Catalog::read(&opts.paths.root, &p.config, &mut diags));
+        .and_then(|p| plugins::Catalog::read(&opts.paths, &p.config, &mut diags));
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a
     // file in the output folder that is not a manifest (a README) is neither side.

@@ -16,12 +16,16 @@ use serde_saphyr::Spanned;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::ProjectPaths;
 use crate::input::config::Config;
 use crate::input::confine::Project;
 use crate::manifest::routing::{KongRoute, Network};
 
 /// The plugin KIC makes of a route's filters.
 const REQUEST_TRANSFORMER: &str = "request-transformer";
+/// Kong Enterprise's request transformer: a plugin of another name (so both run), which
+/// fights the Host rewrite or the dispatch header only where it changes them.
+const REQUEST_TRANSFORMER_ADVANCED: &str = "request-transformer-advanced";
 /// A plugin definition file larger than this is refused (a KongPlugin is a few lines).
 const MAX_PLUGIN_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -36,11 +40,12 @@ pub(crate) struct PluginDef {
     pub line: u32,
 }
 
-/// The definitions read from `kong.pluginFiles`: KongPlugins by (namespace, name),
-/// KongClusterPlugins by name.
+/// The definitions read from `kong.pluginFiles`: KongPlugins by (namespace, name) (a
+/// KongPlugin written without a namespace, as kustomize or Argo CD set it when they apply
+/// it, is under `None`: in whatever namespace a route looks), KongClusterPlugins by name.
 #[derive(Debug, Default)]
 pub(crate) struct Catalog {
-    namespaced: BTreeMap<(String, String), PluginDef>,
+    namespaced: BTreeMap<(Option<String>, String), PluginDef>,
     cluster: BTreeMap<String, PluginDef>,
     /// A file could not be read: a plugin not found may be in it, so none is reported
     /// missing (the unreadable file is the finding).
@@ -52,34 +57,51 @@ impl Catalog {
     /// else the KongClusterPlugin (`getKongPluginOrKongClusterPlugin` in KIC's
     /// `internal/dataplane/kongstate/plugin.go`).
     pub fn find(&self, namespace: &str, name: &str) -> Option<&PluginDef> {
-        let key = (namespace.to_string(), name.to_string());
-        self.namespaced.get(&key).or_else(|| self.cluster.get(name))
+        let key = |ns: Option<&str>| (ns.map(str::to_string), name.to_string());
+        (self.namespaced.get(&key(Some(namespace))))
+            .or_else(|| self.namespaced.get(&key(None)))
+            .or_else(|| self.cluster.get(name))
+    }
+
+    /// The namespaces other than `namespace` that define a KongPlugin `name`, for the
+    /// message when a route does not find it.
+    fn elsewhere(&self, namespace: &str, name: &str) -> Vec<&str> {
+        (self.namespaced.keys())
+            .filter(|(ns, n)| n == name && ns.as_deref().is_some_and(|ns| ns != namespace))
+            .filter_map(|(ns, _)| ns.as_deref())
+            .collect()
     }
 
     /// Reads the files and folders `kong.pluginFiles` names (relative to the project
     /// folder, confined to it); None when it names none. A file or document it cannot
     /// read is a finding, and the rest is read.
-    pub fn read(root: &Path, config: &Config, diags: &mut Diagnostics) -> Option<Catalog> {
+    pub fn read(paths: &ProjectPaths, config: &Config, diags: &mut Diagnostics) -> Option<Catalog> {
         if config.kong.plugin_files.is_empty() {
             return None;
         }
-        let project = Project::new(root);
+        let project = Project::new(&paths.root);
         let mut catalog = Catalog::default();
         for entry in &config.kong.plugin_files {
-            let path = root.join(entry);
+            let path = paths.root.join(entry);
             let files = if path.is_dir() {
-                crate::input::find_declarations(&path, &project, diags)
+                manifest_files(&path)
             } else {
                 vec![path]
             };
             for file in files {
-                catalog.read_file(&project, &file, diags);
+                catalog.read_file(&project, &file, &paths.config, diags);
             }
         }
         Some(catalog)
     }
 
-    fn read_file(&mut self, project: &Project, file: &Path, diags: &mut Diagnostics) {
+    fn read_file(
+        &mut self,
+        project: &Project,
+        file: &Path,
+        config: &Path,
+        diags: &mut Diagnostics,
+    ) {
         let text = match project.read_at_most(file, MAX_PLUGIN_FILE_BYTES) {
             Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             Ok(None) => {
@@ -89,6 +111,7 @@ impl Catalog {
                         Code::InvalidConfig,
                         format!("kong.pluginFiles: {} does not exist", file.display()),
                     )
+                    .at(Span::file(config))
                     .help("name files or folders, relative to the project folder, that hold your KongPlugins and KongClusterPlugins"),
                 );
                 return;
@@ -138,8 +161,7 @@ impl Catalog {
         let name = meta.name.value;
         match kind {
             "KongPlugin" => {
-                let namespace = meta.namespace.unwrap_or_else(|| "default".into());
-                self.namespaced.entry((namespace, name)).or_insert(def);
+                self.namespaced.entry((meta.namespace, name)).or_insert(def);
             }
             "KongClusterPlugin" => {
                 self.cluster.entry(name).or_insert(def);
@@ -147,6 +169,22 @@ impl Catalog {
             _ => {}
         }
     }
+}
+
+/// The manifest files of a folder and its subfolders, in name order: YAML and JSON.
+fn manifest_files(dir: &Path) -> Vec<PathBuf> {
+    let is_manifest = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["yaml", "yml", "json"].contains(&e))
+    };
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
+        .map(|e| e.into_path())
+        .collect()
 }
 
 /// What is read of a manifest: enough to know a plugin and what it changes.
@@ -194,35 +232,81 @@ fn touched_headers(config: &serde_json::Value) -> Vec<String> {
 pub(super) fn kong_plugins(net: &Network, catalog: Option<&Catalog>, header: &str) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let Some(catalog) = catalog else {
+        diags.extend_from(unseen(net));
         return diags;
     };
     for kong in &net.kong {
-        let names = kong.plugins.as_deref().unwrap_or_default().split(',');
-        for name in names.map(str::trim).filter(|n| !n.is_empty()) {
+        for name in plugin_names(kong) {
             match catalog.find(&kong.namespace, name) {
                 None if catalog.incomplete => {}
-                None => diags.push(missing(kong, name)),
-                Some(def) if def.plugin == REQUEST_TRANSFORMER => {
-                    if let Some(d) = conflict(kong, name, def, header) {
-                        diags.push(d);
-                    }
-                }
-                Some(_) => {}
+                None => diags.push(missing(
+                    kong,
+                    name,
+                    &catalog.elsewhere(&kong.namespace, name),
+                )),
+                Some(def) => diags.extend_from(conflict(kong, name, def, header)),
             }
         }
     }
     diags
 }
 
+fn plugin_names(kong: &KongRoute) -> impl Iterator<Item = &str> {
+    let names = kong.plugins.as_deref().unwrap_or_default().split(',');
+    names.map(str::trim).filter(|n| !n.is_empty())
+}
+
+/// Without `kong.pluginFiles`, latgen cannot tell a request-transformer from any other
+/// plugin: one warning for the project, at the first route with plugins and filters.
+fn unseen(net: &Network) -> Option<Diagnostic> {
+    let filtered = |k: &&std::sync::Arc<KongRoute>| {
+        k.rewrite_host.is_some() || !k.header_changes.set.is_empty()
+    };
+    let routes: Vec<&KongRoute> = (net.kong.iter())
+        .filter(filtered)
+        .filter(|k| plugin_names(k).next().is_some())
+        .map(|k| &**k)
+        .collect();
+    let first = routes.first()?;
+    let names: std::collections::BTreeSet<&str> =
+        routes.iter().flat_map(|k| plugin_names(k)).collect();
+    let shown: Vec<&str> = names.iter().take(3).copied().collect();
+    let more = if names.len() > 3 { ", …" } else { "" };
+    Some(
+        Diagnostic::warning(
+            Code::KongPluginConflict,
+            format!(
+                "{} latgen writes name{} plugins (`{}`{more}) that latgen cannot see: if one is a request-transformer, it and the one KIC makes of the route's Host rewrite replace each other without an error (KIC issue #6390)",
+                match routes.len() {
+                    1 => "1 Kong route".to_string(),
+                    n => format!("{n} Kong routes"),
+                },
+                if routes.len() == 1 { "s" } else { "" },
+                shown.join("`, `"),
+            ),
+        )
+        .at(place(first))
+        .help("set kong.pluginFiles in latgen.yaml to the files that define your KongPlugins: check then warns only on a real conflict"),
+    )
+}
+
 fn place(kong: &KongRoute) -> Span {
     Span::new(&kong.file, kong.name_pos.line, kong.name_pos.column)
 }
 
-fn missing(kong: &KongRoute, name: &str) -> Diagnostic {
+fn missing(kong: &KongRoute, name: &str, elsewhere: &[&str]) -> Diagnostic {
+    let there = if elsewhere.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (kong.pluginFiles has one in `{}`: KIC looks in the route's namespace only)",
+            elsewhere.join("`, `")
+        )
+    };
     Diagnostic::error(
         Code::KongPluginMissing,
         format!(
-            "Kong route `{}` names plugin `{name}`, which no file in kong.pluginFiles defines as a KongPlugin in `{}` or a KongClusterPlugin: KIC leaves it off the route and serves the route without it, with only an event to say so",
+            "Kong route `{}` names plugin `{name}`, which no file in kong.pluginFiles defines as a KongPlugin in `{}` or a KongClusterPlugin{there}: KIC leaves it off the route and serves the route without it, with only an event to say so",
             kong.name, kong.namespace
         ),
     )
@@ -230,8 +314,15 @@ fn missing(kong: &KongRoute, name: &str) -> Diagnostic {
     .help("add the KongPlugin to a file kong.pluginFiles names (and to the gateway cluster), or fix the name in the app's kong.plugins")
 }
 
-/// A request-transformer on a route whose filters KIC also makes one of.
+/// A request-transformer on a route whose filters KIC also makes one of; or a
+/// request-transformer-advanced that changes what those filters set.
 fn conflict(kong: &KongRoute, name: &str, def: &PluginDef, header: &str) -> Option<Diagnostic> {
+    let touches_ours = (def.headers.iter()).any(|h| h == "host" || h.eq_ignore_ascii_case(header));
+    match def.plugin.as_str() {
+        REQUEST_TRANSFORMER => {}
+        REQUEST_TRANSFORMER_ADVANCED if touches_ours => {}
+        _ => return None,
+    }
     let sets_header = !kong.header_changes.set.is_empty();
     let what = match (kong.rewrite_host.is_some(), sets_header) {
         (true, true) => "Host rewrite and dispatch header",
@@ -252,8 +343,9 @@ fn conflict(kong: &KongRoute, name: &str, def: &PluginDef, header: &str) -> Opti
         Diagnostic::warning(
             Code::KongPluginConflict,
             format!(
-                "Kong route `{}` names `{name}`, a request-transformer ({}:{}){also}: KIC makes the route's {what} into a request-transformer too, and Kong runs one per route, so one of the two silently stops applying (KIC issue #6390) and requests can reach the wrong Lattice service or app",
+                "Kong route `{}` names `{name}`, a {} ({}:{}){also}: KIC makes the route's {what} into a request-transformer, and the two change the same request, so one of them silently stops applying (KIC issue #6390) and requests can reach the wrong Lattice service or app",
                 kong.name,
+                def.plugin,
                 def.file.display(),
                 def.line
             ),
@@ -291,8 +383,11 @@ mod tests {
             line: 1,
         };
         let mut c = Catalog::default();
-        c.namespaced
-            .insert(("kong-routes".into(), "limit".into()), def("rate-limiting"));
+        c.namespaced.insert(
+            (Some("kong-routes".into()), "limit".into()),
+            def("rate-limiting"),
+        );
+        c.namespaced.insert((None, "cors".into()), def("cors"));
         c.cluster.insert("limit".into(), def("request-transformer"));
         assert_eq!(
             c.find("kong-routes", "limit").unwrap().plugin,
@@ -303,5 +398,8 @@ mod tests {
             "request-transformer"
         );
         assert!(c.find("other", "none").is_none());
+        // Written without a namespace: found from any.
+        assert_eq!(c.find("anywhere", "cors").unwrap().plugin, "cors");
+        assert_eq!(c.elsewhere("other", "limit"), ["kong-routes"]);
     }
 }

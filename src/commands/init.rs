@@ -187,7 +187,7 @@ fn next_steps(args: &InitArgs) -> String {
     for (i, step) in steps.iter().enumerate() {
         text += &format!("  {}. {step}\n", i + 1);
     }
-    text += "\nMore: `latgen explain CODE` for a finding, `latgen completions SHELL`\nfor Tab completion, and the book in docs/ (Your first project).\n";
+    text += "\nMore: `latgen explain CODE` for a finding, `latgen completions SHELL`\nfor Tab completion, and latgen's book (docs/ in its repository).\n";
     text
 }
 

@@ -134,6 +134,11 @@ impl Diagnostics {
         self.items.extend(other.items);
     }
 
+    /// Adds each finding of `found` (an `Option`, a `Vec`, …).
+    pub fn extend_from(&mut self, found: impl IntoIterator<Item = Diagnostic>) {
+        self.items.extend(found);
+    }
+
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }

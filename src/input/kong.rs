@@ -89,7 +89,7 @@ impl schemars::JsonSchema for Millis {
             "description": "Milliseconds as a whole number (Kong's unit, 1 to 2147483646), or a duration: a number and `ms`, `s` or `m`.",
             "oneOf": [
                 { "type": "integer", "minimum": 1, "maximum": 2_147_483_646_u64 },
-                { "type": "string", "pattern": "^[0-9]+(ms|s|m)$" }
+                { "type": "string", "pattern": "^0*[1-9][0-9]*(ms|s|m)$" }
             ]
         })
     }
@@ -142,7 +142,8 @@ pub(crate) struct RouteDefaults {
     pub plugins: Vec<String>,
     /// Upstream timeouts of every app's Kong Service.
     pub timeouts: Timeouts,
-    /// How often Kong retries a failed request to Lattice (Kong's default: 5).
+    /// How often Kong retries a failed request to Lattice, 0 to 32767 (Kong's default: 5).
+    #[schemars(range(max = 32767))]
     pub retries: Option<u64>,
 }
 
@@ -160,7 +161,7 @@ pub(crate) struct KongDecl {
     pub timeouts: Option<Spanned<Timeouts>>,
     /// How often Kong retries a failed request to Lattice, 0 to 32767; replaces the
     /// project's. 0 for an app whose requests must not be sent twice.
-    #[schemars(with = "Option<u64>")]
+    #[schemars(with = "Option<u64>", range(max = 32767))]
     pub retries: Option<Spanned<u64>>,
     /// More public hostnames the app's Kong route answers on, besides `kong.hostnames` (or
     /// the app's own `host`).

@@ -25,13 +25,6 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "healthCheck",
     "callers",
     "kong",
-    "plugins",
-    "timeouts",
-    "retries",
-    "hosts",
-    "connect",
-    "read",
-    "write",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.

@@ -139,6 +139,8 @@ fn check_hosts(
             Some("cannot be added: `kong.hostnames` in latgen.yaml is empty, so the app's Kong route matches every host already, and naming one would narrow it to that host".into())
         } else if base.contains(&value) || seen.contains(&value) {
             Some("is on the route already".into())
+        } else if app_host.is_some() && config.kong.hostnames.iter().any(|h| h == value) {
+            Some("is in `kong.hostnames`, the path-routed apps' shared host: this app's own route (its `/`) would take every path there that no other app routes".into())
         } else if value == domain || value.ends_with(&format!(".{domain}")) {
             Some(format!(
                 "is under `{domain}`, the domain latgen names its groups in"
@@ -213,7 +215,8 @@ pub(super) fn check_route_defaults(loaded: &Loaded, file: &Path, diags: &mut Dia
 
 /// A host a host-routed app answers on (its `host` or one of its `kong.hosts`) belongs to
 /// it alone: another app's route naming it too would take part of its traffic on Kong.
-/// (Two apps with one `host` are `check_path_claims`' finding.)
+/// Each other claimant is paired with the first host-routed one. (Two apps with one
+/// `host` are `check_path_claims`' finding.)
 pub(super) fn check_host_claims(apps: &[App], diags: &mut Diagnostics) {
     // Each host's claimants in app order, as (app, claimed in kong.hosts).
     let mut claims: BTreeMap<&str, Vec<(&App, bool)>> = BTreeMap::new();
@@ -226,26 +229,34 @@ pub(super) fn check_host_claims(apps: &[App], diags: &mut Diagnostics) {
         }
     }
     for (host, list) in claims {
-        let (owner, owner_extra) = list[0];
-        if !list.iter().any(|(a, _)| a.host.is_some()) {
+        let Some(&(owner, owner_extra)) = list.iter().find(|(a, _)| a.host.is_some()) else {
             continue;
-        }
-        for &(app, extra) in &list[1..] {
+        };
+        for &(app, extra) in &list {
             if app.name == owner.name || !(extra || owner_extra) {
                 continue;
             }
+            let how = |a: &App, extra: bool| {
+                let way = if extra {
+                    "in its kong.hosts"
+                } else {
+                    "as its host"
+                };
+                format!("`{}` {way}", a.name)
+            };
             diags.push(
                 Diagnostic::error(
                     Code::DuplicateHost,
                     format!(
-                        "host `{host}` is claimed by two apps, `{}` and `{}`, and one of them has a route of its own (`host:`)",
-                        owner.name, app.name
+                        "host `{host}` is claimed by {} and by {}, which has a route of its own there",
+                        how(app, extra),
+                        how(owner, owner_extra)
                     ),
                 )
                 .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))
                 .related(
                     Span::new(&owner.file, owner.name_pos.line, owner.name_pos.column),
-                    "also claimed here",
+                    "the app with its own route",
                 )
                 .help("a host-routed app's hosts are its own: drop the host from the other app's kong.hosts"),
             );

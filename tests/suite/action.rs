@@ -27,8 +27,7 @@ fn releases_of(binary: &Path, tamper: bool) -> tempfile::TempDir {
     let run = |cmd: &mut Command| assert!(cmd.status().unwrap().success(), "{cmd:?}");
     // The fastest gzip level: this build's binary is a debug one, hundreds of MB.
     run(Command::new("tar")
-        .env("GZIP", "-1")
-        .args(["-czf"])
+        .args(["-I", "gzip -1", "-cf"])
         .arg(folder.join(&archive))
         .arg("-C")
         .arg(&stage)
@@ -203,17 +202,18 @@ fn the_action_installs_latgen_and_checks_a_project_keeping_its_reports() {
     let out = runner.install(release(), VERSION);
     assert!(out.status.success(), "{}", text(&out.stdout));
     let repo = project_repo();
-    let out = check(&runner, repo.path());
+    let out = check(&runner, repo.path(), ".");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let outputs = runner.outputs();
     assert_eq!(outputs["exit-code"], "0");
-    assert_eq!(outputs["sarif"], "latgen.sarif");
-    assert_eq!(outputs["summary"], "latgen-comment.md");
+    let sarif_file = runner.file("latgen.sarif");
+    assert_eq!(outputs["sarif"], sarif_file.to_str().unwrap());
     let sarif: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(repo.path().join("latgen.sarif")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(sarif_file).unwrap()).unwrap();
     assert_eq!(sarif["version"], "2.1.0");
-    let summary = std::fs::read_to_string(repo.path().join("latgen-comment.md")).unwrap();
+    // Nothing is written into the checkout.
+    assert!(!repo.path().join("latgen.sarif").exists());
+    let summary = std::fs::read_to_string(runner.file("latgen-comment.md")).unwrap();
     assert!(summary.starts_with("<!-- latgen -->"), "{summary}");
     // The run's summary page shows the same.
     assert_eq!(runner.read("step-summary"), summary);
@@ -230,28 +230,98 @@ fn the_action_records_findings_and_still_writes_its_reports() {
     let repo = project_repo();
     // An app declared and not rendered: the committed output is stale.
     common::path_app(repo.path(), "brand-new", &["/brand-new"]);
-    let out = check(&runner, repo.path());
+    let out = check(&runner, repo.path(), ".");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("::error"), "{stdout}");
     assert_eq!(runner.outputs()["exit-code"], "1");
-    let summary = std::fs::read_to_string(repo.path().join("latgen-comment.md")).unwrap();
+    let summary = std::fs::read_to_string(runner.file("latgen-comment.md")).unwrap();
     assert!(summary.contains("stale-output"), "{summary}");
-    assert!(repo.path().join("latgen.sarif").exists());
+    assert!(runner.file("latgen.sarif").exists());
 }
 
-fn check(runner: &Runner, repo: &Path) -> Output {
+/// A project in a folder of the repository (`working-directory`): the annotations and
+/// the SARIF name files from the repository's root, where GitHub looks for them.
+#[test]
+fn the_action_reports_paths_from_the_repositorys_root() {
+    let runner = Runner::new();
+    let dir = common::bin().parent().unwrap().display().to_string();
+    std::fs::write(runner.file("path"), format!("{dir}\n")).unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    let project = project_repo();
+    std::fs::rename(project.path(), repo.path().join("routes")).unwrap();
+    // A finding, so that there is a path to look at.
+    common::path_app(&repo.path().join("routes"), "brand-new", &["/brand-new"]);
+    let out = check(&runner, repo.path(), "routes/");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("file=routes/"), "{stdout}");
+    let sarif = std::fs::read_to_string(runner.file("latgen.sarif")).unwrap();
+    assert!(sarif.contains("\"uri\": \"routes/"), "{sarif}");
+}
+
+/// A report file that is a symbolic link (a PR cannot plant one in the runner's temp
+/// folder, but the step does not trust it either) is refused, not written through.
+#[test]
+fn the_action_does_not_write_a_report_through_a_symbolic_link() {
+    let runner = Runner::new();
+    let dir = common::bin().parent().unwrap().display().to_string();
+    std::fs::write(runner.file("path"), format!("{dir}\n")).unwrap();
+    let target = runner.file("secret");
+    std::fs::write(&target, "keep me").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&target, runner.file("latgen.sarif")).unwrap();
+    let repo = project_repo();
+    let out = check(&runner, repo.path(), ".");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stdout).contains("is a symbolic link"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+}
+
+/// A pinned hash (the sha256 input) that the archive does not have stops the install,
+/// even though the published checksum matches.
+#[test]
+fn the_action_refuses_an_archive_that_is_not_the_pinned_one() {
+    let (_bin, releases) = stand_in_release(false);
+    let runner = Runner::new();
+    let url = format!("file://{}", releases.path().display());
+    let pinned = "0".repeat(64);
+    let env = [
+        ("LATGEN_VERSION", VERSION),
+        ("LATGEN_REPO", "latgen/latgen"),
+        ("LATGEN_RELEASES_URL", url.as_str()),
+        ("LATGEN_SHA256", pinned.as_str()),
+    ];
+    let out = runner.run("install.sh", runner.temp.path(), &env);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).contains("is not the one pinned by the sha256 input"));
+    assert_eq!(runner.read("path"), "");
+}
+
+/// Runs the check step in `repo` (the repository's root) on the project in `project`,
+/// with latgen as installed and the reports in the runner's temp folder, as action.yml
+/// passes them.
+fn check(runner: &Runner, repo: &Path, project: &str) -> Output {
     let installed = runner.read("path");
     let path = format!(
         "{}:{}",
         installed.trim_end(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let (sarif, summary) = (
+        runner.file("latgen.sarif"),
+        runner.file("latgen-comment.md"),
+    );
     let env = [
         ("PATH", path.as_str()),
+        ("LATGEN_PROJECT", project),
         ("LATGEN_BASE", "HEAD"),
-        ("LATGEN_SARIF", "latgen.sarif"),
-        ("LATGEN_SUMMARY", "latgen-comment.md"),
+        ("LATGEN_SARIF", sarif.to_str().unwrap()),
+        ("LATGEN_SUMMARY", summary.to_str().unwrap()),
     ];
     runner.run("check.sh", repo, &env)
 }

@@ -934,7 +934,7 @@ fn the_short_workflow_uses_the_action_in_two_jobs() {
     let check = &w["jobs"]["check"];
     assert_eq!(
         check["permissions"],
-        serde_json::json!({"contents": "read", "security-events": "write"})
+        serde_json::json!({"contents": "read", "security-events": "write", "actions": "read"})
     );
     let steps = check["steps"].as_array().unwrap();
     let checkout = step_using(steps, "actions/checkout");
@@ -1112,7 +1112,7 @@ fn github_actions_workflow() {
     assert_eq!(w["permissions"], serde_json::json!({}));
     assert_eq!(
         w["jobs"]["check"]["permissions"],
-        serde_json::json!({"contents": "read", "security-events": "write"})
+        serde_json::json!({"contents": "read", "security-events": "write", "actions": "read"})
     );
     for job in w["jobs"].as_object().unwrap().values() {
         assert_pinned(job["steps"].as_array().unwrap());

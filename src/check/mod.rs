@@ -83,8 +83,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let mut diags = run.diags;
     let mut sources = run.sources;
     let tree = tree?;
-    let catalog = (run.prepared.as_ref())
-        .and_then(|p| plugins::Catalog::read(&opts.paths, &p.config, &mut diags));
+    let catalog = plugin_catalog(opts, run.prepared.as_ref(), &tree, &mut diags);
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a
     // file in the output folder that is not a manifest (a README) is neither side.
@@ -147,6 +146,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let summary = base.as_deref().map(|b| {
         let mut summary = summarize(b, &committed, prepared, states.as_ref(), at_step);
         summary.transient = transient.iter().map(|d| d.code).collect();
+        summary.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::cost::budget_use);
         summary
     });
     let committed = match committed {
@@ -160,6 +160,19 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
         diff,
         summary,
     })
+}
+
+/// The plugins the Kong routes may name: those `kong.pluginFiles` defines, and those the
+/// committed Kong side holds (latgen's Prometheus plugin). None without `kong.pluginFiles`.
+fn plugin_catalog(
+    opts: &CheckOptions,
+    prepared: Option<&Prepared>,
+    tree: &BTreeMap<PathBuf, String>,
+    diags: &mut Diagnostics,
+) -> Option<plugins::Catalog> {
+    let mut catalog = plugins::Catalog::read(&opts.paths, &prepared?.config, diags)?;
+    catalog.add_committed(tree, &opts.out_dir);
+    Some(catalog)
 }
 
 /// What the change from `base` to `committed` does, for the PR comment.

@@ -95,6 +95,23 @@ impl Catalog {
         Some(catalog)
     }
 
+    /// Adds the KongPlugins the committed Kong side holds (latgen's own Prometheus plugin,
+    /// with `observability.prometheus`): a route finds them as KIC would.
+    pub fn add_committed(&mut self, tree: &BTreeMap<PathBuf, String>, out: &Path) {
+        let ours = tree.iter().filter(|(rel, _)| {
+            crate::manifest::routing::is_kong_file(rel)
+                && (rel.file_name()).is_some_and(|n| n.to_string_lossy().starts_with("kongplugin-"))
+        });
+        for (rel, text) in ours {
+            let Ok(docs) = serde_saphyr::from_multiple::<PluginDoc>(text) else {
+                continue;
+            };
+            for doc in docs {
+                self.add(&out.join(rel), doc);
+            }
+        }
+    }
+
     fn read_file(
         &mut self,
         project: &Project,

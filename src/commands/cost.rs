@@ -30,8 +30,9 @@ pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {
         return Exit::Error;
     };
     let c = crate::plan::rebalance::cost::cost(&prepared);
+    let budgets = crate::plan::rebalance::cost::budget_use(&prepared);
     match args.format {
-        CostFormat::Table => print!("{}", table(&c)),
+        CostFormat::Table => print!("{}{}", table(&c), budget_bars(&budgets)),
         CostFormat::Json => println!(
             "{}",
             serde_json::json!({
@@ -47,10 +48,35 @@ pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {
                 "serviceNames": c.names.iter().map(|(route, name, set)| serde_json::json!({
                     "route": route, "name": name, "namedBy": set,
                 })).collect::<Vec<_>>(),
+                "budgets": budgets.iter().map(|b| serde_json::json!({
+                    "route": b.route, "declaredRps": b.declared, "budgetRps": b.budget,
+                })).collect::<Vec<_>>(),
             })
         ),
     }
     Exit::Success
+}
+
+/// Each shared group's declared load against its throughput budget, as a bar, fullest
+/// first.
+fn budget_bars(budgets: &[crate::plan::rebalance::cost::BudgetUse]) -> String {
+    use crate::plan::rebalance::cost::grouped;
+    if budgets.is_empty() {
+        return String::new();
+    }
+    let width = budgets.iter().map(|b| b.route.len()).max().unwrap_or(0);
+    let mut out = String::from("\nThroughput budget of the shared groups (declared peakRps)\n");
+    for b in budgets {
+        out.push_str(&format!(
+            "  {:<width$}  {}  {:>7} / {} rps {:>4.0}%\n",
+            b.route,
+            crate::report::bar(b.declared as f64, b.budget as f64, 24),
+            grouped(b.declared),
+            grouped(b.budget),
+            100.0 * b.declared as f64 / b.budget.max(1) as f64,
+        ));
+    }
+    out
 }
 
 /// The cost as a table, its counts in words (`1 shared group`, `2 services`):

@@ -32,6 +32,9 @@ pub struct Config {
     /// service allows each app's callers (these, Kong, and the app's own `callers`) on
     /// exactly that app's requests.
     pub auth: crate::input::auth::AuthConfig,
+    /// What latgen writes for per-app monitoring (off unless set): PrometheusRules from
+    /// Kong's per-route metrics, and Lattice access logs.
+    pub observability: crate::input::observability::Observability,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -53,6 +56,15 @@ const CONFIG_FIELDS: &[&str] = &[
     "referenceGrants",
     "hostnames",
     "routeDefaults",
+    "labels",
+    "observability",
+    "prometheus",
+    "accessLogs",
+    "destinationArn",
+    "zones",
+    "budgetThreshold",
+    "for",
+    "kongPlugin",
     "pluginFiles",
     "plugins",
     "timeouts",

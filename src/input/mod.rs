@@ -8,6 +8,7 @@ pub(crate) mod confine;
 pub(crate) mod kong;
 pub mod lock;
 pub(crate) mod model;
+pub(crate) mod observability;
 pub(crate) mod places;
 pub(crate) mod platform;
 pub(crate) mod schema;

@@ -15,6 +15,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::{Config, GatewayRef};
 use crate::input::confine::Project;
 use crate::input::model::{App, AppId};
+use crate::input::observability::PrometheusConfig;
 use crate::manifest::routing::Doc;
 use crate::plan::{Plan, Rule};
 
@@ -71,6 +72,18 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/kong/route.yaml.j2"),
     ),
     (
+        "kong/prometheus-rule.yaml.j2",
+        include_str!("../../templates/kong/prometheus-rule.yaml.j2"),
+    ),
+    (
+        "kong/prometheus-plugin.yaml.j2",
+        include_str!("../../templates/kong/prometheus-plugin.yaml.j2"),
+    ),
+    (
+        "lattice/access-log-policy.yaml.j2",
+        include_str!("../../templates/lattice/access-log-policy.yaml.j2"),
+    ),
+    (
         "kustomization.yaml.j2",
         include_str!("../../templates/kustomization.yaml.j2"),
     ),
@@ -79,6 +92,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 pub(crate) mod between;
 pub mod budget;
 pub(crate) mod deploy;
+mod monitoring;
 pub(crate) mod not_stored;
 mod objects;
 mod readback;
@@ -328,6 +342,9 @@ enum Kind {
     TargetGroupPolicy,
     IamAuthPolicy,
     Kustomization,
+    PrometheusRule,
+    KongPlugin,
+    AccessLogPolicy,
 }
 
 impl Kind {
@@ -342,6 +359,9 @@ impl Kind {
             ),
             Kind::IamAuthPolicy => ("application-networking.k8s.aws/v1alpha1", "IAMAuthPolicy"),
             Kind::Kustomization => ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
+            Kind::PrometheusRule => ("monitoring.coreos.com/v1", "PrometheusRule"),
+            Kind::KongPlugin => ("configuration.konghq.com/v1", "KongPlugin"),
+            Kind::AccessLogPolicy => ("application-networking.k8s.aws/v1alpha1", "AccessLogPolicy"),
         }
     }
 }
@@ -565,6 +585,12 @@ fn render_tree(
     if config.auth.is_on() {
         r.emit_auth_policies(&inputs);
     }
+    if let Some(logs) = &config.observability.access_logs {
+        r.emit_access_log_policies(&inputs, &logs.destination_arn);
+    }
+    if let Some(p) = &config.observability.prometheus {
+        r.emit_prometheus_rules(&inputs, p);
+    }
     // All routes, then all bridges: the files come out nearly in name order, which makes
     // the tree cheap to sort.
     for (id, app) in AppId::enumerate(apps) {
@@ -714,6 +740,109 @@ impl<'a> Renderer<'a> {
         );
     }
 
+    /// The Lattice side: an AccessLogPolicy per Lattice route, beside it.
+    fn emit_access_log_policies(&mut self, t: &'a Inputs<'a>, destination: &'a str) {
+        let config = t.config;
+        let groups = (t.plan.groups.iter()).map(|g| {
+            (
+                config.group_name(g.number),
+                config.lattice.namespace.as_str(),
+                Some(g.number),
+            )
+        });
+        let dedicated = (t.plan.dedicated.iter())
+            .map(|d| &t.apps[d.app])
+            .map(|a| (a.name.clone(), a.namespace.as_str(), None));
+        for (route, namespace, group) in groups.chain(dedicated).collect::<Vec<_>>() {
+            let expect = Expect {
+                kind: Kind::AccessLogPolicy,
+                name: route.clone(),
+                namespace: Some(namespace.to_string()),
+                service_name: None,
+            };
+            let object = move || {
+                Object::AccessLogPolicy(monitoring::AccessLogCtx {
+                    name: route.clone(),
+                    namespace,
+                    group,
+                    route,
+                    destination,
+                })
+            };
+            self.emit(
+                Side::Lattice,
+                "lattice/access-log-policy.yaml.j2",
+                object,
+                expect,
+            );
+        }
+    }
+
+    /// The Kong side: the apps' PrometheusRule, one per Lattice service, and the
+    /// Prometheus plugin when latgen writes it.
+    fn emit_prometheus_rules(&mut self, t: &'a Inputs<'a>, p: &'a PrometheusConfig) {
+        let config = t.config;
+        let namespace = &config.kong.namespace;
+        let apps_rule = move || monitoring::PrometheusRuleCtx {
+            name: monitoring::APPS_RULE.into(),
+            namespace: namespace.clone(),
+            labels: monitoring::rule_labels(p),
+            group: monitoring::APPS_RULE.into(),
+            rules: monitoring::app_rules(config),
+        };
+        self.emit_prometheus_rule(monitoring::APPS_RULE.into(), namespace, apps_rule);
+        let groups = (t.plan.groups.iter()).map(|g| {
+            let apps: Vec<&App> = g.members().map(|id| &t.apps[id]).collect();
+            (config.group_name(g.number), apps)
+        });
+        let dedicated = (t.plan.dedicated.iter()).map(|d| {
+            let app = &t.apps[d.app];
+            (app.name.clone(), vec![app])
+        });
+        for (route, apps) in groups.chain(dedicated).collect::<Vec<_>>() {
+            let name = format!("latgen-{route}");
+            let rule = {
+                let name = name.clone();
+                move || monitoring::PrometheusRuleCtx {
+                    rules: monitoring::service_rules(&route, &apps, config, p),
+                    name: name.clone(),
+                    namespace: namespace.clone(),
+                    labels: monitoring::rule_labels(p),
+                    group: name,
+                }
+            };
+            self.emit_prometheus_rule(name, namespace, rule);
+        }
+        if p.kong_plugin {
+            let name = crate::input::observability::KONG_PLUGIN;
+            let object =
+                move || Object::PrometheusPlugin(monitoring::KongPluginCtx { name, namespace });
+            let expect = Expect {
+                kind: Kind::KongPlugin,
+                name: name.to_string(),
+                namespace: Some(namespace.clone()),
+                service_name: None,
+            };
+            self.emit(Side::Kong, "kong/prometheus-plugin.yaml.j2", object, expect);
+        }
+    }
+
+    fn emit_prometheus_rule(
+        &mut self,
+        name: String,
+        namespace: &str,
+        rule: impl FnOnce() -> monitoring::PrometheusRuleCtx + Send + 'a,
+    ) {
+        let expect = Expect {
+            kind: Kind::PrometheusRule,
+            name,
+            namespace: Some(namespace.to_string()),
+            service_name: None,
+        };
+        let object = move || Object::PrometheusRule(rule());
+        self.emit(Side::Kong, "kong/prometheus-rule.yaml.j2", object, expect);
+    }
+
     /// The Lattice side: a ReferenceGrant in each namespace a group route points into.
     fn emit_reference_grants(&mut self, t: &'a Inputs<'a>) {
         let config = t.config;
@@ -853,7 +982,7 @@ impl<'a> Renderer<'a> {
                 app: &app.name,
                 gateway: &t.kong_gw,
                 hostnames,
-                plugins: app.kong.plugins.iter().map(String::as_str).collect(),
+                plugins: route_plugins(config, app),
                 matches,
                 target,
                 bridge,
@@ -873,6 +1002,18 @@ impl<'a> Renderer<'a> {
             },
         );
     }
+}
+
+/// The plugins an app's Kong route names: the app's, then the Prometheus plugin latgen
+/// writes when observability asks for it.
+fn route_plugins<'a>(config: &Config, app: &'a App) -> Vec<&'a str> {
+    let mut plugins: Vec<&str> = app.kong.plugins.iter().map(String::as_str).collect();
+    let ours = crate::input::observability::KONG_PLUGIN;
+    let wanted = (config.observability.prometheus.as_ref()).is_some_and(|p| p.kong_plugin);
+    if wanted && !plugins.contains(&ours) {
+        plugins.push(ours);
+    }
+    plugins
 }
 
 /// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host

@@ -183,6 +183,9 @@ pub(super) enum Object<'a> {
     Bridge(Bridge<'a>),
     KongRoute(KongRoute<'a>),
     Kustomization(KustomizationCtx<'a>),
+    PrometheusRule(super::monitoring::PrometheusRuleCtx),
+    PrometheusPlugin(super::monitoring::KongPluginCtx<'a>),
+    AccessLogPolicy(super::monitoring::AccessLogCtx<'a>),
 }
 
 /// kustomize's file format, reduced to what latgen writes.
@@ -214,6 +217,9 @@ pub(super) enum Model {
     TargetGroupPolicy(Box<Typed<TargetGroupPolicySpec>>),
     AuthPolicy(Box<Typed<IamAuthPolicySpec>>),
     Kustomization(Kustomization),
+    PrometheusRule(Box<Typed<super::monitoring::PrometheusRuleSpec>>),
+    KongPlugin(Box<super::monitoring::KongPluginObject>),
+    AccessLogPolicy(Box<Typed<super::monitoring::AccessLogPolicySpec>>),
 }
 
 impl Model {
@@ -221,7 +227,11 @@ impl Model {
     /// read into it).
     pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
         match self {
-            Model::ReferenceGrant(_) | Model::TargetGroupPolicy(_) => Some(Doc::other()),
+            Model::ReferenceGrant(_)
+            | Model::TargetGroupPolicy(_)
+            | Model::PrometheusRule(_)
+            | Model::KongPlugin(_)
+            | Model::AccessLogPolicy(_) => Some(Doc::other()),
             Model::Route(r) => Some(Doc::from_route(file, &r.metadata, &r.spec)),
             Model::Service(s) => {
                 let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
@@ -241,6 +251,9 @@ impl Model {
             Model::TargetGroupPolicy(p) => serde_json::to_value(p),
             Model::AuthPolicy(p) => serde_json::to_value(p),
             Model::Kustomization(k) => serde_json::to_value(k),
+            Model::PrometheusRule(r) => serde_json::to_value(r),
+            Model::KongPlugin(p) => serde_json::to_value(p),
+            Model::AccessLogPolicy(p) => serde_json::to_value(p),
         };
         value.expect("typed objects serialize")
     }
@@ -265,6 +278,9 @@ impl Object<'_> {
             Object::Bridge(c) => Ctx::from(Serde(c)),
             Object::KongRoute(c) => Ctx::from(Serde(c)),
             Object::Kustomization(c) => Ctx::from(Serde(c)),
+            Object::PrometheusRule(c) => Ctx::from(Serde(c)),
+            Object::PrometheusPlugin(c) => Ctx::from(Serde(c)),
+            Object::AccessLogPolicy(c) => Ctx::from(Serde(c)),
         }
     }
 
@@ -301,6 +317,19 @@ impl Object<'_> {
                 kind: "Kustomization".into(),
                 resources: c.resources.iter().map(|r| r.to_string()).collect(),
             }),
+            Object::PrometheusRule(c) => Model::PrometheusRule(Box::new(Typed {
+                api_version: "monitoring.coreos.com/v1".into(),
+                kind: "PrometheusRule".into(),
+                metadata: ObjectMeta {
+                    name: Some(c.name.clone()),
+                    namespace: Some(c.namespace.clone()),
+                    labels: Some(c.labels.iter().cloned().collect()),
+                    ..ObjectMeta::default()
+                },
+                spec: c.spec(),
+            })),
+            Object::PrometheusPlugin(c) => Model::KongPlugin(Box::new(prometheus_plugin(c))),
+            Object::AccessLogPolicy(c) => Model::AccessLogPolicy(Box::new(access_log_policy(c))),
         }
     }
 }
@@ -623,6 +652,41 @@ fn auth_policy(c: &AuthPolicyCtx) -> Typed<IamAuthPolicySpec> {
                 kind: "HTTPRoute".into(),
                 name: c.route.clone(),
                 namespace: None,
+            },
+        },
+    }
+}
+
+fn prometheus_plugin(c: &super::monitoring::KongPluginCtx) -> super::monitoring::KongPluginObject {
+    super::monitoring::KongPluginObject {
+        api_version: "configuration.konghq.com/v1".into(),
+        kind: "KongPlugin".into(),
+        metadata: meta(c.name, c.namespace, labels(None)),
+        plugin: "prometheus".into(),
+        config: BTreeMap::from([
+            ("latency_metrics".to_string(), true),
+            ("status_code_metrics".to_string(), true),
+        ]),
+    }
+}
+
+fn access_log_policy(
+    c: &super::monitoring::AccessLogCtx,
+) -> Typed<super::monitoring::AccessLogPolicySpec> {
+    let mut labels = labels(None);
+    if let Some(n) = c.group {
+        labels.insert(GROUP_LABEL.into(), n.to_string());
+    }
+    Typed {
+        api_version: "application-networking.k8s.aws/v1alpha1".into(),
+        kind: "AccessLogPolicy".into(),
+        metadata: meta(&c.name, c.namespace, labels),
+        spec: super::monitoring::AccessLogPolicySpec {
+            destination_arn: c.destination.to_string(),
+            target_ref: super::monitoring::TargetRef {
+                group: GATEWAY_API_GROUP.into(),
+                kind: "HTTPRoute".into(),
+                name: c.route.clone(),
             },
         },
     }

@@ -161,6 +161,9 @@ pub(super) fn typed_check(
             (d.api_version, d.kind, d.metadata, None, Vec::new())
         }
         Kind::IamAuthPolicy => auth_policy_read(text, &read)?,
+        Kind::PrometheusRule | Kind::AccessLogPolicy | Kind::KongPlugin => {
+            observability_read(text, expect.kind, &read)?
+        }
         // k8s-openapi checks apiVersion and kind itself.
         Kind::Service => {
             let svc: Service = parse_typed(text)?;
@@ -309,6 +312,28 @@ fn first_difference(
         }),
         _ if have == want => None,
         _ => Some((path, have.to_string(), want.to_string())),
+    }
+}
+
+/// The read-back of an object `observability:` adds: its identity.
+fn observability_read(text: &str, kind: Kind, read: &ReadOptions) -> Result<ReadParts, String> {
+    use super::monitoring::{AccessLogPolicySpec, KongPluginObject, PrometheusRuleSpec};
+    match kind {
+        Kind::PrometheusRule => {
+            let d: Typed<PrometheusRuleSpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            Ok((d.api_version, d.kind, d.metadata, None, Vec::new()))
+        }
+        Kind::AccessLogPolicy => {
+            let d: Typed<AccessLogPolicySpec> = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            Ok((d.api_version, d.kind, d.metadata, None, Vec::new()))
+        }
+        _ => {
+            let d: KongPluginObject = parse_typed(text)?;
+            same_as_model(&d, read.model)?;
+            Ok((d.api_version, d.kind, d.metadata, None, Vec::new()))
+        }
     }
 }
 

@@ -294,6 +294,7 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
         dollars(s.monthly_before),
         dollars(s.monthly_after)
     ));
+    budgets(c, s);
     transient(c, s);
     // A tree that already is what `render` writes has no rollout (0 steps): nothing to say.
     if let Some(p) = s.progress.as_ref().filter(|p| p.of > 0) {
@@ -309,6 +310,33 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
             None => c.out.push_str(" It completes the change.\n"),
         }
     }
+}
+
+/// Groups shown in the budget table: the fullest, which are the ones to watch.
+const BUDGET_ROWS: usize = 10;
+
+/// The shared groups' declared load against their budget, fullest first, as bars in a
+/// folded table.
+fn budgets(c: &mut Comment, s: &PrSummary) {
+    use crate::plan::rebalance::cost::grouped;
+    if s.budgets.is_empty() {
+        return;
+    }
+    c.out.push_str(&format!(
+        "\n<details><summary>Throughput budget of the shared groups (declared peakRps, fullest {})</summary>\n\n| group | use | declared / budget |\n|---|---|---|\n",
+        s.budgets.len().min(BUDGET_ROWS)
+    ));
+    for b in s.budgets.iter().take(BUDGET_ROWS) {
+        let share = 100.0 * b.declared as f64 / b.budget.max(1) as f64;
+        c.out.push_str(&format!(
+            "| {} | {} | {} / {} rps ({share:.0}%) |\n",
+            code(&b.route),
+            code(&crate::report::bar(b.declared as f64, b.budget as f64, 20)),
+            grouped(b.declared),
+            grouped(b.budget),
+        ));
+    }
+    c.out.push_str("\n</details>\n");
 }
 
 fn quoted(names: &[String]) -> Vec<String> {

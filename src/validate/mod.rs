@@ -429,7 +429,61 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     check_quotas(config, &mut bad);
     check_config_names(config, &mut bad);
     check_kong_hostnames(config, &mut bad);
+    check_observability(config, &mut bad);
     check_dispatch_header(config, &mut bad);
+}
+
+/// `observability:`: settings the PrometheusRule and AccessLogPolicy CRDs would refuse, or
+/// alerts that could never fire or always would.
+fn check_observability(config: &Config, bad: &mut impl FnMut(String, &str)) {
+    use crate::input::observability::{destination_problem, is_duration};
+    let o = &config.observability;
+    if let Some(logs) = &o.access_logs
+        && let Some(p) = destination_problem(&logs.destination_arn)
+    {
+        bad(
+            format!(
+                "observability.accessLogs.destinationArn `{}` {p}",
+                logs.destination_arn
+            ),
+            "give the ARN of an S3 bucket (arn:aws:s3:::bucket), a CloudWatch Logs log group or a Firehose delivery stream",
+        );
+    }
+    let Some(p) = &o.prometheus else {
+        return;
+    };
+    if !(p.budget_threshold > 0.0 && p.budget_threshold <= 1.0) {
+        bad(
+            format!(
+                "observability.prometheus.budgetThreshold {} is not above 0 and at most 1",
+                p.budget_threshold
+            ),
+            "give the share of the budget at which to alert, e.g. 0.8",
+        );
+    }
+    if !(1..=16).contains(&p.zones) {
+        bad(
+            format!("observability.prometheus.zones {} is not 1 to 16", p.zones),
+            "give the number of Availability Zones the service network's traffic comes through",
+        );
+    }
+    if !is_duration(&p.for_) {
+        bad(
+            format!(
+                "observability.prometheus.for `{}` is not a Prometheus duration",
+                p.for_
+            ),
+            "write e.g. 10m, 1h30m or 90s",
+        );
+    }
+    for (k, v) in &p.labels {
+        if k.is_empty() || k.len() > 317 || v.len() > 63 {
+            bad(
+                format!("observability.prometheus.labels `{k}: {v}` is not a Kubernetes label"),
+                "a label name is a DNS prefix and a name of at most 63 characters; a value at most 63",
+            );
+        }
+    }
 }
 
 /// The header a group dispatches on: a header name Lattice can match and does not strip.

@@ -425,3 +425,70 @@ fn the_read_back_takes_the_crds_fields_and_refuses_its_enums_violated() {
         "{errs:?}"
     );
 }
+
+/// Every object of `kind` the example renders fits its CRD's schema (in tests/data/, at
+/// `version`), with unknown fields refused at every depth; returns how many.
+fn assert_rendered_fit_the_strict_crd(file: &str, version: &str, kind: &str) -> usize {
+    let path = common::root().join("tests/data").join(file);
+    let crd: Value = serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut schema = (crd["spec"]["versions"].as_array().unwrap().iter())
+        .find(|v| v["name"] == version)
+        .unwrap()["schema"]["openAPIV3Schema"]
+        .clone();
+    refuse_unknown_fields(&mut schema);
+    let validator = jsonschema::validator_for(&schema).expect("the CRD schema compiles");
+    let files = project::render_dir(&common::root()).expect("the example renders");
+    let mut seen = 0;
+    for (path, text) in &files {
+        let doc: Value = match serde_saphyr::from_str(text) {
+            Ok(d) => d,
+            Err(_) => continue,
+        };
+        if doc["kind"] != kind {
+            continue;
+        }
+        seen += 1;
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+    seen
+}
+
+/// The example's PrometheusRules (observability.prometheus): one for the apps and one per
+/// Lattice service, against prometheus-operator's CRD (v0.93.0).
+#[test]
+fn written_prometheus_rules_fit_the_strict_crd_schema() {
+    let n = assert_rendered_fit_the_strict_crd(
+        "prometheus/monitoring.coreos.com_prometheusrules.yaml",
+        "v1",
+        "PrometheusRule",
+    );
+    assert_eq!(n, 1 + 14);
+}
+
+/// The example's AccessLogPolicies (observability.accessLogs): one beside each Lattice
+/// route, against the AWS Gateway API Controller's CRD (v2.1.3).
+#[test]
+fn written_access_log_policies_fit_the_strict_crd_schema() {
+    let n = assert_rendered_fit_the_strict_crd(
+        "aws/application-networking.k8s.aws_accesslogpolicies.yaml",
+        "v1alpha1",
+        "AccessLogPolicy",
+    );
+    assert_eq!(n, 14);
+}
+
+/// The KongPlugin that makes Kong export the metrics the rules read, against the KongPlugin
+/// CRD KIC 3.x installs (Kong/kubernetes-configuration v2.0.1).
+#[test]
+fn the_written_prometheus_plugin_fits_the_strict_crd_schema() {
+    let n = assert_rendered_fit_the_strict_crd(
+        "kong/configuration.konghq.com_kongplugins.yaml",
+        "v1",
+        "KongPlugin",
+    );
+    assert_eq!(n, 1);
+}

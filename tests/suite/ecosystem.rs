@@ -434,7 +434,7 @@ fn trace_human_output() {
         run.stdout,
         "\
 request   path /shop/cart/x, no Host (only routes for any host match)
-kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:22)
+kong      route kong-routes/cart (generated/kong/httproute-cart.yaml:24)
           matched PathPrefix /shop/cart on any host (the route names no hostname): the longest matching prefix wins
           won over kong-routes/shop-web (PathPrefix /shop): a shorter prefix
 bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.internal (generated/kong/service-cart-lattice.yaml)

@@ -24,6 +24,7 @@ mod layers;
 mod observed;
 mod planning;
 mod project;
+mod prometheus;
 mod proof;
 mod properties;
 mod rebalance;

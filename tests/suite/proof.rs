@@ -178,6 +178,8 @@ const INTERVALS: &[&str] = &["5", "300", "10", "0x1F"];
 const ODD_INTERVALS: &[&str] = &["08", "1e1", "~", "null", "\"10\"", "10.0", ".5", "4", "301"];
 const TIMEOUTS: &[&str] = &["60000", "1", "2147483646", "250ms", "30s", "2m", "0x10"];
 const ODD_TIMEOUTS: &[&str] = &["0", "2147483647", "1.5s", "-1", "~", "\"60\"", "30 s", "1h"];
+const PEAKS: &[&str] = &["1", "600", "2500"];
+const ODD_PEAKS: &[&str] = &["0", "-1", "1e3", "\"600\"", "~"];
 const RETRIES: &[&str] = &["0", "5", "32767"];
 const ODD_RETRIES: &[&str] = &["32768", "-1", "~", "1e1", "\"3\""];
 const ODD_PINS: &[&str] = &["0x1", "01", "~", "null", "0", "\"1\"", "1e0", "-1", "2"];
@@ -373,6 +375,8 @@ struct AppGen {
     isolate: bool,
     health: Option<(Option<Val>, Option<String>)>,
     kong: Option<KongGen>,
+    /// `peakRps:`, written as is.
+    peak: Option<String>,
 }
 
 /// A generated `kong:` block: plugin names, one timeout of each kind, retries, hosts.
@@ -444,7 +448,11 @@ fn app() -> impl Strategy<Value = AppGen> {
             prop::option::of(number(INTERVALS, ODD_INTERVALS)),
         ),
     );
-    let who = (prop::option::of(val(label(true))), label(true));
+    let who = (
+        prop::option::of(val(label(true))),
+        label(true),
+        prop::option::weighted(0.3, number(PEAKS, ODD_PEAKS)),
+    );
     let backend = (
         val(label(false)),
         val(label(false)),
@@ -461,7 +469,7 @@ fn app() -> impl Strategy<Value = AppGen> {
     )
         .prop_map(
             |(
-                (name, stem),
+                (name, stem, peak),
                 (namespace, service, port),
                 (host, paths, pin),
                 isolate,
@@ -479,6 +487,7 @@ fn app() -> impl Strategy<Value = AppGen> {
                 isolate,
                 health,
                 kong,
+                peak,
             },
         )
 }
@@ -525,6 +534,9 @@ fn declaration(a: &AppGen) -> String {
     }
     if let Some(k) = &a.kong {
         t += &k.yaml();
+    }
+    if let Some(p) = &a.peak {
+        t += &format!("peakRps: {p}\n");
     }
     t
 }
@@ -598,6 +610,8 @@ struct SettingsGen {
     target_group_policies: bool,
     /// `auth.mode: iam`, Kong calling from its VPC.
     auth: bool,
+    /// `observability:` with PrometheusRules, latgen's Prometheus plugin and access logs.
+    observability: bool,
 }
 
 fn settings() -> impl Strategy<Value = SettingsGen> {
@@ -643,6 +657,7 @@ fn settings() -> impl Strategy<Value = SettingsGen> {
                 // A quarter of the projects, chosen by a value drawn already: a draw of its
                 // own would change every project after it.
                 auth: rules % 4 == 0,
+                observability: rules % 3 == 0,
             }
         },
     )
@@ -719,6 +734,10 @@ fn settings_text(s: &SettingsGen) -> String {
     if s.auth {
         t += "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n";
         t += "  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n  serviceNetworkPolicy: true\n";
+    }
+    if s.observability {
+        t += "observability:\n  prometheus: { labels: { release: prom } }\n";
+        t += "  accessLogs: { destinationArn: \"arn:aws:s3:::lattice-logs\" }\n";
     }
     t + &format!("quotas:\n  rulesPerService: {}\n", s.rules_per_service)
 }
@@ -907,16 +926,17 @@ const BRANCHES: &[(&str, FileCheck)] = &[
     ("Kong route, no plugins", |p, t| {
         kong_route(p, t) && !t.contains("konghq.com/plugins:")
     }),
-    ("bridge, timeouts and retries", |p, t| {
-        bridge(p, t)
-            && [
-                "connect-timeout",
-                "read-timeout",
-                "write-timeout",
-                "retries",
-            ]
-            .iter()
-            .all(|a| t.contains(&format!("konghq.com/{a}: ")))
+    ("bridge, connect timeout", |p, t| {
+        bridge(p, t) && t.contains("konghq.com/connect-timeout: ")
+    }),
+    ("bridge, read timeout", |p, t| {
+        bridge(p, t) && t.contains("konghq.com/read-timeout: ")
+    }),
+    ("bridge, write timeout", |p, t| {
+        bridge(p, t) && t.contains("konghq.com/write-timeout: ")
+    }),
+    ("bridge, retries", |p, t| {
+        bridge(p, t) && t.contains("konghq.com/retries: ")
     }),
     ("bridge, no annotations", |p, t| {
         bridge(p, t) && !t.contains("annotations:")
@@ -926,6 +946,29 @@ const BRANCHES: &[(&str, FileCheck)] = &[
     }),
     ("bridge, https", |p, t| {
         bridge(p, t) && t.contains("konghq.com/protocol: https")
+    }),
+    ("PrometheusRule of the apps", |p, _| {
+        is(p, "kong", "prometheusrule-latgen-apps")
+    }),
+    ("PrometheusRule of a Lattice service, peak alert", |p, t| {
+        is(p, "kong", "prometheusrule-latgen-") && t.contains("LatgenAppAboveDeclaredPeak")
+    }),
+    (
+        "PrometheusRule of a Lattice service, no peak alert",
+        |p, t| {
+            is(p, "kong", "prometheusrule-latgen-")
+                && t.contains("LatgenLatticeServiceNearBudget")
+                && !t.contains("LatgenAppAboveDeclaredPeak")
+        },
+    ),
+    ("Kong's Prometheus plugin", |p, _| {
+        is(p, "kong", "kongplugin-latgen-prometheus")
+    }),
+    ("access log policy of a group", |p, t| {
+        is(p, "lattice", "accesslogpolicy-") && t.contains("latgen.dev/group")
+    }),
+    ("access log policy of a dedicated route", |p, t| {
+        is(p, "lattice", "accesslogpolicy-") && !t.contains("latgen.dev/group")
     }),
     ("reference grant", |p, _| {
         is(p, "lattice", "referencegrant-")

@@ -74,6 +74,24 @@ fn crds() -> BTreeMap<(&'static str, &'static str), Value> {
                 "v1alpha1",
             ),
         ),
+        (
+            ("application-networking.k8s.aws/v1alpha1", "AccessLogPolicy"),
+            crd_schema(
+                "aws/application-networking.k8s.aws_accesslogpolicies.yaml",
+                "v1alpha1",
+            ),
+        ),
+        (
+            ("monitoring.coreos.com/v1", "PrometheusRule"),
+            crd_schema(
+                "prometheus/monitoring.coreos.com_prometheusrules.yaml",
+                "v1",
+            ),
+        ),
+        (
+            ("configuration.konghq.com/v1", "KongPlugin"),
+            crd_schema("kong/configuration.konghq.com_kongplugins.yaml", "v1"),
+        ),
     ])
 }
 

@@ -63,6 +63,8 @@ pub(crate) struct PrSummary {
     /// The findings this step leaves for a later step of its rollout to resolve, by code
     /// (not reported as findings of the step).
     pub transient: Vec<crate::diag::codes::Code>,
+    /// The shared groups' throughput budget use after the change, fullest first.
+    pub budgets: Vec<crate::plan::rebalance::cost::BudgetUse>,
 }
 
 /// The app each Kong route serves, and the Lattice service domain its requests go to.
@@ -175,5 +177,6 @@ pub(crate) fn summarize_states(
         monthly_after: after.lattice.len() as f64 * price,
         progress,
         transient: Vec::new(),
+        budgets: Vec::new(),
     }
 }

@@ -98,6 +98,36 @@ pub(crate) fn grouped(n: u64) -> String {
     out
 }
 
+/// A shared group's throughput budget use by its apps' declared `peakRps`: the group's
+/// route, the declared total, and the budget (`throughput.rpsPerService`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BudgetUse {
+    pub route: String,
+    pub declared: u64,
+    pub budget: u64,
+}
+
+/// Each shared group's budget use, fullest first (then by number).
+pub(crate) fn budget_use(prepared: &Prepared) -> Vec<BudgetUse> {
+    let config = &prepared.config;
+    let mut uses: Vec<(u32, BudgetUse)> = (prepared.plan.groups.iter())
+        .map(|g| {
+            let declared = g
+                .members()
+                .filter_map(|id| prepared.apps[id].peak_rps)
+                .sum();
+            let u = BudgetUse {
+                route: config.group_name(g.number),
+                declared,
+                budget: config.throughput.rps_per_service,
+            };
+            (g.number, u)
+        })
+        .collect();
+    uses.sort_by(|a, b| b.1.declared.cmp(&a.1.declared).then(a.0.cmp(&b.0)));
+    uses.into_iter().map(|(_, u)| u).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

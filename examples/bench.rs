@@ -242,6 +242,9 @@ struct Row {
     helm: Option<(Duration, Option<u64>)>,
     /// With `auth.mode: iam` (10,000 apps and fewer): render into an empty folder, check.
     auth: Option<[Measured; 2]>,
+    /// With `observability:` on (PrometheusRules, the Prometheus plugin, access logs; 10,000
+    /// apps and fewer): render into an empty folder, check.
+    observability: Option<[Measured; 2]>,
     /// What Argo CD would run on each side's folder (Lattice, Kong).
     consumer: Consumer,
 }
@@ -385,6 +388,7 @@ fn targets(md: &mut String, rows: &[Row]) {
     }
     if let Some(r) = rows.iter().find(|r| r.n == 10_000) {
         all.extend(auth_targets(r));
+        all.extend(observability_targets(r));
         all.extend(consumer_targets(r, rows.iter().find(|b| b.n == 100_000)));
     }
     if all.is_empty() {
@@ -454,6 +458,36 @@ fn auth_targets(r: &Row) -> Vec<Target> {
         format!("{} against {}", secs(check.0), secs(render.0)),
         check.0 <= render.0,
     ));
+    all
+}
+
+/// The targets with observability on: the render targets still met.
+fn observability_targets(r: &Row) -> Vec<Target> {
+    let Some([render, check]) = r.observability else {
+        return Vec::new();
+    };
+    let mut all = Vec::new();
+    if let Some((helm, _)) = r.helm {
+        let (x, measured) = ratio(helm, render.0);
+        all.push((
+            "with `observability:` on, render at least 6× faster than `helm template` (without)"
+                .into(),
+            measured,
+            x >= 6.0,
+        ));
+    }
+    all.push((
+        "with `observability:` on, check no slower than render".into(),
+        format!("{} against {}", secs(check.0), secs(render.0)),
+        check.0 <= render.0,
+    ));
+    if let Some(rss) = render.1 {
+        all.push((
+            "with `observability:` on, render's peak RSS under 100 MB".into(),
+            format!("{} MB", rss / (1024 * 1024)),
+            rss < 100 * 1024 * 1024,
+        ));
+    }
     all
 }
 
@@ -619,6 +653,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let helm_result = helm.map(|(bin, chart)| measure_helm(&dir, bin, chart, &values, runs));
     let consumer = measure_consumer(&out, n, runs);
     let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
+    let observability = (n <= 10_000).then(|| measure_observability(a, latgen_bin, &apps, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
     Row {
@@ -634,6 +669,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         parse,
         helm: helm_result,
         auth,
+        observability,
         consumer,
     }
 }
@@ -662,10 +698,38 @@ fn measure_auth(
         }
         std::fs::write(apps_dir.join(format!("{}.yaml", app.name)), text).unwrap();
     }
+    render_and_check(&dir, latgen_bin, runs)
+}
+
+/// The settings of the runs with observability on: every part of it.
+const OBSERVABILITY_SETTINGS: &str = "observability:\n  prometheus: { labels: { release: prom } }\n  accessLogs: { destinationArn: \"arn:aws:s3:::lattice-logs\" }\n";
+
+/// The same apps with `observability:` on: render into an empty folder and check, in rounds.
+fn measure_observability(
+    a: &Args,
+    latgen_bin: &Path,
+    apps: &[GenApp],
+    n: usize,
+    runs: usize,
+) -> [(Duration, Option<u64>); 2] {
+    let dir = a.work.join(format!("n{n}-observability"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let apps_dir = dir.join("apps");
+    std::fs::create_dir_all(&apps_dir).unwrap();
+    std::fs::write(dir.join("latgen.yaml"), OBSERVABILITY_SETTINGS).unwrap();
+    for app in apps {
+        let path = apps_dir.join(format!("{}.yaml", app.name));
+        std::fs::write(path, app.declaration()).unwrap();
+    }
+    render_and_check(&dir, latgen_bin, runs)
+}
+
+/// Render into an empty folder and check, in rounds, in `dir`.
+fn render_and_check(dir: &Path, latgen_bin: &Path, runs: usize) -> [(Duration, Option<u64>); 2] {
     let render = &["render", "apps", "-o", "generated"][..];
     let check = &["check", "apps", "-o", "generated"][..];
     let clean = {
-        let dir = dir.clone();
+        let dir = dir.to_path_buf();
         move || {
             let _ = std::fs::remove_dir_all(dir.join("generated"));
             let _ = std::fs::remove_file(dir.join("latgen.lock"));
@@ -674,8 +738,8 @@ fn measure_auth(
     let timed = measure_rounds(
         runs,
         &mut [
-            (&mut latgen(latgen_bin, &dir, render), &mut { clean }),
-            (&mut latgen(latgen_bin, &dir, check), &mut || {}),
+            (&mut latgen(latgen_bin, dir, render), &mut { clean }),
+            (&mut latgen(latgen_bin, dir, check), &mut || {}),
         ],
     );
     timed.try_into().expect("one result per command timed")
@@ -867,6 +931,37 @@ fn write_auth_results(md: &mut String, rows: &[Row]) {
     }
 }
 
+/// The runs with `observability:` on beside those without.
+fn write_observability_results(md: &mut String, rows: &[Row]) {
+    let with: Vec<(&Row, [Measured; 2])> = rows
+        .iter()
+        .filter_map(|r| Some((r, r.observability?)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\nWith `observability:` on (a PrometheusRule per Lattice service and one for the apps, Kong's Prometheus plugin named on every route, an AccessLogPolicy per Lattice route), the same apps:\n"
+    );
+    let _ = writeln!(
+        md,
+        "| apps | latgen render (empty output) | without | latgen check | without |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+    for (r, [render, check]) in with {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.n,
+            cell(render),
+            cell(r.first),
+            cell(check),
+            cell(r.check)
+        );
+    }
+}
+
 fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
     let _ = writeln!(md, "## Results\n");
     let _ = writeln!(
@@ -935,6 +1030,7 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
         );
     }
     write_auth_results(md, rows);
+    write_observability_results(md, rows);
     write_consumer_results(md, rows);
     let _ = writeln!(md);
     for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {

@@ -484,8 +484,8 @@ fn observability_targets(r: &Row) -> Vec<Target> {
     if let Some(rss) = render.1 {
         all.push((
             "with `observability:` on, render's peak RSS under 100 MB".into(),
-            format!("{} MB", rss / (1024 * 1024)),
-            rss < 100 * 1024 * 1024,
+            mb(Some(rss)),
+            rss < 100 * 1024,
         ));
     }
     all

@@ -237,34 +237,41 @@ pub(super) fn service_rules(
             ],
         ),
     ];
-    rules.extend(apps.iter().filter_map(|a| peak_alert(a, route, p)));
+    rules.extend(peak_alert(apps, route, p));
     rules
 }
 
-/// The alert of an app that runs above its declared `peakRps`: the plan counts the
-/// declaration, so the group may be fuller than it knows.
-fn peak_alert(app: &App, route: &str, p: &PrometheusConfig) -> Option<RuleCtx> {
-    let peak = app.peak_rps?;
+/// The alert of the service's apps that run above their declared `peakRps` (the plan
+/// counts the declarations, so the group may be fuller than it knows): one rule for the
+/// service, each app's rate against its own peak, so that a firing alert carries the app.
+fn peak_alert(apps: &[&App], route: &str, p: &PrometheusConfig) -> Option<RuleCtx> {
+    let each: Vec<String> = (apps.iter())
+        .filter_map(|a| {
+            Some(format!(
+                "{APP_RATE}{{app=\"{}\"}} > {}",
+                a.name, a.peak_rps?
+            ))
+        })
+        .collect();
+    if each.is_empty() {
+        return None;
+    }
     Some(alert(
         "LatgenAppAboveDeclaredPeak",
-        format!("{APP_RATE}{{app=\"{}\"}} > {peak}", app.name),
+        each.join(" or "),
         &p.for_,
         vec![
-            ("app".into(), app.name.clone()),
             ("lattice_route".into(), route.into()),
             ("severity".into(), "info".into()),
         ],
         [
             (
                 "summary",
-                format!("App {} runs above its declared peakRps", app.name),
+                "App {{ $labels.app }} runs above its declared peakRps".to_string(),
             ),
             (
                 "description",
-                format!(
-                    "{} rps, above the peakRps of {peak} the app declares: the plan packs by it. Declare what the app does and run `latgen render`.",
-                    "{{ $value | humanize }}",
-                ),
+                "{{ $value | humanize }} rps, above the peakRps the app declares: the plan packs by it. Declare what the app does and run `latgen render`.".to_string(),
             ),
         ],
     ))

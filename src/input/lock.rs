@@ -141,6 +141,25 @@ impl Lock {
     }
 }
 
+impl LockState {
+    /// The same lock as if read from a file, every entry placed nowhere: for planning
+    /// again from a plan's lock.
+    pub fn positioned(&self) -> Lock {
+        Lock {
+            apps: (self.apps.iter())
+                .map(|(k, v)| (k.clone(), (*v, Pos::default())))
+                .collect(),
+            moves: (self.moves.iter())
+                .map(|(k, v)| (k.clone(), (*v, Pos::default())))
+                .collect(),
+            rollout: self.rollout,
+            dispatch: self.dispatch,
+            services: self.services.clone(),
+            existed: self.existed,
+        }
+    }
+}
+
 /// `latgen.lock`. The schema is what its reader checks values against.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -16,8 +16,7 @@ use serde::Deserialize;
 
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::lock::Lock;
-use crate::input::model::{App, AppId, Pos};
+use crate::input::model::{App, AppId};
 use crate::plan::prepared::Prepared;
 
 /// An observed file larger than this is refused: 100,000 apps' series fit in about 10 MiB.
@@ -215,19 +214,7 @@ fn replan(prepared: &Prepared, stale: &[Stale]) -> (Vec<(AppId, u32, u32)>, Diag
     for s in stale {
         apps[s.app.index()].peak_rps = Some(s.observed.ceil() as u64);
     }
-    let state = &prepared.plan.lock;
-    let lock = Lock {
-        apps: (state.apps.iter())
-            .map(|(k, v)| (k.clone(), (*v, Pos::default())))
-            .collect(),
-        moves: (state.moves.iter())
-            .map(|(k, v)| (k.clone(), (*v, Pos::default())))
-            .collect(),
-        rollout: state.rollout,
-        dispatch: state.dispatch,
-        services: state.services.clone(),
-        existed: state.existed,
-    };
+    let lock = prepared.plan.lock.positioned();
     let mut diags = Diagnostics::new();
     let config = &prepared.config;
     let after = crate::plan::plan(&apps, &lock, Path::new("latgen.lock"), config, &mut diags);

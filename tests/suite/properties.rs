@@ -115,30 +115,11 @@ fn config() -> Config {
     c
 }
 
-fn lock_of(state: &LockState) -> Lock {
-    Lock {
-        apps: state
-            .apps
-            .iter()
-            .map(|(k, v)| (k.clone(), (*v, Pos::default())))
-            .collect(),
-        moves: state
-            .moves
-            .iter()
-            .map(|(k, v)| (k.clone(), (*v, Pos::default())))
-            .collect(),
-        rollout: state.rollout,
-        dispatch: state.dispatch,
-        services: state.services.clone(),
-        existed: state.existed,
-    }
-}
-
 fn plan_of(apps: &[App], lock: &LockState) -> (Plan, Diagnostics) {
     let mut diags = Diagnostics::new();
     let p = plan::plan(
         apps,
-        &lock_of(lock),
+        &lock.positioned(),
         Path::new("latgen.lock"),
         &config(),
         &mut diags,

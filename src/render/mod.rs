@@ -552,6 +552,38 @@ struct Inputs<'a> {
     kong_gw: GatewayCtx<'a>,
 }
 
+/// A Lattice route of the plan: a shared group's or a host-routed app's.
+struct LatticeRoute<'a> {
+    name: String,
+    namespace: &'a str,
+    /// The group's number; None for a dedicated route.
+    group: Option<u32>,
+    apps: Vec<&'a App>,
+}
+
+impl<'a> Inputs<'a> {
+    /// Every Lattice route of the plan, the groups' first, each with its apps.
+    fn lattice_routes(&self) -> Vec<LatticeRoute<'a>> {
+        let (config, apps) = (self.config, self.apps);
+        let groups = (self.plan.groups.iter()).map(|g| LatticeRoute {
+            name: config.group_name(g.number),
+            namespace: &config.lattice.namespace,
+            group: Some(g.number),
+            apps: g.members().map(|id| &apps[id]).collect(),
+        });
+        let dedicated = (self.plan.dedicated.iter()).map(|d| {
+            let app = &apps[d.app];
+            LatticeRoute {
+                name: app.name.clone(),
+                namespace: &app.namespace,
+                group: None,
+                apps: vec![app],
+            }
+        });
+        groups.chain(dedicated).collect()
+    }
+}
+
 fn render_tree(
     plan: &Plan,
     apps: &[App],
@@ -742,18 +774,13 @@ impl<'a> Renderer<'a> {
 
     /// The Lattice side: an AccessLogPolicy per Lattice route, beside it.
     fn emit_access_log_policies(&mut self, t: &'a Inputs<'a>, destination: &'a str) {
-        let config = t.config;
-        let groups = (t.plan.groups.iter()).map(|g| {
-            (
-                config.group_name(g.number),
-                config.lattice.namespace.as_str(),
-                Some(g.number),
-            )
-        });
-        let dedicated = (t.plan.dedicated.iter())
-            .map(|d| &t.apps[d.app])
-            .map(|a| (a.name.clone(), a.namespace.as_str(), None));
-        for (route, namespace, group) in groups.chain(dedicated).collect::<Vec<_>>() {
+        for LatticeRoute {
+            name: route,
+            namespace,
+            group,
+            ..
+        } in t.lattice_routes()
+        {
             let expect = Expect {
                 kind: Kind::AccessLogPolicy,
                 name: route.clone(),
@@ -791,15 +818,10 @@ impl<'a> Renderer<'a> {
             rules: monitoring::app_rules(config),
         };
         self.emit_prometheus_rule(monitoring::APPS_RULE.into(), namespace, apps_rule);
-        let groups = (t.plan.groups.iter()).map(|g| {
-            let apps: Vec<&App> = g.members().map(|id| &t.apps[id]).collect();
-            (config.group_name(g.number), apps)
-        });
-        let dedicated = (t.plan.dedicated.iter()).map(|d| {
-            let app = &t.apps[d.app];
-            (app.name.clone(), vec![app])
-        });
-        for (route, apps) in groups.chain(dedicated).collect::<Vec<_>>() {
+        for LatticeRoute {
+            name: route, apps, ..
+        } in t.lattice_routes()
+        {
             let name = format!("latgen-{route}");
             let rule = {
                 let name = name.clone();

@@ -902,48 +902,20 @@ fn write_consumer_results(md: &mut String, rows: &[Row]) {
     }
 }
 
-/// The runs with `auth.mode: iam` beside those without.
-fn write_auth_results(md: &mut String, rows: &[Row]) {
-    let with_auth: Vec<(&Row, [Measured; 2])> =
-        rows.iter().filter_map(|r| Some((r, r.auth?))).collect();
-    if with_auth.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        md,
-        "\nWith `auth.mode: iam` (an IAMAuthPolicy beside every Lattice route; every tenth app names two callers of its own), the same apps:\n"
-    );
-    let _ = writeln!(
-        md,
-        "| apps | latgen render (empty output) | without auth | latgen check | without auth |"
-    );
-    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
-    for (r, [render, check]) in with_auth {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} |",
-            r.n,
-            cell(render),
-            cell(r.first),
-            cell(check),
-            cell(r.check)
-        );
-    }
-}
-
-/// The runs with `observability:` on beside those without.
-fn write_observability_results(md: &mut String, rows: &[Row]) {
-    let with: Vec<(&Row, [Measured; 2])> = rows
-        .iter()
-        .filter_map(|r| Some((r, r.observability?)))
-        .collect();
+/// The runs of a variant of the settings (`pick` gives a row's) beside those without,
+/// under `intro`.
+fn write_variant_results(
+    md: &mut String,
+    rows: &[Row],
+    pick: fn(&Row) -> Option<[Measured; 2]>,
+    intro: &str,
+) {
+    let with: Vec<(&Row, [Measured; 2])> =
+        rows.iter().filter_map(|r| Some((r, pick(r)?))).collect();
     if with.is_empty() {
         return;
     }
-    let _ = writeln!(
-        md,
-        "\nWith `observability:` on (a PrometheusRule per Lattice service and one for the apps, Kong's Prometheus plugin named on every route, an AccessLogPolicy per Lattice route), the same apps:\n"
-    );
+    let _ = writeln!(md, "\n{intro}, the same apps:\n");
     let _ = writeln!(
         md,
         "| apps | latgen render (empty output) | without | latgen check | without |"
@@ -960,6 +932,22 @@ fn write_observability_results(md: &mut String, rows: &[Row]) {
             cell(r.check)
         );
     }
+}
+
+/// The runs with auth on, and with observability on.
+fn write_variants(md: &mut String, rows: &[Row]) {
+    write_variant_results(
+        md,
+        rows,
+        |r| r.auth,
+        "With `auth.mode: iam` (an IAMAuthPolicy beside every Lattice route; every tenth app names two callers of its own)",
+    );
+    write_variant_results(
+        md,
+        rows,
+        |r| r.observability,
+        "With `observability:` on (a PrometheusRule per Lattice service and one for the apps, Kong's Prometheus plugin named on every route, an AccessLogPolicy per Lattice route)",
+    );
 }
 
 fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
@@ -1029,8 +1017,7 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
             secs(r.parse),
         );
     }
-    write_auth_results(md, rows);
-    write_observability_results(md, rows);
+    write_variants(md, rows);
     write_consumer_results(md, rows);
     let _ = writeln!(md);
     for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {

@@ -17,6 +17,7 @@ use crate::output::{self, manifests};
 use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
 mod auth;
+mod canary;
 pub(crate) mod names;
 mod plugins;
 mod rollout;
@@ -661,6 +662,7 @@ fn network_findings(
             diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
+                diags.extend(canary::canary_findings(net, prepared));
                 let (apps, config) = (&prepared.apps, &prepared.config);
                 diags.extend(auth::auth_findings(net, (apps, config), proven));
             }

@@ -274,7 +274,10 @@ pub(super) fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
                 .help("run `latgen render`: groups never hold more"),
             );
         }
-        let backends: BTreeSet<_> = r.rules.iter().filter_map(|x| x.backend.as_ref()).collect();
+        // Every backendRef is a target group, a canary's at weight 0 too.
+        let backends: BTreeSet<_> = (r.rules.iter())
+            .flat_map(|x| x.weighted.iter().map(|(b, _)| b))
+            .collect();
         if backends.len() > q.target_groups_per_service as usize {
             diags.push(
                 Diagnostic::error(

@@ -14,6 +14,7 @@ use crate::input::model::MatchKind;
 use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
 use crate::manifest::auth::{AuthPolicy, Call, Decision, Identity};
 use crate::manifest::routing::{
+    BackendRef,
     Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome, PathRule,
     is_kong_file,
 };
@@ -435,22 +436,40 @@ fn human_end(o: &mut String, t: &Trace<'_>) {
         };
         say(o, line);
     }
-    match &t.outcome {
-        Outcome::Backend { backend, .. } => {
-            let port = backend
-                .port
-                .map(|p| format!(", port {p}"))
-                .unwrap_or_default();
-            say(
-                o,
-                format!(
-                    "backend   Service {}/{}{port}",
-                    backend.namespace, backend.name
-                ),
-            );
+    let port = |b: &BackendRef| b.port.map(|p| format!(", port {p}")).unwrap_or_default();
+    match (&t.outcome, weighted(t)) {
+        (Outcome::Backend { .. }, Some(refs)) => {
+            // A canary: every backend of the rule with the weight the manifests commit
+            // (a Rollout in progress shifts them in the cluster).
+            for (i, (b, w)) in refs.iter().enumerate() {
+                let label = if i == 0 { "backends" } else { "" };
+                say(
+                    o,
+                    format!("{label:<9} Service {}/{}{} (weight {w})", b.namespace, b.name, port(b)),
+                );
+            }
         }
-        other => say(o, format!("broken    {other}")),
+        (Outcome::Backend { backend, .. }, None) => say(
+            o,
+            format!(
+                "backend   Service {}/{}{}",
+                backend.namespace,
+                backend.name,
+                port(backend)
+            ),
+        ),
+        (other, _) => say(o, format!("broken    {other}")),
     }
+}
+
+/// The backends of the Lattice rule reached, with their weights, when it has more than one
+/// (a canary's stable and canary Services).
+fn weighted<'a>(t: &Trace<'a>) -> Option<&'a [(BackendRef, i32)]> {
+    let Outcome::Backend { rule, .. } = &t.outcome else {
+        return None;
+    };
+    let refs = &t.lattice?.rules.get(*rule)?.weighted;
+    (refs.len() > 1).then_some(refs.as_slice())
 }
 
 /// Appends a line.
@@ -666,6 +685,9 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         .outcome
         .backend()
         .map(|b| json!({ "namespace": b.namespace, "name": b.name, "port": b.port }));
+    let backends: Vec<Value> = (weighted(t).unwrap_or_default().iter())
+        .map(|(b, w)| json!({ "namespace": b.namespace, "name": b.name, "port": b.port, "weight": w }))
+        .collect();
     let near: Vec<Value> = t
         .near
         .iter()
@@ -690,6 +712,7 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         "latticeHost": t.lattice_host,
         "lattice": lattice,
         "backend": backend,
+        "backends": backends,
         "otherHosts": other_hosts,
         "direct": t.direct,
         "auth": auth_json(t),

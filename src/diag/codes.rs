@@ -118,6 +118,9 @@ codes! {
     UnreachableRule = "unreachable-rule", Warning, "a Lattice rule can never match: an earlier rule to the same backend covers it, or no Kong route sets the header it matches";
     KongPluginConflict = "kong-plugin-conflict", Warning, "a request-transformer plugin on a Kong route latgen writes: it and the one KIC makes of the route's Host rewrite and dispatch header replace each other";
     KongPluginMissing = "kong-plugin-missing", Error, "a Kong route names a plugin no file in kong.pluginFiles defines: KIC serves the route without it";
+    CanaryNameClash = "canary-name-clash", Error, "a canary app shares a Lattice route with another app that has a Service of the same name: the Rollout would move both apps' weights";
+    CanaryReadinessGate = "canary-readiness-gate", Warning, "a canary app does not say how its new canary pods get the Lattice readiness gate";
+    CanaryInMove = "canary-in-move", Warning, "a canary app is moving between groups: its Rollout must list both routes until the move finishes";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
     ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked, or not at all";

@@ -3,6 +3,7 @@
 //! diagnostics. Nothing here judges the values; that is `validate`'s job.
 
 pub(crate) mod auth;
+pub(crate) mod canary;
 pub(crate) mod config;
 pub(crate) mod confine;
 pub(crate) mod kong;

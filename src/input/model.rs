@@ -25,6 +25,7 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "healthCheck",
     "callers",
     "kong",
+    "canary",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
@@ -77,6 +78,9 @@ pub(crate) struct AppDecl {
     /// What the app's own Kong route and Service get: plugins, upstream timeouts,
     /// retries, more hostnames. Defaults come from `kong.routeDefaults` in latgen.yaml.
     pub kong: Option<crate::input::kong::KongDecl>,
+    /// A canary Service beside `service`, for an Argo Rollouts canary: both become backends
+    /// of each of the app's Lattice rules (the canary at weight 0).
+    pub canary: Option<crate::input::canary::CanaryDecl>,
 }
 
 /// A Service and port in the app's namespace.
@@ -249,6 +253,8 @@ pub struct App {
     pub callers: Vec<crate::input::auth::Caller>,
     /// The app's Kong settings, the project's defaults applied.
     pub kong: crate::input::kong::KongSettings,
+    /// The app's canary Service, if it declares one.
+    pub canary: Option<crate::input::canary::Canary>,
 }
 
 impl App {
@@ -274,6 +280,21 @@ impl App {
             service: self.service.clone(),
             port: self.port,
         }
+    }
+
+    /// The canary's Lattice target, if the app declares one: a target group of its own.
+    pub fn canary_backend(&self) -> Option<Backend> {
+        self.canary.as_ref().map(|c| Backend {
+            namespace: self.namespace.clone(),
+            service: c.service.clone(),
+            port: c.port,
+        })
+    }
+
+    /// Every Lattice target of the app's rules (each a target group): its own, then its
+    /// canary's.
+    pub fn backends(&self) -> impl Iterator<Item = Backend> + '_ {
+        std::iter::once(self.backend()).chain(self.canary_backend())
     }
 }
 

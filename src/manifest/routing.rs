@@ -266,7 +266,11 @@ impl KongRoute {
 #[derive(Debug, Clone)]
 pub(crate) struct LatticeRule {
     pub matches: Vec<PathRule>,
+    /// The rule's first backendRef: where a request goes at the weights latgen commits
+    /// (a canary's stable Service comes first, at weight 100).
     pub backend: Option<BackendRef>,
+    /// Every backendRef with its weight (1 when unset, as Gateway API defaults it).
+    pub weighted: Vec<(BackendRef, i32)>,
 }
 
 #[derive(Debug, Clone)]
@@ -648,6 +652,7 @@ struct BackendDoc {
     name: String,
     namespace: Option<String>,
     port: Option<i32>,
+    weight: Option<i32>,
 }
 
 /// A match's header conditions; a header named twice counts once, the first time (as
@@ -898,6 +903,7 @@ impl Doc {
                         name: b.name.clone(),
                         namespace: b.namespace.clone(),
                         port: b.port,
+                        weight: b.weight,
                     })
                     .collect(),
             })
@@ -1026,11 +1032,15 @@ fn identity(metadata: &Meta) -> (String, String, Pos) {
 
 /// A rule's backend: its first backendRef, in the route's namespace unless it names one.
 fn backend_of(refs: &[BackendDoc], namespace: &str) -> Option<BackendRef> {
-    refs.first().map(|b| BackendRef {
+    refs.first().map(|b| backend_ref(b, namespace))
+}
+
+fn backend_ref(b: &BackendDoc, namespace: &str) -> BackendRef {
+    BackendRef {
         namespace: b.namespace.clone().unwrap_or_else(|| namespace.to_string()),
         name: b.name.clone(),
         port: b.port,
-    })
+    }
 }
 
 /// The Kong routes of an HTTPRoute on the Kong side: one per rule.
@@ -1069,6 +1079,9 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
         .map(|r| LatticeRule {
             matches: path_rules(&r.value.matches, Pos::of(r)),
             backend: backend_of(&r.value.backend_refs, &namespace),
+            weighted: (r.value.backend_refs.iter())
+                .map(|b| (backend_ref(b, &namespace), b.weight.unwrap_or(1)))
+                .collect(),
         })
         .collect();
     let service_name = service_name_of(metadata, &name, &namespace);

@@ -227,6 +227,7 @@ mod tests {
             health_check: None,
             callers: Vec::new(),
             kong: Default::default(),
+            canary: None,
         }
     }
 

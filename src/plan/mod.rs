@@ -264,8 +264,9 @@ impl<'a> Planner<'a> {
                 cap: self.cap,
             });
         }
-        let backend = app.backend();
-        let backends = g.backends.len() + usize::from(!g.backends.contains_key(&backend));
+        // A canary's Service is a target group of its own.
+        let new = app.backends().filter(|b| !g.backends.contains_key(b)).count();
+        let backends = g.backends.len() + new;
         if backends > self.config.quotas.target_groups_per_service as usize {
             return Err(NoRoom::Backends {
                 have: g.backends.len(),
@@ -313,7 +314,9 @@ impl<'a> Planner<'a> {
             .collect();
         let g = self.groups.entry(number).or_default();
         g.rules += rules_needed(app, self.config);
-        *g.backends.entry(app.backend()).or_default() += 1;
+        for backend in app.backends() {
+            *g.backends.entry(backend).or_default() += 1;
+        }
         if app.isolate {
             g.isolated = Some(id);
         }

@@ -33,6 +33,8 @@ struct Rule {
     service: String,
     namespace: String,
     port: u16,
+    /// The canary Service and port, a second backend of the rule.
+    canary: Option<(String, u16)>,
 }
 
 impl Between<'_> {
@@ -47,6 +49,10 @@ impl Between<'_> {
                 .iter()
                 .find(|a| a.namespace == b.namespace && a.service == b.name && a.port == port)
                 .map_or_else(|| b.name.clone(), |a| a.name.clone());
+            let canary = match r.weighted.get(1) {
+                Some((c, _)) => Some((c.name.clone(), u16::try_from(c.port?).ok()?)),
+                None => None,
+            };
             for m in &r.matches {
                 let header = m
                     .headers
@@ -60,6 +66,7 @@ impl Between<'_> {
                     service: b.name.clone(),
                     namespace: b.namespace.clone(),
                     port,
+                    canary: canary.clone(),
                 });
             }
         }
@@ -155,8 +162,8 @@ impl Between<'_> {
         }
         let (mut rules, old_rules) = (self.rules(&new)?, self.rules(&old)?);
         let same = |x: &Rule, r: &Rule| {
-            (x.kind, &x.path, &x.header, &x.service, &x.namespace, x.port)
-                == (r.kind, &r.path, &r.header, &r.service, &r.namespace, r.port)
+            (x.kind, &x.path, &x.header, &x.service, &x.namespace, x.port, &x.canary)
+                == (r.kind, &r.path, &r.header, &r.service, &r.namespace, r.port, &r.canary)
         };
         match keep {
             Keep::Both => {
@@ -197,6 +204,11 @@ impl Between<'_> {
                     namespace: &r.namespace,
                     port: r.port,
                 },
+                canary: r.canary.as_ref().map(|(name, port)| BackendCtx {
+                    name,
+                    namespace: &r.namespace,
+                    port: *port,
+                }),
             })
             .collect();
         // The route keeps the service name it is created with, whatever step it is at.

@@ -222,12 +222,104 @@ pub(crate) fn kit(
     let mut files = BTreeMap::new();
     files.insert(Path::new(FOLDER).join(FILES[0]), app_project(deploy, &fp));
     for (side, name) in [(Side::Lattice, FILES[1]), (Side::Kong, FILES[2])] {
+        let ignores = match side {
+            Side::Lattice => canary_weights(output),
+            Side::Kong => Vec::new(),
+        };
         files.insert(
             Path::new(FOLDER).join(name),
-            application(deploy, config, out_rel, side),
+            application(deploy, config, out_rel, side, &ignores),
         );
     }
     files
+}
+
+/// The weights Argo Rollouts moves in one Lattice route: the backendRefs of each canary
+/// pair in it (a rule with more than one backendRef), as jq path expressions that Argo CD
+/// leaves out of its diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CanaryWeights {
+    pub route: String,
+    pub namespace: String,
+    pub expressions: Vec<String>,
+}
+
+/// Every Lattice route of the output with a canary, in file order. Only routes that commit a
+/// zero weight are read: latgen writes a canary's backendRef at weight 0, and a route
+/// without one has nothing to ignore.
+pub(crate) fn canary_weights(output: &Rendered) -> Vec<CanaryWeights> {
+    use crate::manifest::routing::LatticeRoute;
+    let mut out = Vec::new();
+    for (path, text) in &output.files {
+        if crate::manifest::layout::side_of(path) != Side::Lattice || !text.contains("weight: 0") {
+            continue;
+        }
+        let Some(route) = LatticeRoute::parse(path, text) else {
+            continue;
+        };
+        let mut expressions = Vec::new();
+        for rule in route.rules.iter().filter(|r| r.weighted.len() > 1) {
+            let expr = weights_expression(&route.namespace, &rule.weighted);
+            if !expressions.contains(&expr) {
+                expressions.push(expr);
+            }
+        }
+        if !expressions.is_empty() {
+            out.push(CanaryWeights {
+                route: route.name,
+                namespace: route.namespace,
+                expressions,
+            });
+        }
+    }
+    out
+}
+
+/// The jq path expression for the weights of exactly these backendRefs: each named by
+/// Service name and port, in its namespace (a backendRef without one is in the route's,
+/// as Gateway API says). The Rollout finds backendRefs by name alone; the expression is
+/// narrower, so another app's weights are never ignored.
+fn weights_expression(
+    route_ns: &str,
+    refs: &[(crate::manifest::routing::BackendRef, i32)],
+) -> String {
+    let namespace = refs.first().map_or(route_ns, |(b, _)| b.namespace.as_str());
+    let names: Vec<String> = refs
+        .iter()
+        .map(|(b, _)| match b.port {
+            Some(port) => format!("(.name == \"{}\" and .port == {port})", b.name),
+            None => format!("(.name == \"{}\")", b.name),
+        })
+        .collect();
+    // One condition a line, within yamllint's 80 columns once indented: jq reads the line
+    // breaks as spaces.
+    format!(
+        ".spec.rules[].backendRefs[]\n| select((.namespace // \"{route_ns}\") == \"{namespace}\")\n| select({})\n| .weight",
+        names.join("\n    or ")
+    )
+}
+
+/// The Lattice Application's `ignoreDifferences` for canary weights, and the sync option
+/// that makes a sync leave them alone too (without it Argo CD only hides the diff).
+fn ignore_differences(ignores: &[CanaryWeights]) -> String {
+    let mut t = String::from(
+        "  # Argo Rollouts shifts these canary weights in the cluster: Argo CD leaves\n  # them out of the diff and out of every sync.\n  ignoreDifferences:\n",
+    );
+    for i in ignores {
+        let _ = write!(
+            t,
+            "    - group: gateway.networking.k8s.io\n      kind: HTTPRoute\n      name: {}\n      namespace: {}\n      jqPathExpressions:\n",
+            q(&i.route),
+            q(&i.namespace)
+        );
+        for e in &i.expressions {
+            t.push_str("        - |-\n");
+            for line in e.lines() {
+                let _ = writeln!(t, "          {line}");
+            }
+        }
+    }
+    t
 }
 
 fn q(s: &str) -> String {
@@ -312,7 +404,13 @@ fn app_project(deploy: &DeployConfig, fp: &Footprint) -> String {
 /// timeout.
 const DIRECTORY: &str = "    # Plain manifests, read file by file (linear in the apps); kustomize\n    # build of this folder is superlinear and times out at 10,000 apps.\n    directory:\n      recurse: false\n      exclude: kustomization.yaml\n";
 
-fn application(deploy: &DeployConfig, config: &Config, out_rel: &Path, side: Side) -> String {
+fn application(
+    deploy: &DeployConfig,
+    config: &Config,
+    out_rel: &Path,
+    side: Side,
+    ignores: &[CanaryWeights],
+) -> String {
     let (what, namespace) = match side {
         Side::Lattice => (
             "The Lattice side: group and dedicated routes (and their grants and\n# policies), in the workload cluster.",
@@ -336,10 +434,19 @@ fn application(deploy: &DeployConfig, config: &Config, out_rel: &Path, side: Sid
         q(cluster(deploy, side)),
         q(namespace),
     );
+    if !ignores.is_empty() {
+        t.push_str(&ignore_differences(ignores));
+    }
+    if deploy.auto_sync || !ignores.is_empty() {
+        t.push_str("  syncPolicy:\n");
+    }
     if deploy.auto_sync {
         t.push_str(
-            "  syncPolicy:\n    # A merged PR goes live on its own; files the output drops are pruned.\n    # Argo CD refuses to prune everything (an empty folder) unless allowEmpty\n    # is set.\n    automated:\n      prune: true\n      selfHeal: true\n",
+            "    # A merged PR goes live on its own; files the output drops are pruned.\n    # Argo CD refuses to prune everything (an empty folder) unless allowEmpty\n    # is set.\n    automated:\n      prune: true\n      selfHeal: true\n",
         );
+    }
+    if !ignores.is_empty() {
+        t.push_str("    syncOptions:\n      - RespectIgnoreDifferences=true\n");
     }
     t
 }

@@ -315,6 +315,11 @@ fn ctx_of_rule<'a>(
             namespace: &app.namespace,
             port: app.port,
         },
+        canary: app.canary.as_ref().map(|c| BackendCtx {
+            name: &c.service,
+            namespace: &app.namespace,
+            port: c.port,
+        }),
     }
 }
 
@@ -908,31 +913,36 @@ impl<'a> Renderer<'a> {
     /// when several apps share one, the first by name sets it.
     fn emit_target_group_policies(&mut self, t: &'a Inputs<'a>) {
         let mut seen = std::collections::BTreeSet::new();
-        for app in t.apps.iter().filter(|a| a.health_check.is_some()) {
-            if !seen.insert((app.namespace.as_str(), app.service.as_str())) {
+        // A canary's Service is probed as the app's own is: the same health check.
+        let targets = (t.apps.iter().filter(|a| a.health_check.is_some())).flat_map(|app| {
+            let canary = app.canary.as_ref().map(|c| (app, c.service.as_str(), c.port));
+            std::iter::once((app, app.service.as_str(), app.port)).chain(canary)
+        });
+        for (app, service, port) in targets {
+            if !seen.insert((app.namespace.as_str(), service)) {
                 continue;
             }
             let hc = app.health_check.as_ref().expect("filtered");
             let object = move || {
                 Object::TargetGroupPolicy(TargetGroupPolicy {
-                    name: &app.service,
+                    name: service,
                     namespace: &app.namespace,
                     app: &app.name,
-                    service: &app.service,
-                    port: app.port,
+                    service,
+                    port,
                     interval: hc.interval_seconds,
                     path: hc.path.as_deref(),
                 })
             };
             let expect = Expect {
                 kind: Kind::TargetGroupPolicy,
-                name: app.service.clone(),
+                name: service.to_string(),
                 namespace: Some(app.namespace.clone()),
                 service_name: None,
             };
             let file = file_name(
                 Kind::TargetGroupPolicy,
-                &format!("{}-{}", app.namespace, app.service),
+                &format!("{}-{}", app.namespace, service),
             );
             self.emit_as(
                 Side::Lattice,

@@ -65,6 +65,8 @@ pub(super) struct RuleCtx<'a> {
     /// The header the rule also matches (header dispatch): the app's name.
     pub header: Option<HeaderCtx<'a>>,
     pub backend: BackendCtx<'a>,
+    /// The app's canary Service, a second backend at weight 0 (the stable one at 100).
+    pub canary: Option<BackendCtx<'a>>,
 }
 
 /// `lattice/group-route.yaml.j2`: a shared group's HTTPRoute.
@@ -417,14 +419,35 @@ fn path_match(rule: &RuleCtx, with_header: bool) -> HttpRouteRulesMatches {
 
 /// A backend as the templates write it: the fields the API server defaults included.
 fn backend(name: &str, namespace: Option<&str>, port: u16) -> HttpRouteRulesBackendRefs {
+    weighted(name, namespace, port, 1)
+}
+
+fn weighted(name: &str, namespace: Option<&str>, port: u16, weight: u32) -> HttpRouteRulesBackendRefs {
     HttpRouteRulesBackendRefs {
         group: Some(String::new()),
         kind: Some("Service".into()),
         name: name.into(),
         namespace: namespace.map(Into::into),
         port: Some(i32::from(port)),
-        weight: Some(1),
+        weight: Some(weight as i32),
         ..HttpRouteRulesBackendRefs::default()
+    }
+}
+
+/// A Lattice rule's backends: the app's Service alone, or with a canary the stable one at
+/// weight 100 and the canary at 0, as Argo Rollouts' Gateway API plugin expects to find
+/// them (it edits the weights of the backendRefs it finds by name).
+fn lattice_backends(r: &RuleCtx, group: bool) -> Vec<HttpRouteRulesBackendRefs> {
+    use crate::input::canary::{CANARY_WEIGHT, STABLE_WEIGHT};
+    fn ns<'b>(b: &BackendCtx<'b>, group: bool) -> Option<&'b str> {
+        group.then_some(b.namespace)
+    }
+    match &r.canary {
+        None => vec![backend(r.backend.name, ns(&r.backend, group), r.backend.port)],
+        Some(c) => vec![
+            weighted(r.backend.name, ns(&r.backend, group), r.backend.port, STABLE_WEIGHT),
+            weighted(c.name, ns(c, group), c.port, CANARY_WEIGHT),
+        ],
     }
 }
 
@@ -438,11 +461,7 @@ fn lattice_spec(
 ) -> HttpRouteSpec {
     let rules = rules.iter().map(|r| HttpRouteRules {
         matches: Some(vec![path_match(r, group)]),
-        backend_refs: Some(vec![backend(
-            r.backend.name,
-            group.then_some(r.backend.namespace),
-            r.backend.port,
-        )]),
+        backend_refs: Some(lattice_backends(r, group)),
         ..HttpRouteRules::default()
     });
     HttpRouteSpec {

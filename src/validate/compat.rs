@@ -330,6 +330,7 @@ mod tests {
             health_check: None,
             callers: Vec::new(),
             kong: Default::default(),
+            canary: None,
         };
         let mut diags = Diagnostics::new();
         check(

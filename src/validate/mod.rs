@@ -3,6 +3,7 @@
 //! other (unique names, no path claimed twice). All problems are collected.
 
 pub(crate) mod auth;
+mod canary;
 pub(crate) mod compat;
 mod kong;
 
@@ -85,6 +86,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     auth::check_paths(file, &paths, config, diags);
     let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
     let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
+    let canary = canary::validate_canary(file, svc, decl.canary.as_ref(), diags);
 
     if diags.count(Severity::Error) > before {
         return None;
@@ -104,6 +106,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         health_check,
         callers,
         kong,
+        canary,
     })
 }
 

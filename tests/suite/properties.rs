@@ -96,6 +96,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
         health_check: None,
         callers: Vec::new(),
         kong: Default::default(),
+        canary: None,
     }
 }
 

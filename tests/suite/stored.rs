@@ -322,6 +322,12 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
                 } else {
                     Default::default()
                 },
+                // Every fourth app has a canary: two weighted backends on its rules.
+                canary: (i % 4 == 1).then(|| latgen::input::canary::Canary {
+                    service: format!("{name}-canary"),
+                    port: 8080,
+                    readiness_gate: None,
+                }),
                 name,
             }
         })

@@ -82,7 +82,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let per_group = |total: u64, cap: u64| total.div_ceil(cap.max(1)) as usize;
     let cap = config.group_rule_capacity();
     let rules: usize = plan.groups.iter().map(|g| g.rules.len()).sum();
-    let services: BTreeSet<Backend> = members().map(|id| apps[id].backend()).collect();
+    let services: BTreeSet<Backend> = members().flat_map(|id| apps[id].backends()).collect();
     let target_groups = config.quotas.target_groups_per_service;
     let isolated = members().filter(|&id| apps[id].isolate).count();
     let rps: u64 = members().filter_map(|id| apps[id].peak_rps).sum();

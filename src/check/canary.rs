@@ -115,7 +115,7 @@ fn in_move(app: &App, prepared: &Prepared) -> Option<Diagnostic> {
         Diagnostic::warning(
             Code::CanaryInMove,
             format!(
-                "app `{}` has a canary and is moving from `{from}` to `{to}`: until the move finishes its rules are in both routes, and a Rollout that lists one of them shifts only half its traffic",
+                "app `{}` has a canary and is moving from `{from}` to `{to}`: until the move finishes its rules are in both routes, and a Rollout that lists only one of them stops shifting the app's traffic when Kong switches to the other",
                 app.name
             ),
         )

@@ -45,7 +45,7 @@ fn crd_schema(file: &str) -> Value {
 }
 
 /// The kit's documents by file name, parsed.
-fn kit_docs(dir: &Path) -> BTreeMap<String, Value> {
+pub(super) fn kit_docs(dir: &Path) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     for name in latgen::render::deploy::FILES {
         let path = dir.join(latgen::render::deploy::FOLDER).join(name);
@@ -59,7 +59,7 @@ fn kit_docs(dir: &Path) -> BTreeMap<String, Value> {
 }
 
 /// Every kit document is accepted by the CRD of its kind.
-fn assert_fits_the_crds(docs: &BTreeMap<String, Value>) {
+pub(super) fn assert_fits_the_crds(docs: &BTreeMap<String, Value>) {
     let app = jsonschema::validator_for(&crd_schema("application-crd.yaml")).unwrap();
     let project = jsonschema::validator_for(&crd_schema("appproject-crd.yaml")).unwrap();
     for (name, doc) in docs {

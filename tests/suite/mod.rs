@@ -5,6 +5,7 @@
 
 mod action;
 mod cli;
+mod canary;
 mod codes;
 mod comment;
 mod common;

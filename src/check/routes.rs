@@ -113,16 +113,27 @@ pub(super) fn resolution(
     let apps: BTreeMap<&str, &crate::input::model::App> = prepared
         .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
         .unwrap_or_default();
+    // A preview's route goes to the preview's Service, by (app, preview).
+    let previews: BTreeMap<(&str, &str), &crate::input::previews::Preview> = prepared
+        .map(|p| {
+            (p.plan.previews.list.iter())
+                .map(|x| ((x.app_name.as_str(), x.name.as_str()), x))
+                .collect()
+        })
+        .unwrap_or_default();
     // Each Kong route's requests are followed on their own: in parallel, found in order.
     let found: Vec<Vec<Diagnostic>> = net
         .kong
         .par_iter()
         .map(|kong| {
-            let want = kong
-                .app
-                .as_deref()
-                .and_then(|a| apps.get(a))
-                .map(|a| (&a.namespace, &a.service, i32::from(a.port)));
+            let want = match (kong.app.as_deref(), kong.preview.as_deref()) {
+                (Some(a), Some(p)) => previews
+                    .get(&(a, p))
+                    .map(|x| (&x.namespace, &x.service, i32::from(x.port))),
+                (a, _) => a
+                    .and_then(|a| apps.get(a))
+                    .map(|a| (&a.namespace, &a.service, i32::from(a.port))),
+            };
             kong_resolution(net, kong, want, flagged)
         })
         .collect();

@@ -121,6 +121,8 @@ codes! {
     CanaryNameClash = "canary-name-clash", Error, "a canary app shares a Lattice route with another app that has a Service of the same name: the Rollout would move both apps' weights";
     CanaryReadinessGate = "canary-readiness-gate", Warning, "a canary app does not say how its new canary pods get the Lattice readiness gate";
     CanaryInMove = "canary-in-move", Warning, "a canary app is moving between groups: its Rollout must list both routes until the move finishes";
+    PreviewUnknownApp = "preview-unknown-app", Error, "a preview under previews/ is of an app no declaration declares";
+    PreviewExpired = "preview-expired", Warning, "a preview is past the day its file says it ends";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
     ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked, or not at all";

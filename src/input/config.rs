@@ -35,6 +35,9 @@ pub struct Config {
     /// What latgen writes for per-app monitoring (off unless set): PrometheusRules from
     /// Kong's per-route metrics, and Lattice access logs.
     pub observability: crate::input::observability::Observability,
+    /// Previews (`previews/*.yaml`): the host pattern of their Kong routes. Required once a
+    /// preview exists.
+    pub previews: Option<crate::input::previews::PreviewsConfig>,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -58,6 +61,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "routeDefaults",
     "labels",
     "observability",
+    "previews",
     "prometheus",
     "accessLogs",
     "destinationArn",

@@ -106,6 +106,8 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     /// lock has no `services:` section (written before latgen named services, or never
     /// with a prefix set).
     pub services: Option<BTreeMap<String, ServiceName>>,
+    /// Preview (`<app>/<name>`) → the number of the preview group it is in.
+    pub previews: BTreeMap<String, G>,
     /// Whether the lock was read from a file (`false`: a new project).
     pub existed: bool,
 }
@@ -121,6 +123,7 @@ impl<G, M> Default for Lock<G, M> {
             rollout: None,
             dispatch: Dispatch::Path,
             services: None,
+            previews: BTreeMap::new(),
             existed: false,
         }
     }
@@ -136,6 +139,7 @@ impl Lock {
             rollout: self.rollout,
             dispatch: self.dispatch,
             services: self.services.clone(),
+            previews: self.previews.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
             existed: self.existed,
         }
     }
@@ -155,6 +159,9 @@ impl LockState {
             rollout: self.rollout,
             dispatch: self.dispatch,
             services: self.services.clone(),
+            previews: (self.previews.iter())
+                .map(|(k, v)| (k.clone(), (*v, Pos::default())))
+                .collect(),
             existed: self.existed,
         }
     }
@@ -189,6 +196,10 @@ struct LockFile {
     #[serde(default)]
     #[schemars(with = "Option<BTreeMap<String, ServiceName>>")]
     services: Option<BTreeMap<String, Spanned<ServiceName>>>,
+    /// Preview (`<app>/<name>`) → the number of the preview group it is in.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, u32>")]
+    previews: BTreeMap<String, Spanned<u32>>,
 }
 
 /// A move in flight.
@@ -203,7 +214,7 @@ struct MoveFile {
 
 /// Field names of `latgen.lock`, for "did you mean" hints.
 pub(crate) const LOCK_FIELDS: &[&str] = &[
-    "version", "apps", "moves", "rollout", "dispatch", "services", "name", "set",
+    "version", "apps", "moves", "rollout", "dispatch", "services", "name", "set", "previews",
 ];
 
 pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
@@ -227,6 +238,10 @@ pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<
         rollout: raw.rollout,
         dispatch: raw.dispatch,
         services: raw.services.map(|s| checked_services(s, file, diags)),
+        // A bad entry only places the preview anew: group 0 is never kept.
+        previews: (raw.previews.into_iter())
+            .map(|(k, v)| (k, (v.value, Pos::of(&v))))
+            .collect(),
         existed: true,
         ..Lock::default()
     };
@@ -353,6 +368,13 @@ pub fn serialize(state: &LockState) -> String {
     }
     if let Some(services) = &state.services {
         out.push_str(&services_text(services));
+    }
+    if !state.previews.is_empty() {
+        out.push_str("previews:\n");
+        for (key, group) in &state.previews {
+            // `<app>/<name>`: two validated labels and a slash, a plain scalar.
+            out.push_str(&format!("  {key}: {group}\n"));
+        }
     }
     if let Some(r) = state.rollout {
         out.push_str(&format!("rollout: {{ step: {}, of: {} }}\n", r.step, r.of));

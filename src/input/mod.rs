@@ -11,6 +11,7 @@ pub mod lock;
 pub(crate) mod model;
 pub(crate) mod observability;
 pub(crate) mod places;
+pub(crate) mod previews;
 pub(crate) mod platform;
 pub(crate) mod schema;
 pub(crate) mod yaml;
@@ -78,6 +79,8 @@ pub(crate) struct LoadedDecl {
 pub struct Loaded {
     pub config: Config,
     pub decls: Vec<LoadedDecl>,
+    /// The previews under `previews/`.
+    pub previews: Vec<crate::input::previews::LoadedPreview>,
     pub lock: Lock,
     pub sources: Sources,
 }
@@ -93,6 +96,10 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     );
     diags.extend(found);
     diags.extend(decl_found);
+    let (previews, preview_texts, preview_found) =
+        crate::input::previews::read_previews(&paths.root, &project);
+    diags.extend(preview_found);
+    texts.extend(preview_texts);
     // The texts go into the sources in one go (a tree built from them, then merged), not
     // inserted one by one.
     texts.extend(decl_texts);
@@ -101,6 +108,7 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     Loaded {
         config: config.unwrap_or_default(),
         decls,
+        previews,
         lock: lock.unwrap_or_default(),
         sources,
     }
@@ -319,7 +327,7 @@ fn read_optional(
     }
 }
 
-fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
+pub(crate) fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
     let too_big = std::fs::metadata(path)
         .map(|m| m.len() > MAX_DECLARATION_BYTES)
         .unwrap_or(false);

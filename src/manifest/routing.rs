@@ -33,6 +33,8 @@ pub(crate) struct PathRule {
 
 /// The label that names the app a route serves.
 pub(crate) const APP_LABEL: &str = "app.kubernetes.io/name";
+/// The label of a preview's Kong route: the preview's name (its app is `APP_LABEL`).
+pub(crate) const PREVIEW_LABEL: &str = "latgen.dev/preview";
 /// The annotation that names a Kong route's KongPlugins.
 pub(crate) const PLUGINS_ANNOTATION: &str = "konghq.com/plugins";
 
@@ -194,6 +196,9 @@ pub(crate) struct KongRoute {
     pub name: String,
     /// `app.kubernetes.io/name`: the app the route serves.
     pub app: Option<String>,
+    /// `latgen.dev/preview`: the preview of that app the route serves, if it is a
+    /// preview's route.
+    pub preview: Option<String>,
     pub hostnames: Vec<String>,
     pub matches: Vec<PathRule>,
     pub rewrite_host: Option<String>,
@@ -1054,6 +1059,7 @@ fn kong_routes(file: &Path, metadata: &Meta, spec: &AnySpec) -> Vec<Arc<KongRout
                 namespace: namespace.clone(),
                 name: name.clone(),
                 app: metadata.labels.get(APP_LABEL).cloned(),
+                preview: metadata.labels.get(PREVIEW_LABEL).cloned(),
                 plugins: metadata.annotations.get(PLUGINS_ANNOTATION).cloned(),
                 name_pos,
                 hostnames: spec.hostnames.clone(),

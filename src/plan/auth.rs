@@ -111,6 +111,12 @@ pub(crate) fn callers_of<'c>(app: &'c App, config: &'c Config) -> impl Iterator<
 /// The statements that let app `app`'s callers in, each as compact JSON. `header` is the
 /// dispatch header when the app is in a group that dispatches on it.
 pub(crate) fn app_statements(app: &App, config: &Config, header: Option<&str>) -> Vec<String> {
+    statements(app, config, header.map(|h| (h, app.name.as_str())))
+}
+
+/// The statements that let app `app`'s callers in, where a group dispatches on header
+/// `header.0` set to `header.1` (the app's name, or a preview's `<name>.<app>`).
+pub(crate) fn statements(app: &App, config: &Config, header: Option<(&str, &str)>) -> Vec<String> {
     let base = service_resource(config);
     let resource = one_or_many(&resources(app, &base, header.is_some()));
     callers_of(app, config)
@@ -129,11 +135,11 @@ pub(crate) fn app_statements(app: &App, config: &Config, header: Option<&str>) -
             if !equals.is_empty() {
                 condition.insert("StringEquals", equals);
             }
-            if let Some(h) = header {
+            if let Some((h, value)) = header {
                 let key = format!("{REQUEST_HEADER}{h}");
                 condition.insert(
                     "StringEqualsIgnoreCase",
-                    BTreeMap::from([(key, Value::String(app.name.clone()))]),
+                    BTreeMap::from([(key, Value::String(value.to_string()))]),
                 );
             }
             let principal = if c.principals.is_empty() {

@@ -15,6 +15,7 @@
 pub(crate) mod auth;
 pub(crate) mod observed;
 pub(crate) mod prepared;
+pub(crate) mod previews;
 pub(crate) mod rebalance;
 pub mod services;
 
@@ -68,6 +69,8 @@ pub struct Plan {
     pub kong_group: BTreeMap<AppId, u32>,
     /// Locked apps that no longer fit the group the lock gives them, placed anew.
     pub outgrown: Vec<Outgrown>,
+    /// The previews and their preview groups.
+    pub previews: previews::Previews,
 }
 
 /// A locked app that no longer fits its group (it grew, or the group's limits shrank),

@@ -223,6 +223,7 @@ impl Between<'_> {
             gateway: &gateway,
             rules: ctx_rules,
             dispatch_header,
+            preview: false,
         };
         let job = Job {
             side: Side::Lattice,

@@ -95,6 +95,7 @@ pub(crate) mod deploy;
 mod monitoring;
 pub(crate) mod not_stored;
 mod objects;
+mod previews;
 mod readback;
 use objects::{
     AuthPolicyCtx, BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute,
@@ -640,6 +641,7 @@ fn render_tree(
             r.emit_bridge(&inputs, app, app.bridge_name(), target);
         }
     }
+    r.emit_previews(&inputs);
     let (rendered, diags) = r.run();
     assemble(rendered, diags, templates)
 }
@@ -676,6 +678,7 @@ impl<'a> Renderer<'a> {
                         gateway: &t.lattice_gw,
                         rules,
                         dispatch_header: header,
+                        preview: false,
                     })
                 }
             };
@@ -878,6 +881,8 @@ impl<'a> Renderer<'a> {
             .groups
             .iter()
             .flat_map(|g| g.members().map(|id| t.apps[id].namespace.as_str()))
+            // Preview groups point into the previewed apps' namespaces too.
+            .chain(t.plan.previews.list.iter().map(|p| p.namespace.as_str()))
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
@@ -1020,6 +1025,8 @@ impl<'a> Renderer<'a> {
                 bridge,
                 port,
                 dispatch_header: dispatch_header(config),
+                dispatch_value: &app.name,
+                preview: None,
             })
         };
         self.emit(

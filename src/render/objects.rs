@@ -33,6 +33,8 @@ use crate::manifest::routing::{APP_LABEL as APP_NAME, Doc};
 
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "latgen");
 const GROUP_LABEL: &str = "latgen.dev/group";
+/// The label of a preview group's route: its number among the preview groups.
+pub(crate) const PREVIEW_GROUP_LABEL: &str = "latgen.dev/preview-group";
 const GATEWAY_API_GROUP: &str = "gateway.networking.k8s.io";
 
 #[derive(Serialize)]
@@ -80,6 +82,8 @@ pub(super) struct GroupRoute<'a> {
     pub gateway: &'a GatewayCtx<'a>,
     pub rules: Vec<RuleCtx<'a>>,
     pub dispatch_header: Option<&'a str>,
+    /// A preview group's route (`preview-NN`), not a production group's.
+    pub preview: bool,
 }
 
 /// `lattice/host-route.yaml.j2`: a host-routed app's own HTTPRoute.
@@ -167,6 +171,11 @@ pub(super) struct KongRoute<'a> {
     pub bridge: String,
     pub port: u16,
     pub dispatch_header: Option<&'a str>,
+    /// What the route sets the dispatch header to: the app's name, or a preview's
+    /// `<name>.<app>`.
+    pub dispatch_value: &'a str,
+    /// The preview's name, for a preview's route.
+    pub preview: Option<&'a str>,
 }
 
 /// `kustomization.yaml.j2`: a side's list of files.
@@ -375,7 +384,8 @@ fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectM
 
 fn group_route_meta(c: &GroupRoute) -> ObjectMeta {
     let mut labels = labels(None);
-    labels.insert(GROUP_LABEL.into(), c.number.to_string());
+    let key = if c.preview { PREVIEW_GROUP_LABEL } else { GROUP_LABEL };
+    labels.insert(key.into(), c.number.to_string());
     with_override(meta(&c.name, c.namespace, labels), c.service_name.as_ref())
 }
 
@@ -491,13 +501,14 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
     if let Some(header) = c.dispatch_header.filter(|h| !h.is_empty()) {
         header_changes
             .set
-            .push((header.to_string(), c.app.to_string()));
+            .push((header.to_string(), c.dispatch_value.to_string()));
     }
     crate::manifest::routing::KongRoute {
         file: file.to_path_buf(),
         namespace: c.namespace.to_string(),
         name: c.name.to_string(),
         app: Some(c.app.to_string()),
+        preview: c.preview.map(str::to_string),
         hostnames: c.hostnames.iter().map(|h| h.to_string()).collect(),
         matches,
         rewrite_host: Some(c.target.clone()),
@@ -513,7 +524,11 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
 }
 
 fn kong_route_meta(c: &KongRoute) -> ObjectMeta {
-    let mut meta = meta(c.name, c.namespace, labels(Some(c.app)));
+    let mut labels = labels(Some(c.app));
+    if let Some(p) = c.preview {
+        labels.insert(crate::manifest::routing::PREVIEW_LABEL.into(), p.into());
+    }
+    let mut meta = meta(c.name, c.namespace, labels);
     if !c.plugins.is_empty() {
         meta.annotations = Some(BTreeMap::from([(
             crate::manifest::routing::PLUGINS_ANNOTATION.to_string(),
@@ -538,7 +553,7 @@ fn kong_route_spec(c: &KongRoute) -> HttpRouteSpec {
             request_header_modifier: Some(HttpRouteRulesFiltersRequestHeaderModifier {
                 set: Some(vec![HttpRouteRulesFiltersRequestHeaderModifierSet {
                     name: header.into(),
-                    value: c.app.into(),
+                    value: c.dispatch_value.into(),
                 }]),
                 ..HttpRouteRulesFiltersRequestHeaderModifier::default()
             }),

@@ -6,6 +6,7 @@ pub(crate) mod auth;
 mod canary;
 pub(crate) mod compat;
 mod kong;
+pub(crate) mod previews;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;

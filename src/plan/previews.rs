@@ -1,0 +1,100 @@
+//! Preview groups: every preview is one rule, dispatched by header (Kong sets the dispatch
+//! header to `<name>.<app>`), in a Lattice service of previews only, so that adding or
+//! removing a preview never changes a production group. A preview keeps the group the lock
+//! gives it; a new one goes, in key order, to the lowest-numbered preview group with room.
+//! Room: the rule capacity of a group and the target-group quota (each preview's Service
+//! is a target group of its own).
+
+use std::collections::BTreeMap;
+
+use crate::input::config::Config;
+use crate::input::lock::Lock;
+use crate::input::previews::Preview;
+
+/// A Lattice service of previews: `preview-NN`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PreviewGroup {
+    pub number: u32,
+    /// The previews in it, by their place in [`Previews::list`], in header-value order.
+    pub members: Vec<usize>,
+}
+
+/// The project's previews and where each is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Previews {
+    /// Every preview, in key order (`<app>/<name>`).
+    pub list: Vec<Preview>,
+    pub groups: Vec<PreviewGroup>,
+    /// Each preview's header value ([`Preview::header_value`]), made once.
+    pub values: Vec<String>,
+    /// Each preview's Kong route and bridge name ([`Preview::route_name`]), made once.
+    pub route_names: Vec<String>,
+}
+
+/// The name of preview group `number`.
+pub(crate) fn group_name(number: u32) -> String {
+    format!("preview-{number:02}")
+}
+
+/// The custom domain of preview group `number`.
+pub(crate) fn group_domain(config: &Config, number: u32) -> String {
+    format!("{}.{}", group_name(number), config.lattice.domain)
+}
+
+/// How many previews a preview group holds.
+pub(crate) fn capacity(config: &Config) -> usize {
+    (config.group_rule_capacity().min(config.quotas.target_groups_per_service) as usize).max(1)
+}
+
+/// Places every preview: locked ones where the lock says while their group has room, the
+/// rest in the lowest-numbered group with room.
+pub(crate) fn place(list: Vec<Preview>, lock: &Lock, config: &Config) -> Previews {
+    let cap = capacity(config);
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut unplaced = Vec::new();
+    for (i, p) in list.iter().enumerate() {
+        match lock.previews.get(&p.key()) {
+            Some(&(n, _)) if n > 0 && groups.get(&n).is_none_or(|m| m.len() < cap) => {
+                groups.entry(n).or_default().push(i);
+            }
+            _ => unplaced.push(i),
+        }
+    }
+    for i in unplaced {
+        let n = (1..)
+            .find(|n| groups.get(n).is_none_or(|m| m.len() < cap))
+            .expect("a group with room");
+        groups.entry(n).or_default().push(i);
+    }
+    let groups = groups
+        .into_iter()
+        .map(|(number, mut members)| {
+            members.sort_by_key(|&i| list[i].header_value());
+            PreviewGroup { number, members }
+        })
+        .collect();
+    let values = list.iter().map(Preview::header_value).collect();
+    let route_names = list.iter().map(Preview::route_name).collect();
+    Previews {
+        list,
+        groups,
+        values,
+        route_names,
+    }
+}
+
+impl Previews {
+    /// The group number of each preview, by key: what the lock records.
+    pub fn lock_entries(&self) -> BTreeMap<String, u32> {
+        (self.groups.iter())
+            .flat_map(|g| g.members.iter().map(|&i| (self.list[i].key(), g.number)))
+            .collect()
+    }
+
+    /// The group a preview is in.
+    pub fn group_of(&self, index: usize) -> Option<u32> {
+        (self.groups.iter())
+            .find(|g| g.members.contains(&index))
+            .map(|g| g.number)
+    }
+}

@@ -20,6 +20,7 @@ mod auth;
 mod canary;
 pub(crate) mod names;
 mod plugins;
+mod previews;
 mod rollout;
 mod routes;
 mod staleness;
@@ -663,6 +664,7 @@ fn network_findings(
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
                 diags.extend(canary::canary_findings(net, prepared));
+                diags.extend(previews::preview_findings(prepared));
                 let (apps, config) = (&prepared.apps, &prepared.config);
                 diags.extend(auth::auth_findings(net, (apps, config), proven));
             }

@@ -247,7 +247,11 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
 /// Where a Kong route sets a header to a value other than its own app's name (header
 /// dispatch names the app that way), what it sets, as a clause.
 fn other_app_header(kong: &crate::manifest::routing::KongRoute) -> Option<String> {
-    let app = kong.app.as_deref()?;
+    let app = match (kong.app.as_deref()?, kong.preview.as_deref()) {
+        (app, Some(preview)) => format!("{preview}.{app}"),
+        (app, None) => app.to_string(),
+    };
+    let app = app.as_str();
     let (name, value) = kong
         .header_changes
         .set

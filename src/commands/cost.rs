@@ -48,6 +48,10 @@ pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {
                 "serviceNames": c.names.iter().map(|(route, name, set)| serde_json::json!({
                     "route": route, "name": name, "namedBy": set,
                 })).collect::<Vec<_>>(),
+                "previews": {
+                    "previews": c.previews.0, "groups": c.previews.1,
+                    "monthlyUsd": (c.previews.2 * 100.0).round() / 100.0,
+                },
                 "budgets": budgets.iter().map(|b| serde_json::json!({
                     "route": b.route, "declaredRps": b.declared, "budgetRps": b.budget,
                 })).collect::<Vec<_>>(),
@@ -118,6 +122,17 @@ fn table(c: &Cost) -> String {
         ),
     ]
     .join("\n");
+    // Previews are not production: counted apart, and not in the saving above.
+    let (previews, groups, monthly) = c.previews;
+    if previews > 0 {
+        out.push_str(&format!(
+            "\n{:<22}{:>6}  {:>12}/month  ({} in preview groups of their own)",
+            "preview groups",
+            groups,
+            dollars(monthly),
+            plural(previews, "preview")
+        ));
+    }
     out.push_str("\n\nLattice service names (route: name, named by)\n");
     for (route, name, set) in &c.names {
         out.push_str(&format!("  {route}: {name} ({set})\n"));

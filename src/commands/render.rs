@@ -197,13 +197,22 @@ fn notes(
 /// `80 apps in 14 Lattice services (8 shared groups, 6 dedicated)`.
 fn summary(prepared: &crate::plan::prepared::Prepared) -> String {
     let plan = &prepared.plan;
-    format!(
+    let mut out = format!(
         "{} in {} ({}, {} dedicated)",
         plural(prepared.apps.len(), "app"),
         plural(plan.service_count(), "Lattice service"),
         plural(plan.groups.len(), "shared group"),
         plan.dedicated.len()
-    )
+    );
+    let previews = &plan.previews;
+    if !previews.list.is_empty() {
+        out.push_str(&format!(
+            ", and {} in {}",
+            plural(previews.list.len(), "preview"),
+            plural(previews.groups.len(), "preview group")
+        ));
+    }
+    out
 }
 
 /// `render --check`: the diff of what render would change, and exit 1 when it is not empty.

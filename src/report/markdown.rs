@@ -260,6 +260,13 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
         })
         .collect();
     c.list("Apps moved", &moved, BUDGET);
+    let preview = |list: &[(String, String)]| -> Vec<String> {
+        (list.iter())
+            .map(|(key, host)| format!("{} on {}", code(key), code(host)))
+            .collect()
+    };
+    c.list("Previews added", &preview(&s.previews_added), BUDGET);
+    c.list("Previews removed", &preview(&s.previews_removed), BUDGET);
     for (title, items) in app_lists(&s.apps) {
         c.list(title, &items, BUDGET);
     }

@@ -84,7 +84,9 @@ fn kong_changes(before: &Network, after: &Network, out: &mut BTreeMap<String, Ap
 
 /// Each app's Kong route.
 fn kong_by_app(net: &Network) -> BTreeMap<String, &KongRoute> {
+    // A preview's route is not its app's.
     (net.kong.iter())
+        .filter(|r| r.preview.is_none())
         .map(|r| (r.app_name().to_string(), &**r))
         .collect()
 }

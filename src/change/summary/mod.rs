@@ -65,12 +65,16 @@ pub(crate) struct PrSummary {
     pub transient: Vec<crate::diag::codes::Code>,
     /// The shared groups' throughput budget use after the change, fullest first.
     pub budgets: Vec<crate::plan::rebalance::cost::BudgetUse>,
+    /// Previews (`<app>/<preview>`, host) the change adds, and those it removes.
+    pub previews_added: Vec<(String, String)>,
+    pub previews_removed: Vec<(String, String)>,
 }
 
 /// The app each Kong route serves, and the Lattice service domain its requests go to.
 fn kong_targets(net: &Network) -> BTreeMap<String, String> {
     net.kong
         .iter()
+        .filter(|r| r.preview.is_none())
         .map(|r| {
             let app = r.app_name().to_string();
             let to = r
@@ -79,6 +83,17 @@ fn kong_targets(net: &Network) -> BTreeMap<String, String> {
                 .or_else(|| r.hostnames.first().cloned())
                 .unwrap_or_default();
             (app, to)
+        })
+        .collect()
+}
+
+/// Every preview a Kong route serves, as `<app>/<preview>` with its host.
+fn previews(net: &Network) -> BTreeMap<String, String> {
+    (net.kong.iter())
+        .filter_map(|r| {
+            let preview = r.preview.as_deref()?;
+            let host = r.hostnames.first().cloned().unwrap_or_default();
+            Some((format!("{}/{preview}", r.app_name()), host))
         })
         .collect()
 }
@@ -154,7 +169,16 @@ pub(crate) fn summarize_states(
         })
         .collect();
     let price = service_hour_usd * HOURS_PER_MONTH;
+    let (had, has) = (previews(before), previews(after));
+    let only = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>| {
+        (a.iter())
+            .filter(|(k, _)| !b.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
     PrSummary {
+        previews_added: only(&has, &had),
+        previews_removed: only(&had, &has),
         added: is
             .keys()
             .filter(|a| !was.contains_key(*a))

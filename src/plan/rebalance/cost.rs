@@ -26,6 +26,9 @@ pub(crate) struct Cost {
     /// Each Lattice service: its route (a group's, or a host-routed app's), its name and
     /// who chose the name (`latgen` or `controller`).
     pub names: Vec<(String, String, &'static str)>,
+    /// Previews apart from production: how many, in how many preview groups (each a
+    /// Lattice service), and what those cost a month.
+    pub previews: (usize, usize, f64),
 }
 
 /// The Lattice services a fresh plan of `prepared`'s apps takes under `dispatch`.
@@ -60,7 +63,13 @@ pub(crate) fn cost(prepared: &Prepared) -> Cost {
             (r.route, s.name, s.set.as_str())
         })
         .collect();
+    let preview_groups = plan.previews.groups.len();
     Cost {
+        previews: (
+            plan.previews.list.len(),
+            preview_groups,
+            preview_groups as f64 * price,
+        ),
         other: (other_mode, other_services, other_services as f64 * price),
         services,
         groups: plan.groups.len(),

@@ -33,6 +33,12 @@ fn header_fixture_matches_its_golden_tree() {
     check_fixture("header");
 }
 
+/// Previews in preview groups of their own, with their Kong routes and bridges.
+#[test]
+fn previews_fixture_matches_its_golden_tree() {
+    check_fixture("previews");
+}
+
 /// The example in the repository root is what the README renders: a stale generated/ or
 /// lock fails here, before it fails a user.
 #[test]

@@ -25,6 +25,7 @@ mod layers;
 mod observed;
 mod planning;
 mod project;
+mod previews;
 mod prometheus;
 mod proof;
 mod properties;

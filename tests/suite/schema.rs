@@ -162,6 +162,7 @@ fn fixture_routes_pass_the_crd_schema_and_cel_rules() {
     assert!(check_tree(&common::fixture("traps")) > 0);
     assert!(check_tree(&common::fixture("settings")) > 0);
     assert!(check_tree(&common::fixture("canary")) > 0);
+    assert!(check_tree(&common::fixture("previews")) > 0);
 }
 
 #[test]

@@ -564,3 +564,131 @@ fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
         "{lock}"
     );
 }
+
+/// [`five_apps`] with previews on `{name}.{app}.preview.example.com`, committed.
+fn five_apps_with_previews() -> tempfile::TempDir {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "previews:\n  host: \"{name}.{app}.preview.example.com\"\n",
+    )
+    .unwrap();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    commit(dir, "previews on");
+    tmp
+}
+
+fn add_preview(dir: &Path) {
+    std::fs::create_dir_all(dir.join("previews")).unwrap();
+    std::fs::write(
+        dir.join("previews/alpha-pr-1.yaml"),
+        "app: alpha\nname: pr-1\nservice: alpha-pr-1\nexpires: 2099-12-31\n",
+    )
+    .unwrap();
+}
+
+/// Each state between two consecutive commits (each side live first): the preview's host
+/// lands where it did before or after, and every production request where it always did.
+fn assert_preview_states(dir: &Path, steps: usize) {
+    let host = "pr-1.alpha.preview.example.com";
+    let first = tree_at(dir, &format!("HEAD~{steps}"));
+    let last = tree_at(dir, "HEAD");
+    let (before, after) = (network(&first, &first), network(&last, &last));
+    for k in 1..=steps {
+        let prev = tree_at(dir, &format!("HEAD~{}", steps + 1 - k));
+        let state = tree_at(dir, &format!("HEAD~{}", steps - k));
+        for net in [network(&state, &prev), network(&prev, &state)] {
+            for path in requests() {
+                let now = landing(&net.route("any", &path));
+                assert_eq!(now, landing(&before.route("any", &path)), "step {k}: {path}");
+                let now = landing(&net.route(host, &path));
+                let (b, a) = (before.route(host, &path), after.route(host, &path));
+                assert!(
+                    now == landing(&b) || now == landing(&a),
+                    "step {k}: {host}{path} lands at {now}"
+                );
+            }
+        }
+    }
+}
+
+/// A preview ships like an app: its preview group first (Lattice side), then its Kong
+/// route; its removal the other way round. No production file changes at any step.
+#[test]
+fn a_preview_is_added_lattice_first_and_removed_kong_first() {
+    let tmp = five_apps_with_previews();
+    let dir = tmp.path();
+    let production = tree_at(dir, "HEAD");
+    add_preview(dir);
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
+    assert!(dir.join("generated/lattice/httproute-preview-01.yaml").exists());
+    assert!(!dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml").exists());
+    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    assert_eq!(ship_each_step(dir, &[]), 2);
+    assert_preview_states(dir, 2);
+    let reached = network(&tree_at(dir, "HEAD"), &tree_at(dir, "HEAD"))
+        .route("pr-1.alpha.preview.example.com", "/alpha/x");
+    assert_eq!(landing(&reached), "team/alpha-pr-1:8080");
+    std::fs::remove_file(dir.join("previews/alpha-pr-1.yaml")).unwrap();
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
+    assert!(dir.join("generated/lattice/httproute-preview-01.yaml").exists());
+    assert!(!dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml").exists());
+    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    assert_eq!(ship_each_step(dir, &[]), 2);
+    assert_preview_states(dir, 2);
+    assert_eq!(tree_at(dir, "HEAD"), production, "back to the production tree");
+}
+
+#[test]
+fn the_pr_comment_of_a_preview() {
+    let tmp = five_apps_with_previews();
+    let dir = tmp.path();
+    add_preview(dir);
+    markdown_after(dir, "preview-add");
+    commit(dir, "step 1");
+    markdown_after(dir, "preview-add-step-2");
+    commit(dir, "step 2");
+    std::fs::remove_file(dir.join("previews/alpha-pr-1.yaml")).unwrap();
+    markdown_after(dir, "preview-remove");
+}
+
+/// A canary app moves like any other, in three safe steps; `check` says at each step that
+/// the Rollout must list both routes while the move is in flight.
+#[test]
+fn a_canary_app_moves_in_safe_steps() {
+    let tmp = five_apps();
+    let dir = tmp.path();
+    common::app(
+        dir,
+        "delta",
+        "namespace: team\nservice: { name: delta, port: 8080 }\npaths: [/delta]\ncanary: { service: delta-canary, readinessGate: podTemplate }\n",
+    );
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    commit(dir, "canary");
+    let base = tree_at(dir, "HEAD");
+    let run = latgen(dir, &["move", "delta", "--group", "2"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let mut warned = 0;
+    let steps = ship_and_look(dir, &[], |_| {
+        let check = latgen(dir, &["check", "--format", "json"]);
+        warned += usize::from(check.stdout.contains("canary-in-move"));
+    });
+    assert_eq!(steps, 3);
+    assert_eq!(warned, 2, "the two steps with the move in flight");
+    let last = tree_at(dir, "HEAD");
+    for k in 1..=3 {
+        let prev = tree_at(dir, &format!("HEAD~{}", 4 - k));
+        let state = tree_at(dir, &format!("HEAD~{}", 3 - k));
+        assert_routes_well(k, &prev, &state, &last);
+        // Every Lattice rule for /delta keeps both backends.
+        for (path, text) in state.iter().filter(|(p, _)| p.starts_with("lattice")) {
+            if text.contains("value: /delta") {
+                assert!(text.contains("name: delta-canary"), "{}", path.display());
+            }
+        }
+    }
+    assert_ne!(base, last);
+}

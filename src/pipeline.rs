@@ -65,7 +65,7 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
             &mut diags,
         );
         plan::services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
-        plan.previews = plan::previews::place(previews, &loaded.lock, &loaded.config);
+        plan.previews = plan::previews::place(previews, &apps, &loaded.lock, &loaded.config);
         plan.lock.previews = plan.previews.lock_entries();
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,

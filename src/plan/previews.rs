@@ -2,12 +2,14 @@
 //! header to `<name>.<app>`), in a Lattice service of previews only, so that adding or
 //! removing a preview never changes a production group. A preview keeps the group the lock
 //! gives it; a new one goes, in key order, to the lowest-numbered preview group with room.
-//! Room: the rule capacity of a group and the target-group quota (each preview's Service
-//! is a target group of its own).
+//! Room: the rule capacity of a group, the target-group quota (each preview's Service is a
+//! target group of its own) and, with `auth.mode: iam`, the auth policy's size.
 
 use std::collections::BTreeMap;
 
 use crate::input::config::Config;
+use crate::input::model::App;
+use crate::plan::auth;
 use crate::input::lock::Lock;
 use crate::input::previews::Preview;
 
@@ -48,27 +50,50 @@ pub(crate) fn capacity(config: &Config) -> usize {
 
 /// Places every preview: locked ones where the lock says while their group has room, the
 /// rest in the lowest-numbered group with room.
-pub(crate) fn place(list: Vec<Preview>, lock: &Lock, config: &Config) -> Previews {
+pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Config) -> Previews {
     let cap = capacity(config);
-    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    // Each preview's share of its group's auth policy, in bytes (none with auth off).
+    let header = config.lattice.dispatch_header.as_str();
+    let bytes: Vec<usize> = (list.iter())
+        .map(|p| match config.auth.is_on() {
+            true => auth::statements_bytes(&auth::statements(
+                &apps[p.app],
+                config,
+                Some((header, &p.header_value())),
+            )),
+            false => 0,
+        })
+        .collect();
+    let mut groups: BTreeMap<u32, (Vec<usize>, usize)> = BTreeMap::new();
+    let room = |groups: &BTreeMap<u32, (Vec<usize>, usize)>, n: u32, i: usize| {
+        groups.get(&n).is_none_or(|(m, b)| {
+            m.len() < cap && auth::policy_bytes(b + bytes[i]) <= auth::POLICY_MAX_BYTES
+        })
+    };
     let mut unplaced = Vec::new();
     for (i, p) in list.iter().enumerate() {
         match lock.previews.get(&p.key()) {
-            Some(&(n, _)) if n > 0 && groups.get(&n).is_none_or(|m| m.len() < cap) => {
-                groups.entry(n).or_default().push(i);
+            Some(&(n, _)) if n > 0 && room(&groups, n, i) => {
+                let g = groups.entry(n).or_default();
+                g.0.push(i);
+                g.1 += bytes[i];
             }
             _ => unplaced.push(i),
         }
     }
     for i in unplaced {
+        // A group not yet opened has room: a preview alone takes its app's statements,
+        // which fit a policy (`auth-policy-too-large` refuses an app whose do not).
         let n = (1..)
-            .find(|n| groups.get(n).is_none_or(|m| m.len() < cap))
+            .find(|&n| room(&groups, n, i))
             .expect("a group with room");
-        groups.entry(n).or_default().push(i);
+        let g = groups.entry(n).or_default();
+        g.0.push(i);
+        g.1 += bytes[i];
     }
     let groups = groups
         .into_iter()
-        .map(|(number, mut members)| {
+        .map(|(number, (mut members, _))| {
             members.sort_by_key(|&i| list[i].header_value());
             PreviewGroup { number, members }
         })

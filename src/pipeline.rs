@@ -38,8 +38,7 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
         }
     }
     let apps = validate::validate(&loaded, &paths.config, &mut diags);
-    let previews =
-        validate::previews::validate_previews(&loaded, &apps, &paths.config, &mut diags);
+    let previews = validate::previews::validate_previews(&loaded, &apps, &paths.config, &mut diags);
     let config_text = loaded.sources.text(&paths.config);
     validate::compat::check(
         &loaded.config,

@@ -30,7 +30,11 @@ pub(crate) fn canary_findings(net: &Network, prepared: &Prepared) -> Diagnostics
     }
     diags.extend(name_clashes(net, &prepared.apps));
     for app in prepared.apps.iter().filter(|a| a.canary.is_some()) {
-        if app.canary.as_ref().is_some_and(|c| c.readiness_gate.is_none()) {
+        if app
+            .canary
+            .as_ref()
+            .is_some_and(|c| c.readiness_gate.is_none())
+        {
             diags.push(readiness_gate(app));
         }
         if let Some(d) = in_move(app, prepared) {
@@ -55,7 +59,10 @@ fn name_clashes(net: &Network, apps: &[App]) -> Diagnostics {
     for route in &net.lattice {
         // Service name → the apps of this route with a Service of that name.
         let mut by_name: BTreeMap<&str, Vec<&App>> = BTreeMap::new();
-        let refs = route.rules.iter().flat_map(|r| r.weighted.iter().map(|(b, _)| b));
+        let refs = route
+            .rules
+            .iter()
+            .flat_map(|r| r.weighted.iter().map(|(b, _)| b));
         for b in refs {
             if let Some(app) = owner.get(&(b.namespace.as_str(), b.name.as_str())) {
                 let list = by_name.entry(b.name.as_str()).or_default();

@@ -19,7 +19,13 @@ pub(crate) fn preview_findings(prepared: &Prepared) -> Diagnostics {
         return diags;
     }
     let today = today();
-    for p in prepared.plan.previews.list.iter().filter(|p| p.expires < today) {
+    for p in prepared
+        .plan
+        .previews
+        .list
+        .iter()
+        .filter(|p| p.expires < today)
+    {
         diags.push(
             Diagnostic::warning(
                 Code::PreviewExpired,

@@ -14,9 +14,8 @@ use crate::input::model::MatchKind;
 use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
 use crate::manifest::auth::{AuthPolicy, Call, Decision, Identity};
 use crate::manifest::routing::{
-    BackendRef,
-    Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome, PathRule,
-    is_kong_file,
+    BackendRef, Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome,
+    PathRule, is_kong_file,
 };
 
 /// A request to follow. `host` is None for a bare path without `--host`: then only Kong
@@ -445,7 +444,12 @@ fn human_end(o: &mut String, t: &Trace<'_>) {
                 let label = if i == 0 { "backends" } else { "" };
                 say(
                     o,
-                    format!("{label:<9} Service {}/{}{} (weight {w})", b.namespace, b.name, port(b)),
+                    format!(
+                        "{label:<9} Service {}/{}{} (weight {w})",
+                        b.namespace,
+                        b.name,
+                        port(b)
+                    ),
                 );
             }
         }

@@ -139,7 +139,11 @@ impl Lock {
             rollout: self.rollout,
             dispatch: self.dispatch,
             services: self.services.clone(),
-            previews: self.previews.iter().map(|(k, v)| (k.clone(), v.0)).collect(),
+            previews: self
+                .previews
+                .iter()
+                .map(|(k, v)| (k.clone(), v.0))
+                .collect(),
             existed: self.existed,
         }
     }

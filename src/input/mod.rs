@@ -11,8 +11,8 @@ pub mod lock;
 pub(crate) mod model;
 pub(crate) mod observability;
 pub(crate) mod places;
-pub(crate) mod previews;
 pub(crate) mod platform;
+pub(crate) mod previews;
 pub(crate) mod schema;
 pub(crate) mod yaml;
 

@@ -72,12 +72,8 @@ pub(crate) fn read_previews(
         let Some(text) = crate::input::read_declaration(&file, &mut diags) else {
             continue;
         };
-        let decl = crate::input::yaml::parse_yaml::<PreviewDecl>(
-            &file,
-            &text,
-            PREVIEW_FIELDS,
-            &mut diags,
-        );
+        let decl =
+            crate::input::yaml::parse_yaml::<PreviewDecl>(&file, &text, PREVIEW_FIELDS, &mut diags);
         texts.push((file.clone(), text));
         if let Some(decl) = decl {
             previews.push(LoadedPreview { file, decl });

@@ -268,7 +268,10 @@ impl<'a> Planner<'a> {
             });
         }
         // A canary's Service is a target group of its own.
-        let new = app.backends().filter(|b| !g.backends.contains_key(b)).count();
+        let new = app
+            .backends()
+            .filter(|b| !g.backends.contains_key(b))
+            .count();
         let backends = g.backends.len() + new;
         if backends > self.config.quotas.target_groups_per_service as usize {
             return Err(NoRoom::Backends {

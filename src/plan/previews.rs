@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 
 use crate::input::config::Config;
-use crate::input::model::App;
-use crate::plan::auth;
 use crate::input::lock::Lock;
+use crate::input::model::App;
 use crate::input::previews::Preview;
+use crate::plan::auth;
 
 /// A Lattice service of previews: `preview-NN`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,10 @@ pub(crate) fn group_domain(config: &Config, number: u32) -> String {
 
 /// How many previews a preview group holds.
 pub(crate) fn capacity(config: &Config) -> usize {
-    (config.group_rule_capacity().min(config.quotas.target_groups_per_service) as usize).max(1)
+    (config
+        .group_rule_capacity()
+        .min(config.quotas.target_groups_per_service) as usize)
+        .max(1)
 }
 
 /// Places every preview: locked ones where the lock says while their group has room, the

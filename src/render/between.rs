@@ -162,8 +162,23 @@ impl Between<'_> {
         }
         let (mut rules, old_rules) = (self.rules(&new)?, self.rules(&old)?);
         let same = |x: &Rule, r: &Rule| {
-            (x.kind, &x.path, &x.header, &x.service, &x.namespace, x.port, &x.canary)
-                == (r.kind, &r.path, &r.header, &r.service, &r.namespace, r.port, &r.canary)
+            (
+                x.kind,
+                &x.path,
+                &x.header,
+                &x.service,
+                &x.namespace,
+                x.port,
+                &x.canary,
+            ) == (
+                r.kind,
+                &r.path,
+                &r.header,
+                &r.service,
+                &r.namespace,
+                r.port,
+                &r.canary,
+            )
         };
         match keep {
             Keep::Both => {
@@ -189,28 +204,7 @@ impl Between<'_> {
         let dispatch_header = rules
             .iter()
             .find_map(|r| r.header.as_ref().map(|h| h.0.as_str()));
-        let ctx_rules: Vec<RuleCtx> = rules
-            .iter()
-            .map(|r| RuleCtx {
-                kind: r.kind.gateway_api_type(),
-                path: std::borrow::Cow::Borrowed(&r.path),
-                app: &r.app,
-                header: r
-                    .header
-                    .as_ref()
-                    .map(|(name, value)| HeaderCtx { name, value }),
-                backend: BackendCtx {
-                    name: &r.service,
-                    namespace: &r.namespace,
-                    port: r.port,
-                },
-                canary: r.canary.as_ref().map(|(name, port)| BackendCtx {
-                    name,
-                    namespace: &r.namespace,
-                    port: *port,
-                }),
-            })
-            .collect();
+        let ctx_rules = rule_ctxs(&rules);
         // The route keeps the service name it is created with, whatever step it is at.
         let service_name = crate::plan::services::annotation_in(target);
         let gateway = GatewayCtx::from(&self.config.lattice.gateway);
@@ -239,4 +233,30 @@ impl Between<'_> {
         };
         render_job(self.templates, job, false).ok().map(|r| r.body)
     }
+}
+
+/// The template context of owned rules.
+fn rule_ctxs(rules: &[Rule]) -> Vec<RuleCtx<'_>> {
+    rules
+        .iter()
+        .map(|r| RuleCtx {
+            kind: r.kind.gateway_api_type(),
+            path: std::borrow::Cow::Borrowed(&r.path),
+            app: &r.app,
+            header: r
+                .header
+                .as_ref()
+                .map(|(name, value)| HeaderCtx { name, value }),
+            backend: BackendCtx {
+                name: &r.service,
+                namespace: &r.namespace,
+                port: r.port,
+            },
+            canary: r.canary.as_ref().map(|(name, port)| BackendCtx {
+                name,
+                namespace: &r.namespace,
+                port: *port,
+            }),
+        })
+        .collect()
 }

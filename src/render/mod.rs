@@ -920,7 +920,10 @@ impl<'a> Renderer<'a> {
         let mut seen = std::collections::BTreeSet::new();
         // A canary's Service is probed as the app's own is: the same health check.
         let targets = (t.apps.iter().filter(|a| a.health_check.is_some())).flat_map(|app| {
-            let canary = app.canary.as_ref().map(|c| (app, c.service.as_str(), c.port));
+            let canary = app
+                .canary
+                .as_ref()
+                .map(|c| (app, c.service.as_str(), c.port));
             std::iter::once((app, app.service.as_str(), app.port)).chain(canary)
         });
         for (app, service, port) in targets {

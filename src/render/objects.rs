@@ -384,7 +384,11 @@ fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectM
 
 fn group_route_meta(c: &GroupRoute) -> ObjectMeta {
     let mut labels = labels(None);
-    let key = if c.preview { PREVIEW_GROUP_LABEL } else { GROUP_LABEL };
+    let key = if c.preview {
+        PREVIEW_GROUP_LABEL
+    } else {
+        GROUP_LABEL
+    };
     labels.insert(key.into(), c.number.to_string());
     with_override(meta(&c.name, c.namespace, labels), c.service_name.as_ref())
 }
@@ -432,7 +436,12 @@ fn backend(name: &str, namespace: Option<&str>, port: u16) -> HttpRouteRulesBack
     weighted(name, namespace, port, 1)
 }
 
-fn weighted(name: &str, namespace: Option<&str>, port: u16, weight: u32) -> HttpRouteRulesBackendRefs {
+fn weighted(
+    name: &str,
+    namespace: Option<&str>,
+    port: u16,
+    weight: u32,
+) -> HttpRouteRulesBackendRefs {
     HttpRouteRulesBackendRefs {
         group: Some(String::new()),
         kind: Some("Service".into()),
@@ -453,9 +462,18 @@ fn lattice_backends(r: &RuleCtx, group: bool) -> Vec<HttpRouteRulesBackendRefs> 
         group.then_some(b.namespace)
     }
     match &r.canary {
-        None => vec![backend(r.backend.name, ns(&r.backend, group), r.backend.port)],
+        None => vec![backend(
+            r.backend.name,
+            ns(&r.backend, group),
+            r.backend.port,
+        )],
         Some(c) => vec![
-            weighted(r.backend.name, ns(&r.backend, group), r.backend.port, STABLE_WEIGHT),
+            weighted(
+                r.backend.name,
+                ns(&r.backend, group),
+                r.backend.port,
+                STABLE_WEIGHT,
+            ),
             weighted(c.name, ns(c, group), c.port, CANARY_WEIGHT),
         ],
     }

@@ -40,9 +40,12 @@ pub(crate) fn validate_canary(
         && !(1..=65535).contains(&p.value)
     {
         diags.push(
-            Diagnostic::error(Code::InvalidPort, format!("port {} is out of range", p.value))
-                .at(at(file, p))
-                .help("give the canary Service's port, 1 to 65535"),
+            Diagnostic::error(
+                Code::InvalidPort,
+                format!("port {} is out of range", p.value),
+            )
+            .at(at(file, p))
+            .help("give the canary Service's port, 1 to 65535"),
         );
     }
     if *name == stable.name.value && port == stable.port.value {
@@ -52,7 +55,9 @@ pub(crate) fn validate_canary(
                 format!("the canary service `{name}` port {port} is the app's own service"),
             )
             .at(at(file, &decl.service))
-            .help("name the Rollout's canaryService, a second Service beside the app's stableService"),
+            .help(
+                "name the Rollout's canaryService, a second Service beside the app's stableService",
+            ),
         );
     }
     (diags.len() == before).then(|| Canary {

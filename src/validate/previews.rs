@@ -99,40 +99,8 @@ fn validate_one(
         };
         diags.push(diag);
     }
-    let name = &d.name.value;
-    let app_name = d.app.value.as_str();
-    if let Some(problem) = platform::dns1123_label_problem(name) {
-        diags.push(
-            Diagnostic::error(Code::InvalidValue, format!("preview name `{name}` {problem}"))
-                .at(at(file, &d.name))
-                .help("name the preview like `pr-123`: lowercase letters, digits and `-`"),
-        );
-    } else if let Some(problem) = platform::dns1123_label_problem(&route_name(name, app_name)) {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "preview `{name}` of app `{app_name}` makes the Kong route and bridge name `{}`, which {problem}",
-                    route_name(name, app_name)
-                ),
-            )
-            .at(at(file, &d.name))
-            .help("use a shorter preview name"),
-        );
-    }
-    if by_name.contains_key(route_name(name, app_name).as_str()) {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!(
-                    "preview `{name}` of app `{app_name}` would write a Kong route `{}`, an app's name",
-                    route_name(name, app_name)
-                ),
-            )
-            .at(at(file, &d.name))
-            .help("give the preview another name"),
-        );
-    }
+    let (name, app_name) = (&d.name.value, d.app.value.as_str());
+    check_name(file, d, by_name, diags);
     if let Some(problem) = platform::dns1123_label_problem(&d.service.value) {
         diags.push(
             Diagnostic::error(
@@ -147,9 +115,12 @@ fn validate_one(
         && !(1..=65535).contains(&port.value)
     {
         diags.push(
-            Diagnostic::error(Code::InvalidPort, format!("port {} is out of range", port.value))
-                .at(at(file, port))
-                .help("give the preview Service's port, 1 to 65535"),
+            Diagnostic::error(
+                Code::InvalidPort,
+                format!("port {} is out of range", port.value),
+            )
+            .at(at(file, port))
+            .help("give the preview Service's port, 1 to 65535"),
         );
     }
     let expires = d.expires.value.parse::<jiff::civil::Date>().ok();
@@ -187,6 +158,52 @@ fn validate_one(
         file: file.clone(),
         name_pos: Pos::of(&d.name),
     })
+}
+
+/// The preview's name is a label, and makes a Kong route and bridge name that is one too
+/// and is no app's name.
+fn check_name(
+    file: &Path,
+    d: &crate::input::previews::PreviewDecl,
+    by_name: &BTreeMap<&str, AppId>,
+    diags: &mut Diagnostics,
+) {
+    let (name, app_name) = (&d.name.value, d.app.value.as_str());
+    if let Some(problem) = platform::dns1123_label_problem(name) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!("preview name `{name}` {problem}"),
+            )
+            .at(at(file, &d.name))
+            .help("name the preview like `pr-123`: lowercase letters, digits and `-`"),
+        );
+    } else if let Some(problem) = platform::dns1123_label_problem(&route_name(name, app_name)) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "preview `{name}` of app `{app_name}` makes the Kong route and bridge name `{}`, which {problem}",
+                    route_name(name, app_name)
+                ),
+            )
+            .at(at(file, &d.name))
+            .help("use a shorter preview name"),
+        );
+    }
+    if by_name.contains_key(route_name(name, app_name).as_str()) {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                format!(
+                    "preview `{name}` of app `{app_name}` would write a Kong route `{}`, an app's name",
+                    route_name(name, app_name)
+                ),
+            )
+            .at(at(file, &d.name))
+            .help("give the preview another name"),
+        );
+    }
 }
 
 /// What is wrong with a preview's host: the pattern does not name the preview and its app

@@ -21,7 +21,10 @@ use serde_json::Value;
 fn rendered_with_kit() -> BTreeMap<PathBuf, String> {
     let built = project::built(&common::fixture("canary"));
     let config = &built.prepared.config;
-    let deploy = config.deploy.as_ref().expect("the fixture has a deploy kit");
+    let deploy = config
+        .deploy
+        .as_ref()
+        .expect("the fixture has a deploy kit");
     let mut files = built.output.files.clone();
     files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
     files.extend(latgen::render::deploy::kit(
@@ -64,7 +67,9 @@ fn the_canary_kit_fits_argocds_crds() {
 fn ignores(files: &BTreeMap<PathBuf, String>) -> Vec<(String, Vec<String>)> {
     let app: Value = serde_saphyr::from_str(&files[Path::new("deploy/application-lattice.yaml")])
         .expect("the Application parses");
-    let entries = app["spec"]["ignoreDifferences"].as_array().expect("entries");
+    let entries = app["spec"]["ignoreDifferences"]
+        .as_array()
+        .expect("entries");
     entries
         .iter()
         .map(|e| {
@@ -129,10 +134,22 @@ fn set_weight(route: &mut Value, service: &str, weight: i64) -> usize {
 /// The weight paths of the backendRefs named `services`, as jq's `path` gives them.
 fn weight_paths(route: &Value, services: &[&str]) -> Vec<Value> {
     let mut out = Vec::new();
-    for (i, rule) in route["spec"]["rules"].as_array().unwrap().iter().enumerate() {
+    for (i, rule) in route["spec"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         for (j, b) in rule["backendRefs"].as_array().unwrap().iter().enumerate() {
             if services.iter().any(|s| b["name"] == *s) {
-                out.push(serde_json::json!(["spec", "rules", i, "backendRefs", j, "weight"]));
+                out.push(serde_json::json!([
+                    "spec",
+                    "rules",
+                    i,
+                    "backendRefs",
+                    j,
+                    "weight"
+                ]));
             }
         }
     }
@@ -237,13 +254,21 @@ fn a_dedicated_routes_canary_weights_are_out_of_the_diff() {
 fn a_canary_counts_as_a_target_group_in_packing() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("latgen.yaml"), "quotas:\n  targetGroupsPerService: 2\n").unwrap();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "quotas:\n  targetGroupsPerService: 2\n",
+    )
+    .unwrap();
     common::app(
         dir,
         "a",
         "namespace: web\nservice: { name: a, port: 80 }\npaths: [/a]\ncanary: { service: a-canary, readinessGate: none }\n",
     );
-    common::app(dir, "b", "namespace: web\nservice: { name: b, port: 80 }\npaths: [/b]\n");
+    common::app(
+        dir,
+        "b",
+        "namespace: web\nservice: { name: b, port: 80 }\npaths: [/b]\n",
+    );
     let built = project::built(dir);
     let groups: Vec<usize> = (built.prepared.plan.groups.iter())
         .map(|g| g.apps.len())

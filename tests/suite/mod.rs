@@ -4,8 +4,8 @@
 //! Run one module with a filter: `cargo test suite::golden::`.
 
 mod action;
-mod cli;
 mod canary;
+mod cli;
 mod codes;
 mod comment;
 mod common;
@@ -24,8 +24,8 @@ mod kubernetes;
 mod layers;
 mod observed;
 mod planning;
-mod project;
 mod previews;
+mod project;
 mod prometheus;
 mod proof;
 mod properties;

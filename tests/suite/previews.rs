@@ -94,8 +94,15 @@ fn previews_leave_every_production_file_byte_for_byte() {
         "{added:?}"
     );
     // And the production groups are the same groups.
-    assert!(with.keys().any(|p| p.ends_with("httproute-preview-02.yaml")));
-    assert!(without.keys().all(|p| !p.to_string_lossy().contains("preview")));
+    assert!(
+        with.keys()
+            .any(|p| p.ends_with("httproute-preview-02.yaml"))
+    );
+    assert!(
+        without
+            .keys()
+            .all(|p| !p.to_string_lossy().contains("preview"))
+    );
 }
 
 /// Removing one preview changes its own files and its group's route, nothing else.
@@ -142,4 +149,50 @@ fn a_new_preview_moves_no_other() {
         assert_eq!(lock.get(key), Some(group), "{key}");
     }
     assert_eq!(lock.get("shop/pr-100"), Some(&3));
+}
+
+/// With `auth.mode: iam`, each preview group's policy stays within Lattice's size: an app
+/// with many callers spreads its previews over more groups.
+#[test]
+fn preview_policies_stay_within_the_lattice_policy_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "previews:\n  host: \"{name}.{app}.preview.example.com\"\nauth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n",
+    )
+    .unwrap();
+    let callers: String = (0..8)
+        .map(|i| format!("  - principals: [\"arn:aws:iam::111122223333:role/reader-{i}\"]\n"))
+        .collect();
+    common::app(
+        dir,
+        "shop",
+        &format!(
+            "namespace: web\nservice: {{ name: shop, port: 80 }}\npaths: [/shop]\ncallers:\n{callers}"
+        ),
+    );
+    std::fs::create_dir_all(dir.join("previews")).unwrap();
+    for n in 0..12 {
+        std::fs::write(
+            dir.join(format!("previews/pr-{n}.yaml")),
+            format!("app: shop\nname: pr-{n}\nservice: shop-pr-{n}\nexpires: 2099-12-31\n"),
+        )
+        .unwrap();
+    }
+    let built = project::built(dir);
+    let groups = built.prepared.plan.previews.groups.len();
+    assert!(groups > 1, "{groups} preview groups");
+    let mut policies = 0;
+    for (path, text) in &built.output.files {
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.starts_with("iamauthpolicy-preview-") {
+            let doc: serde_json::Value = serde_saphyr::from_str(text).unwrap();
+            let policy = doc["spec"]["policy"].as_str().unwrap();
+            assert!(policy.len() <= 10_000, "{name}: {} bytes", policy.len());
+            serde_json::from_str::<serde_json::Value>(policy).expect("the policy is JSON");
+            policies += 1;
+        }
+    }
+    assert_eq!(policies, groups);
 }

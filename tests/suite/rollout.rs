@@ -601,7 +601,11 @@ fn assert_preview_states(dir: &Path, steps: usize) {
         for net in [network(&state, &prev), network(&prev, &state)] {
             for path in requests() {
                 let now = landing(&net.route("any", &path));
-                assert_eq!(now, landing(&before.route("any", &path)), "step {k}: {path}");
+                assert_eq!(
+                    now,
+                    landing(&before.route("any", &path)),
+                    "step {k}: {path}"
+                );
                 let now = landing(&net.route(host, &path));
                 let (b, a) = (before.route(host, &path), after.route(host, &path));
                 assert!(
@@ -623,8 +627,14 @@ fn a_preview_is_added_lattice_first_and_removed_kong_first() {
     add_preview(dir);
     let run = latgen(dir, &["render", "--base", "HEAD"]);
     assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
-    assert!(dir.join("generated/lattice/httproute-preview-01.yaml").exists());
-    assert!(!dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml").exists());
+    assert!(
+        dir.join("generated/lattice/httproute-preview-01.yaml")
+            .exists()
+    );
+    assert!(
+        !dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml")
+            .exists()
+    );
     git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
     assert_eq!(ship_each_step(dir, &[]), 2);
     assert_preview_states(dir, 2);
@@ -634,12 +644,22 @@ fn a_preview_is_added_lattice_first_and_removed_kong_first() {
     std::fs::remove_file(dir.join("previews/alpha-pr-1.yaml")).unwrap();
     let run = latgen(dir, &["render", "--base", "HEAD"]);
     assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
-    assert!(dir.join("generated/lattice/httproute-preview-01.yaml").exists());
-    assert!(!dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml").exists());
+    assert!(
+        dir.join("generated/lattice/httproute-preview-01.yaml")
+            .exists()
+    );
+    assert!(
+        !dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml")
+            .exists()
+    );
     git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
     assert_eq!(ship_each_step(dir, &[]), 2);
     assert_preview_states(dir, 2);
-    assert_eq!(tree_at(dir, "HEAD"), production, "back to the production tree");
+    assert_eq!(
+        tree_at(dir, "HEAD"),
+        production,
+        "back to the production tree"
+    );
 }
 
 #[test]

@@ -275,3 +275,35 @@ fn a_canary_counts_as_a_target_group_in_packing() {
         .collect();
     assert_eq!(groups, [1, 1]);
 }
+
+/// `trace` names both backends of a canary app's rule with the weights the manifests commit.
+#[test]
+fn trace_shows_both_backends_and_their_weights() {
+    let tmp = common::copy_project(&common::fixture("canary"));
+    let dir = tmp.path();
+    let run = common::latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let human = common::latgen(dir, &["trace", "https://any.example/shop/x"]);
+    assert_eq!(human.code, Some(0), "{}", human.stderr);
+    assert!(
+        human.stdout.contains(
+            "backends  Service team-shop/shop-web, port 3000 (weight 100)\n          Service team-shop/shop-web-canary, port 3000 (weight 0)\n"
+        ),
+        "{}",
+        human.stdout
+    );
+    let json = common::latgen(dir, &["trace", "https://www.example.com/", "--format", "json"]);
+    let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(
+        v["backends"],
+        serde_json::json!([
+            { "namespace": "team-web", "name": "www", "port": 80, "weight": 100 },
+            { "namespace": "team-web", "name": "www-canary", "port": 80, "weight": 0 },
+        ])
+    );
+    // An app without a canary has one backend, and no list.
+    let json = common::latgen(dir, &["trace", "https://any.example/cart", "--format", "json"]);
+    let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(v["backends"], serde_json::json!([]));
+    assert_eq!(v["backend"]["name"], "cart");
+}

@@ -59,6 +59,8 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         dispatch_cases(),
         kong_cases(),
         kong_host_cases(),
+        canary_cases(),
+        preview_cases(),
         project_cases(),
         project_cases_more(),
     ]
@@ -412,6 +414,101 @@ fn dispatch_cases() -> Vec<(&'static str, Setup, i32)> {
 }
 
 /// An app's `kong:` settings and the project's `kong.routeDefaults`.
+fn canary_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_canary = |canary: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(
+                d,
+                "apps/shop.yaml",
+                format!("{OK_APP}canary: {canary}\n").as_bytes(),
+            )
+        })
+    };
+    vec![
+        (
+            "canary-is-the-stable-service",
+            with_canary("{ service: shop }"),
+            2,
+        ),
+        (
+            "canary-service-uppercase",
+            with_canary("{ service: Shop-Canary }"),
+            2,
+        ),
+        (
+            "canary-port-out-of-range",
+            with_canary("{ service: shop-canary, port: 70000 }"),
+            2,
+        ),
+        (
+            "canary-readiness-gate-unknown",
+            with_canary("{ service: shop-canary, readinessGate: webhook }"),
+            2,
+        ),
+    ]
+}
+
+fn preview_cases() -> Vec<(&'static str, Setup, i32)> {
+    let host = "previews:\n  host: \"{name}.{app}.preview.example.com\"\n";
+    let with_preview = move |preview: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(d, "apps/shop.yaml", OK_APP.as_bytes());
+            write(d, "latgen.yaml", host.as_bytes());
+            write(d, "previews/pr-1.yaml", preview.as_bytes())
+        })
+    };
+    let ok = "app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-12-31\n";
+    vec![
+        (
+            "preview-of-an-undeclared-app",
+            with_preview("app: shpo\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-12-31\n"),
+            2,
+        ),
+        (
+            "preview-expires-not-a-date",
+            with_preview("app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-02-30\n"),
+            2,
+        ),
+        (
+            "preview-name-uppercase",
+            with_preview("app: shop\nname: PR-1\nservice: shop-pr-1\nexpires: 2099-12-31\n"),
+            2,
+        ),
+        (
+            "preview-without-an-expiry",
+            with_preview("app: shop\nname: pr-1\nservice: shop-pr-1\n"),
+            2,
+        ),
+        (
+            "preview-without-a-host-pattern",
+            Box::new(move |d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "previews/pr-1.yaml", ok.as_bytes())
+            }),
+            2,
+        ),
+        (
+            "preview-host-pattern-without-app",
+            Box::new(move |d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", b"previews:\n  host: \"{name}.preview.example.com\"\n");
+                write(d, "previews/pr-1.yaml", ok.as_bytes())
+            }),
+            2,
+        ),
+        (
+            "preview-given-twice",
+            Box::new(move |d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", host.as_bytes());
+                write(d, "previews/a.yaml", ok.as_bytes());
+                write(d, "previews/b.yaml", ok.as_bytes())
+            }),
+            2,
+        ),
+    ]
+}
+
 fn kong_cases() -> Vec<(&'static str, Setup, i32)> {
     let with_kong = |kong: &'static str| -> Setup {
         Box::new(move |d: &Path| {

@@ -32,10 +32,7 @@ pub(crate) fn validate_previews(
         diags.push(
             Diagnostic::error(
                 Code::InvalidConfig,
-                format!(
-                    "{} previews under previews/ but no `previews.host` in latgen.yaml",
-                    loaded.previews.len()
-                ),
+                "previews/ holds previews but latgen.yaml has no `previews.host` to make their hosts",
             )
             .at(Span::file(config_file))
             .help("set `previews: { host: \"{name}.{app}.preview.example.com\" }` in latgen.yaml, under a domain whose DNS points at Kong"),
@@ -135,7 +132,9 @@ fn validate_one(
         );
     }
     let host = host_of(pattern, name, app_name);
-    if let Some(problem) = host_problem(pattern, &host, loaded) {
+    // A bad name already explains a bad host.
+    let named = diags.len() == before;
+    if let Some(problem) = host_problem(pattern, &host, loaded).filter(|_| named) {
         diags.push(
             Diagnostic::error(Code::InvalidHost, format!("preview host `{host}` {problem}"))
                 .at(at(file, &d.name))

@@ -133,6 +133,14 @@ fn yaml_error<T: JsonSchema>(
             span = Span::new(file, line, 1);
         }
         (Code::MissingField, format!("add `{field}`"))
+    } else if let Some(value) = between(&message, "unknown variant `", "`") {
+        // An enum's value that is none of its variants: serde lists them.
+        let allowed = message
+            .split_once("expected one of ")
+            .or_else(|| message.split_once("expected "))
+            .map_or(String::new(), |(_, a)| a.to_string());
+        message = format!("`{value}` is not one of the values this field takes ({allowed})");
+        (Code::InvalidValue, format!("use one of: {allowed}"))
     } else if message.starts_with("duplicate mapping key") {
         let key = message
             .trim_start_matches("duplicate mapping key: ")

@@ -4,8 +4,8 @@ use super::{Exit, to_stdout};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {
-    /// The input the schema describes: app (a declaration, apps/**/<name>.yaml) or config
-    /// (the project settings, latgen.yaml).
+    /// The input the schema describes: app (a declaration, apps/**/<name>.yaml), config
+    /// (the project settings, latgen.yaml) or preview (previews/<file>.yaml).
     #[arg(value_enum, default_value_t = crate::input::schema::Kind::App, hide_possible_values = true)]
     pub kind: crate::input::schema::Kind,
 }

@@ -14,17 +14,20 @@ pub(crate) enum Kind {
     App,
     // The project settings, `latgen.yaml`.
     Config,
+    // A preview, `previews/<file>.yaml`.
+    Preview,
 }
 
 impl Kind {
     #[cfg(test)]
-    pub const ALL: [Kind; 2] = [Kind::App, Kind::Config];
+    pub const ALL: [Kind; 3] = [Kind::App, Kind::Config, Kind::Preview];
 
     /// Where a project keeps the schema, relative to its root.
     pub fn file(self) -> &'static str {
         match self {
             Kind::App => "schemas/app.schema.json",
             Kind::Config => "schemas/latgen.schema.json",
+            Kind::Preview => "schemas/preview.schema.json",
         }
     }
 
@@ -33,6 +36,9 @@ impl Kind {
         match self {
             Kind::App => crate::input::yaml::schema_of::<AppDecl>(),
             Kind::Config => crate::input::yaml::schema_of::<Config>(),
+            Kind::Preview => {
+                crate::input::yaml::schema_of::<crate::input::previews::PreviewDecl>()
+            }
         }
     }
 
@@ -66,5 +72,6 @@ mod tests {
     fn unknown_fields_are_refused() {
         assert_eq!(Kind::App.schema()["additionalProperties"], false);
         assert_eq!(Kind::Config.schema()["additionalProperties"], false);
+        assert_eq!(Kind::Preview.schema()["additionalProperties"], false);
     }
 }

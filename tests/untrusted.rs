@@ -1,4 +1,5 @@
-//! latgen on an untrusted PR: an input committed as a symbolic link out of the project
+//! latgen on an untrusted PR: an input (a declaration, a folder of them, the settings, the
+//! lock, a template, a preview) committed as a symbolic link out of the project
 //! (to `/proc/self/environ`, to a file outside the project, into `.git`) is refused with
 //! `input-outside-project` by `check` in every format and by `render`, and no byte of what
 //! it points at is printed; a link that stays inside the project works.
@@ -31,6 +32,8 @@ enum Input {
     Lock,
     /// A template given with `--templates templates`.
     Template,
+    /// A preview, `previews/leak.yaml`.
+    Preview,
 }
 
 /// Where the link points.
@@ -58,6 +61,9 @@ const CASES: &[(&str, Input, Target)] = &[
     ("template-to-environ", Input::Template, Target::Environ),
     ("template-to-outside", Input::Template, Target::Outside),
     ("template-to-inside", Input::Template, Target::Inside),
+    ("preview-to-environ", Input::Preview, Target::Environ),
+    ("preview-to-outside", Input::Preview, Target::Outside),
+    ("preview-to-inside", Input::Preview, Target::Inside),
 ];
 
 const TEMPLATE: &str = "kong/route.yaml.j2";
@@ -97,6 +103,10 @@ fn link_and_inside_text(input: Input, project: &Path) -> (&'static str, String) 
                 .unwrap();
             ("templates/kong/route.yaml.j2", text.to_string())
         }
+        Input::Preview => (
+            "previews/leak.yaml",
+            "app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-12-31\n".into(),
+        ),
     }
 }
 
@@ -108,6 +118,12 @@ fn setup(tmp: &Path, input: Input, target: Target, secret: &str) -> std::path::P
     write(&tmp.join("outside/team/leak.yaml"), &leak);
     let project = tmp.join("project");
     write(&project.join("apps/shop.yaml"), &app("shop"));
+    if matches!(input, Input::Preview) {
+        write(
+            &project.join("latgen.yaml"),
+            "previews:\n  host: \"{name}.{app}.preview.example.com\"\n",
+        );
+    }
     write(
         &project.join(".git/config"),
         &format!("[http]\n\textraheader = AUTHORIZATION: basic {secret}\n"),

@@ -96,7 +96,12 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
         health_check: None,
         callers: Vec::new(),
         kong: Default::default(),
-        canary: None,
+        // The apps of one backend have a canary: a second target group on their rules.
+        canary: (s.backend == 5).then(|| latgen::input::canary::Canary {
+            service: "svc-5-canary".into(),
+            port: 8080,
+            readiness_gate: None,
+        }),
     }
 }
 
@@ -138,7 +143,8 @@ fn check_invariants(apps: &[App], p: &Plan) -> Result<(), TestCaseError> {
             g.number,
             g.rules.len()
         );
-        let backends: BTreeSet<_> = g.apps.iter().map(|&i| apps[i].backend()).collect();
+        // A canary's Service is a target group too.
+        let backends: BTreeSet<_> = g.apps.iter().flat_map(|&i| apps[i].backends()).collect();
         prop_assert!(backends.len() <= c.quotas.target_groups_per_service as usize);
         prop_assert!(g.apps.iter().filter(|&&i| apps[i].isolate).count() <= 1);
         let rps: u64 = g.apps.iter().filter_map(|&i| apps[i].peak_rps).sum();

@@ -491,7 +491,11 @@ fn preview_cases() -> Vec<(&'static str, Setup, i32)> {
             "preview-host-pattern-without-app",
             Box::new(move |d: &Path| {
                 write(d, "apps/shop.yaml", OK_APP.as_bytes());
-                write(d, "latgen.yaml", b"previews:\n  host: \"{name}.preview.example.com\"\n");
+                write(
+                    d,
+                    "latgen.yaml",
+                    b"previews:\n  host: \"{name}.preview.example.com\"\n",
+                );
                 write(d, "previews/pr-1.yaml", ok.as_bytes())
             }),
             2,

@@ -36,9 +36,7 @@ impl Kind {
         match self {
             Kind::App => crate::input::yaml::schema_of::<AppDecl>(),
             Kind::Config => crate::input::yaml::schema_of::<Config>(),
-            Kind::Preview => {
-                crate::input::yaml::schema_of::<crate::input::previews::PreviewDecl>()
-            }
+            Kind::Preview => crate::input::yaml::schema_of::<crate::input::previews::PreviewDecl>(),
         }
     }
 

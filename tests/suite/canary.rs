@@ -292,7 +292,10 @@ fn trace_shows_both_backends_and_their_weights() {
         "{}",
         human.stdout
     );
-    let json = common::latgen(dir, &["trace", "https://www.example.com/", "--format", "json"]);
+    let json = common::latgen(
+        dir,
+        &["trace", "https://www.example.com/", "--format", "json"],
+    );
     let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
     assert_eq!(
         v["backends"],
@@ -302,7 +305,10 @@ fn trace_shows_both_backends_and_their_weights() {
         ])
     );
     // An app without a canary has one backend, and no list.
-    let json = common::latgen(dir, &["trace", "https://any.example/cart", "--format", "json"]);
+    let json = common::latgen(
+        dir,
+        &["trace", "https://any.example/cart", "--format", "json"],
+    );
     let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
     assert_eq!(v["backends"], serde_json::json!([]));
     assert_eq!(v["backend"]["name"], "cart");

@@ -7,7 +7,10 @@
 //! rules are in two routes, both of which the Rollout must list. The AWS controller injects
 //! the Lattice readiness gate only into a pod created while a Service of a Lattice route
 //! selects it (`pkg/webhook/pod_readiness_gate_injector.go`), which a canary Service does
-//! not for its new pods.
+//! not for its new pods: Argo Rollouts switches the canary Service's selector to the new
+//! ReplicaSet only once it has an available pod (`ensureSVCTargets` in
+//! `rollout/service.go`). A gate in the pod template would wait for Lattice, which cannot
+//! see the pod before that switch: a deadlock.
 
 use std::collections::BTreeMap;
 
@@ -100,12 +103,12 @@ fn readiness_gate(app: &App) -> Diagnostic {
     Diagnostic::warning(
         Code::CanaryReadinessGate,
         format!(
-            "app `{}` has a canary Service but does not say how new canary pods get the Lattice readiness gate: the AWS controller adds it only to a pod created while a Service of a Lattice route already selects it, and the canary Service selects its pods after they start, so they take traffic before Lattice finds them healthy (503s) or a rollout that waits on them stalls",
+            "app `{}` has a canary Service, so new canary pods get no Lattice readiness gate: the AWS controller adds it only to a pod created while a Service of a Lattice route already selects it, and Argo Rollouts points the canary Service at new pods only once one is available; the canary can take traffic before Lattice finds its pods healthy (errors), and a gate written into the pod template deadlocks the rollout instead",
             app.name
         ),
     )
     .at(at_app(app))
-    .help("list the condition `application-networking.k8s.aws/pod-readiness-gate` in the Rollout's pod template and set `canary.readinessGate: podTemplate`; or use one Service and a pod-count canary (no `canary:`); or accept it with `canary.readinessGate: none`")
+    .help("use one Service and a pod-count canary (no `canary:`), whose new pods get the gate; or pause the Rollout before its first setWeight for as long as Lattice takes to find a target healthy, and say so with `canary.readinessGate: none`")
 }
 
 /// A canary app in the middle of a move: its rules are in both groups' routes until the

@@ -18,24 +18,23 @@ pub(crate) struct CanaryDecl {
     /// The canary Service's port; defaults to the app's service port.
     #[schemars(with = "Option<u32>", range(min = 1, max = 65535))]
     pub port: Option<Spanned<u32>>,
-    /// How new canary pods get the Lattice readiness gate. The AWS controller injects it
-    /// only into a pod created while a Service of a Lattice route already selects it, which a
-    /// canary Service never does for its new pods. `podTemplate`: the Rollout's pod
-    /// template lists the gate itself; `none`: the risk is accepted. Without it, `check`
-    /// warns (`canary-readiness-gate`).
+    /// `none` acknowledges that new canary pods get no Lattice readiness gate. The AWS
+    /// controller injects the gate only into a pod created while a Service of a Lattice route
+    /// already selects it, which a canary Service never does for its new pods; and the gate
+    /// cannot be put in the Rollout's pod template instead: Argo Rollouts points the canary
+    /// Service at the new pods only once one is available, which the gate would hold off
+    /// until Lattice sees the pod, which it cannot before the Service selects it. Without
+    /// this, `check` warns (`canary-readiness-gate`).
     #[schemars(with = "Option<ReadinessGate>")]
     pub readiness_gate: Option<Spanned<ReadinessGate>>,
 }
 
-/// How a canary's new pods get the Lattice readiness gate.
+/// What a canary's new pods have for the Lattice readiness gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum ReadinessGate {
-    /// The Rollout's pod template lists the condition
-    /// `application-networking.k8s.aws/pod-readiness-gate` itself.
-    PodTemplate,
-    /// No gate: the team accepts that a canary pod may take traffic before Lattice
-    /// reports it healthy.
+    /// No gate, knowingly: the Rollout pauses before its first `setWeight` for as long as
+    /// Lattice takes to find a new target healthy, or the team accepts errors meanwhile.
     None,
 }
 

@@ -684,7 +684,7 @@ fn a_canary_app_moves_in_safe_steps() {
     common::app(
         dir,
         "delta",
-        "namespace: team\nservice: { name: delta, port: 8080 }\npaths: [/delta]\ncanary: { service: delta-canary, readinessGate: podTemplate }\n",
+        "namespace: team\nservice: { name: delta, port: 8080 }\npaths: [/delta]\ncanary: { service: delta-canary, readinessGate: none }\n",
     );
     assert_eq!(latgen(dir, &["render"]).code, Some(0));
     commit(dir, "canary");

@@ -501,6 +501,14 @@ fn preview_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "app-named-like-a-preview-group",
+            Box::new(move |d: &Path| {
+                write(d, "apps/preview-01.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", host.as_bytes())
+            }),
+            2,
+        ),
+        (
             "preview-given-twice",
             Box::new(move |d: &Path| {
                 write(d, "apps/shop.yaml", OK_APP.as_bytes());

@@ -89,6 +89,15 @@ pub(crate) fn latgen_name(prefix: &str, route: &ServiceRoute, apps: &[App]) -> S
     }
 }
 
+/// The override annotation's value for preview group `number`: `<prefix>-pv01` when
+/// `lattice.serviceNamePrefix` is usable, so that two projects sharing a service network
+/// name their preview services apart, as their groups; None (the controller's name)
+/// without one. Preview groups come and go with their previews, so the name is not kept in
+/// the lock.
+pub(crate) fn preview_override(config: &Config, number: u32) -> Option<String> {
+    usable_prefix(config).map(|p| format!("{p}-pv{number:02}"))
+}
+
 /// Records the Lattice service name of every route of the plan in its lock: the lock's
 /// name for a route it knows, and a name chosen now for a new one. Nothing is recorded
 /// while no prefix was ever set (the lock keeps its earlier form). A lock without a

@@ -37,8 +37,10 @@ impl<'a> Renderer<'a> {
         let config = t.config;
         let name = group_name(group.number);
         let header = config.lattice.dispatch_header.as_str();
+        let service_name = crate::plan::services::preview_override(config, group.number);
         let object = {
             let name = name.clone();
+            let service_name = service_name.clone();
             move || {
                 let rules = (group.members.iter())
                     .map(|&i| {
@@ -64,7 +66,7 @@ impl<'a> Renderer<'a> {
                     name,
                     namespace: &config.lattice.namespace,
                     number: group.number,
-                    service_name: None,
+                    service_name,
                     hostname: group_domain(config, group.number),
                     gateway: &t.lattice_gw,
                     rules,
@@ -81,7 +83,7 @@ impl<'a> Renderer<'a> {
                 kind: Kind::HttpRoute,
                 name,
                 namespace: Some(config.lattice.namespace.clone()),
-                service_name: None,
+                service_name,
             },
         );
     }

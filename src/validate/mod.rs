@@ -153,10 +153,24 @@ fn check_not_a_group_name(name: &str, config: &Config, at: Span, diags: &mut Dia
                 Code::ReservedName,
                 format!("app name `{name}` has the form of a shared group's name"),
             )
-            .at(at)
+            .at(at.clone())
             .help(
                 "choose another name; group routes are named by `lattice.groupPrefix` and a number",
             ),
+        );
+    }
+    // Preview groups' routes are `preview-NN`: an app of that name would write the same file.
+    let preview_group = name
+        .strip_prefix("preview-")
+        .is_some_and(|n| n.len() >= 2 && n.bytes().all(|b| b.is_ascii_digit()));
+    if preview_group && config.previews.is_some() {
+        diags.push(
+            Diagnostic::error(
+                Code::ReservedName,
+                format!("app name `{name}` has the form of a preview group's name"),
+            )
+            .at(at)
+            .help("choose another name; preview groups are named `preview-` and a number"),
         );
     }
 }

@@ -196,3 +196,23 @@ fn preview_policies_stay_within_the_lattice_policy_size() {
     }
     assert_eq!(policies, groups);
 }
+
+/// With `lattice.serviceNamePrefix`, preview groups name their Lattice services from it
+/// (`<prefix>-pv01`), so two projects on one service network keep them apart.
+#[test]
+fn preview_groups_take_the_service_name_prefix() {
+    let tmp = common::copy_project(&common::fixture("previews"));
+    let dir = tmp.path();
+    let config = std::fs::read_to_string(dir.join("latgen.yaml")).unwrap();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        config.replace("lattice:\n", "lattice:\n  serviceNamePrefix: shop-prod\n"),
+    )
+    .unwrap();
+    let files = project::render_dir(dir).unwrap();
+    let route = &files[Path::new("lattice/httproute-preview-02.yaml")];
+    assert!(
+        route.contains("application-networking.k8s.aws/service-name-override: shop-prod-pv02"),
+        "{route}"
+    );
+}

@@ -617,6 +617,20 @@ fn assert_preview_states(dir: &Path, steps: usize) {
     }
 }
 
+/// Ships a change of preview `alpha/pr-1` in two steps whose middle state has its preview
+/// group and not its Kong route (added: the group goes first; removed: the route goes
+/// first), each state routing as before or after.
+fn ship_preview_change(dir: &Path) {
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
+    let group = dir.join("generated/lattice/httproute-preview-01.yaml");
+    let route = dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml");
+    assert!(group.exists() && !route.exists());
+    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
+    assert_eq!(ship_each_step(dir, &[]), 2);
+    assert_preview_states(dir, 2);
+}
+
 /// A preview ships like an app: its preview group first (Lattice side), then its Kong
 /// route; its removal the other way round. No production file changes at any step.
 #[test]
@@ -625,36 +639,12 @@ fn a_preview_is_added_lattice_first_and_removed_kong_first() {
     let dir = tmp.path();
     let production = tree_at(dir, "HEAD");
     add_preview(dir);
-    let run = latgen(dir, &["render", "--base", "HEAD"]);
-    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
-    assert!(
-        dir.join("generated/lattice/httproute-preview-01.yaml")
-            .exists()
-    );
-    assert!(
-        !dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml")
-            .exists()
-    );
-    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
-    assert_eq!(ship_each_step(dir, &[]), 2);
-    assert_preview_states(dir, 2);
+    ship_preview_change(dir);
     let reached = network(&tree_at(dir, "HEAD"), &tree_at(dir, "HEAD"))
         .route("pr-1.alpha.preview.example.com", "/alpha/x");
     assert_eq!(landing(&reached), "team/alpha-pr-1:8080");
     std::fs::remove_file(dir.join("previews/alpha-pr-1.yaml")).unwrap();
-    let run = latgen(dir, &["render", "--base", "HEAD"]);
-    assert!(run.stderr.contains("step 1 of 2"), "{}", run.stderr);
-    assert!(
-        dir.join("generated/lattice/httproute-preview-01.yaml")
-            .exists()
-    );
-    assert!(
-        !dir.join("generated/kong/httproute-preview-pr-1-alpha.yaml")
-            .exists()
-    );
-    git(dir, &["checkout", "-q", "--", "generated", "latgen.lock"]);
-    assert_eq!(ship_each_step(dir, &[]), 2);
-    assert_preview_states(dir, 2);
+    ship_preview_change(dir);
     assert_eq!(
         tree_at(dir, "HEAD"),
         production,

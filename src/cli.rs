@@ -31,6 +31,9 @@ pub(crate) enum Command {
     Move(commands::move_app::MoveArgs),
     /// The rollouts in flight: moves in the lock, and (with --base) the steps left.
     Status(commands::status::StatusArgs),
+    /// Write declarations and a lock for a live setup's routes, each app kept on the route
+    /// it has (nothing changes live), ready to consolidate.
+    Import(commands::import::ImportArgs),
     /// Propose the fewest moves that bring the number of groups down.
     Plan(commands::plan::PlanArgs),
     /// What the Lattice services cost per month, against one service per app.
@@ -64,6 +67,7 @@ impl Command {
             Command::Move(a) => a.color.color,
             Command::Status(a) => a.color.color,
             Command::Plan(a) => a.color.color,
+            Command::Import(a) => a.color.color,
             Command::Cost(a) => a.color.color,
             Command::Trace(a) => a.color.color,
             Command::Manifests(a) => a.color.color,
@@ -113,6 +117,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Move(args) => commands::move_app::run(&args, ui),
         Command::Status(args) => commands::status::run(&args, ui),
         Command::Plan(args) => commands::plan::run(&args, ui),
+        Command::Import(args) => commands::import::run(&args, ui),
         Command::Cost(args) => commands::cost::run(&args, ui),
         Command::Trace(args) => commands::trace::run(&args, ui),
         Command::Manifests(args) => commands::manifests::run(&args, ui),

@@ -38,6 +38,7 @@ extern crate self as latgen;
 #[cfg(feature = "cli")]
 pub mod commands;
 pub mod diag;
+pub(crate) mod import;
 pub mod input;
 pub mod manifest;
 pub mod output;

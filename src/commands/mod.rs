@@ -9,6 +9,7 @@ pub mod completions;
 pub(crate) mod cost;
 pub(crate) mod deploy;
 pub(crate) mod explain;
+pub(crate) mod import;
 pub(crate) mod init;
 pub(crate) mod man;
 pub(crate) mod manifests;

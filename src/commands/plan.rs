@@ -3,6 +3,7 @@
 //! bring the number of shared groups down; printed, or with `--apply` recorded in the lock
 //! for `render --base` to ship.
 
+mod consolidate;
 mod observed;
 
 use super::args::InputArgs;
@@ -40,6 +41,11 @@ pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
     };
     if let Some(file) = &args.observed {
         return observed::run(file, &prepared, ui);
+    }
+    // Adopted apps are consolidated first: the groups they make are what later moves
+    // would compact.
+    if let Some(c) = crate::plan::rebalance::consolidation::consolidation(&prepared) {
+        return consolidate::run(args, &c, ui);
     }
     let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
         Ok(c) => c,

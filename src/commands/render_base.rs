@@ -143,6 +143,18 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
         .collect();
     out.push_str(&sides.join(" and "));
     out.push('\n');
+    // What is billed while this step is live: a consolidation pays for the old routes and
+    // the new groups together until its last step.
+    if s.services_before != s.services_after {
+        let dollars = crate::plan::rebalance::cost::dollars;
+        out.push_str(&format!(
+            "  Lattice services {} -> {} while this step is live ({}/month -> {}/month)\n",
+            s.services_before,
+            s.services_after,
+            dollars(s.monthly_before),
+            dollars(s.monthly_after)
+        ));
+    }
     for (what, names) in [("adds", &s.added), ("removes", &s.removed)] {
         if !names.is_empty() {
             out.push_str(&format!("  {what} {}\n", few(names)));

@@ -123,6 +123,7 @@ codes! {
     CanaryInMove = "canary-in-move", Warning, "a canary app is moving between groups: its Rollout must list both routes until the move finishes";
     PreviewUnknownApp = "preview-unknown-app", Error, "a preview under previews/ is of an app no declaration declares";
     PreviewExpired = "preview-expired", Warning, "a preview is past the day its file says it ends";
+    ImportRefused = "import-refused", Error, "`latgen import` met an existing object it cannot express as a declaration (nothing is written without --partial)";
     RouteUnresolved = "route-unresolved", Error, "a Kong route does not reach a Lattice rule through its bridge and Host";
     RouteMismatch = "route-mismatch", Error, "a Kong route's paths reach a Service other than its app's";
     ForeignFile = "foreign-file", Warning, "a manifest in the output folder that latgen did not write: Argo CD applies it unchecked, or not at all";

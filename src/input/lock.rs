@@ -87,6 +87,21 @@ pub(crate) struct ServiceName {
     pub set: NamedBy,
 }
 
+/// The route an app had before latgen, adopted as it is (`latgen import`): its name is its
+/// Lattice service's, so latgen writes it under that name, in that namespace, on that
+/// custom domain, until the app is consolidated into a group (`latgen plan --apply`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Adopted {
+    /// The HTTPRoute's name.
+    pub route: String,
+    /// The HTTPRoute's namespace (the app's).
+    pub namespace: String,
+    /// The route's hostname: its Lattice service's custom domain, where Kong sends the
+    /// app's requests.
+    pub hostname: String,
+}
+
 /// What the lock file records: the group of each path-routed app, and the moves in flight,
 /// by app name. An entry holds `G` (a group) and `M` (a move): as read from the file
 /// ([`Lock`], the default), each with the place it was read from, for findings; as a plan
@@ -108,6 +123,8 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     pub services: Option<BTreeMap<String, ServiceName>>,
     /// Preview (`<app>/<name>`) → the number of the preview group it is in.
     pub previews: BTreeMap<String, G>,
+    /// App → the route it had before latgen, kept as it is (`latgen import`).
+    pub adopted: BTreeMap<String, Adopted>,
     /// Whether the lock was read from a file (`false`: a new project).
     pub existed: bool,
 }
@@ -124,13 +141,13 @@ impl<G, M> Default for Lock<G, M> {
             dispatch: Dispatch::Path,
             services: None,
             previews: BTreeMap::new(),
+            adopted: BTreeMap::new(),
             existed: false,
         }
     }
 }
 
 impl Lock {
-    #[cfg(test)]
     /// The same lock without positions.
     pub fn state(&self) -> LockState {
         Lock {
@@ -144,6 +161,7 @@ impl Lock {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.0))
                 .collect(),
+            adopted: self.adopted.clone(),
             existed: self.existed,
         }
     }
@@ -166,6 +184,7 @@ impl LockState {
             previews: (self.previews.iter())
                 .map(|(k, v)| (k.clone(), (*v, Pos::default())))
                 .collect(),
+            adopted: self.adopted.clone(),
             existed: self.existed,
         }
     }
@@ -204,6 +223,11 @@ struct LockFile {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, u32>")]
     previews: BTreeMap<String, Spanned<u32>>,
+    /// App → the route it had before latgen (`latgen import`), written under its own name
+    /// until the app is consolidated into a group.
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Adopted>")]
+    adopted: BTreeMap<String, Spanned<Adopted>>,
 }
 
 /// A move in flight.
@@ -218,7 +242,19 @@ struct MoveFile {
 
 /// Field names of `latgen.lock`, for "did you mean" hints.
 pub(crate) const LOCK_FIELDS: &[&str] = &[
-    "version", "apps", "moves", "rollout", "dispatch", "services", "name", "set", "previews",
+    "version",
+    "apps",
+    "moves",
+    "rollout",
+    "dispatch",
+    "services",
+    "name",
+    "set",
+    "previews",
+    "adopted",
+    "route",
+    "namespace",
+    "hostname",
 ];
 
 pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
@@ -246,6 +282,7 @@ pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<
         previews: (raw.previews.into_iter())
             .map(|(k, v)| (k, (v.value, Pos::of(&v))))
             .collect(),
+        adopted: checked_adopted(raw.adopted, file, diags),
         existed: true,
         ..Lock::default()
     };
@@ -336,6 +373,53 @@ fn checked_services(
     services
 }
 
+/// The `adopted:` entries that can be written back: names Kubernetes takes and a DNS
+/// hostname (each goes unquoted into the lock and into a route).
+fn checked_adopted(
+    raw: BTreeMap<String, Spanned<Adopted>>,
+    file: &Path,
+    diags: &mut Diagnostics,
+) -> BTreeMap<String, Adopted> {
+    use crate::input::platform::{dns1123_label_problem, hostname_problem};
+    let mut adopted = BTreeMap::new();
+    for (app, entry) in raw {
+        let pos = Pos::of(&entry);
+        let a = entry.value;
+        let problem = [
+            dns1123_label_problem(&app)
+                .map(|p| format!("`{app}` under adopted is not an app name: {p}")),
+            dns1123_label_problem(&a.route)
+                .map(|p| format!("the adopted route of `{app}`, `{}`, {p}", a.route)),
+            dns1123_label_problem(&a.namespace).map(|p| {
+                format!(
+                    "the namespace of `{app}`'s adopted route, `{}`, {p}",
+                    a.namespace
+                )
+            }),
+            hostname_problem(&a.hostname).map(|p| {
+                format!(
+                    "the hostname of `{app}`'s adopted route, `{}`, {p}",
+                    a.hostname
+                )
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .next();
+        match problem {
+            None => {
+                adopted.insert(app, a);
+            }
+            Some(problem) => diags.push(
+                Diagnostic::error(Code::InvalidLock, problem)
+                    .at(Span::new(file, pos.line, pos.column))
+                    .help("put back what `latgen import` wrote: the name, namespace and hostname of the route as it runs"),
+            ),
+        }
+    }
+    adopted
+}
+
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
 pub fn serialize(state: &LockState) -> String {
     // Lines within 80 columns, a document start and no spaces inside braces: what
@@ -378,6 +462,17 @@ pub fn serialize(state: &LockState) -> String {
         for (key, group) in &state.previews {
             // `<app>/<name>`: two validated labels and a slash, a plain scalar.
             out.push_str(&format!("  {key}: {group}\n"));
+        }
+    }
+    if !state.adopted.is_empty() {
+        out.push_str("adopted:\n");
+        for (app, a) in &state.adopted {
+            // Validated names and a DNS hostname: plain scalars, a field a line to stay
+            // within 80 columns.
+            out.push_str(&format!(
+                "  {app}:\n    route: {}\n    namespace: {}\n    hostname: {}\n",
+                a.route, a.namespace, a.hostname
+            ));
         }
     }
     if let Some(r) = state.rollout {

@@ -255,11 +255,26 @@ pub struct App {
     pub kong: crate::input::kong::KongSettings,
     /// The app's canary Service, if it declares one.
     pub canary: Option<crate::input::canary::Canary>,
+    /// The route the app had before latgen, kept as it is (the lock's `adopted:`).
+    pub adopted: Option<crate::input::lock::Adopted>,
 }
 
 impl App {
     pub fn is_path_routed(&self) -> bool {
         self.host.is_none()
+    }
+
+    /// The name, namespace and hostname of the app's own Lattice route, when it has one:
+    /// the route it was adopted with, else (host-routed) one named after it, on its host.
+    pub fn own_route(&self) -> (&str, &str, &str) {
+        match &self.adopted {
+            Some(a) => (&a.route, &a.namespace, &a.hostname),
+            None => (
+                &self.name,
+                &self.namespace,
+                self.host.as_deref().unwrap_or_default(),
+            ),
+        }
     }
 
     /// Rules this app takes in a Lattice route: one per path.

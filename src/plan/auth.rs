@@ -234,6 +234,7 @@ mod tests {
             callers: Vec::new(),
             kong: Default::default(),
             canary: None,
+            adopted: None,
         }
     }
 

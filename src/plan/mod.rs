@@ -141,7 +141,8 @@ pub(crate) fn rules_needed(app: &App, config: &Config) -> u32 {
 /// Whether app `app` goes into a shared group: path-routed apps do, and under header
 /// dispatch host-routed apps too (a route's hostnames no longer matter to Lattice).
 pub(crate) fn in_groups(app: &App, config: &Config) -> bool {
-    app.is_path_routed() || config.header_dispatch()
+    // An adopted app keeps its own route until it is consolidated.
+    app.adopted.is_none() && (app.is_path_routed() || config.header_dispatch())
 }
 
 /// The header rule of app `id` in a group under header dispatch: it matches the header
@@ -930,7 +931,10 @@ impl Passes<'_> {
                 rules,
             });
         }
-        for (id, _) in AppId::enumerate(apps).filter(|(_, a)| !in_groups(a, self.config)) {
+        for (id, app) in AppId::enumerate(apps).filter(|(_, a)| !in_groups(a, self.config)) {
+            if let Some(a) = &app.adopted {
+                plan.lock.adopted.insert(app.name.clone(), a.clone());
+            }
             plan.dedicated.push(Dedicated {
                 app: id,
                 rules: app_rules(apps, id),

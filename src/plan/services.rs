@@ -42,8 +42,8 @@ pub(crate) fn routes(plan: &Plan, apps: &[App], config: &Config) -> Vec<ServiceR
         group: Some(g.number),
     });
     let dedicated = plan.dedicated.iter().map(|d| ServiceRoute {
-        route: apps[d.app].name.clone(),
-        namespace: apps[d.app].namespace.clone(),
+        route: apps[d.app].own_route().0.to_string(),
+        namespace: apps[d.app].own_route().1.to_string(),
         app: Some(d.app),
         group: None,
     });
@@ -130,7 +130,9 @@ pub fn assign(
         .collect();
     let mut services = BTreeMap::new();
     for r in routes(plan, apps, config) {
-        let existed = upgraded && r.group.is_none_or(|n| existing_groups.contains(&n));
+        // An adopted route exists already, named by the controller: its name is kept.
+        let adopted = r.app.is_some_and(|id| apps[id].adopted.is_some());
+        let existed = adopted || (upgraded && r.group.is_none_or(|n| existing_groups.contains(&n)));
         let name = match (recorded.get(&r.route), prefix) {
             (Some(s), _) => s.clone(),
             (None, Some(prefix)) if !existed => {

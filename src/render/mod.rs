@@ -578,12 +578,12 @@ impl<'a> Inputs<'a> {
             apps: g.members().map(|id| &apps[id]).collect(),
         });
         let dedicated = (self.plan.dedicated.iter()).map(|d| {
-            let app = &apps[d.app];
+            let (name, namespace, _) = apps[d.app].own_route();
             LatticeRoute {
-                name: app.name.clone(),
-                namespace: &app.namespace,
+                name: name.to_string(),
+                namespace,
                 group: None,
-                apps: vec![app],
+                apps: vec![&apps[d.app]],
             }
         });
         groups.chain(dedicated).collect()
@@ -700,16 +700,18 @@ impl<'a> Renderer<'a> {
     fn emit_dedicated_routes(&mut self, t: &'a Inputs<'a>) {
         for d in &t.plan.dedicated {
             let app = &t.apps[d.app];
-            let service_name = crate::plan::services::override_name(t.plan, &app.name);
+            let (route, namespace, hostname) = app.own_route();
+            let service_name = crate::plan::services::override_name(t.plan, route);
             let in_ctx = service_name.clone();
             let object = move || {
                 let rules = d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
                 Object::HostRoute(HostRoute {
-                    name: &app.name,
-                    namespace: &app.namespace,
+                    name: route,
+                    namespace,
                     app: &app.name,
                     service_name: in_ctx,
-                    hostname: app.host.as_deref().unwrap_or_default(),
+                    hostname,
+                    adopted: app.adopted.is_some(),
                     gateway: &t.lattice_gw,
                     rules,
                 })
@@ -720,8 +722,8 @@ impl<'a> Renderer<'a> {
                 object,
                 Expect {
                     kind: Kind::HttpRoute,
-                    name: app.name.clone(),
-                    namespace: Some(app.namespace.clone()),
+                    name: route.to_string(),
+                    namespace: Some(namespace.to_string()),
                     service_name,
                 },
             );
@@ -745,8 +747,9 @@ impl<'a> Renderer<'a> {
         }
         for d in &t.plan.dedicated {
             let app = &t.apps[d.app];
+            let (route, namespace, _) = app.own_route();
             let statements = move || crate::plan::auth::app_statements(app, config, None);
-            self.emit_auth_policy(app.name.clone(), &app.namespace, None, statements);
+            self.emit_auth_policy(route.to_string(), namespace, None, statements);
         }
     }
 
@@ -1062,10 +1065,11 @@ fn route_plugins<'a>(config: &Config, app: &'a App) -> Vec<&'a str> {
 /// for a host-routed app (in a group only under header dispatch). An app with no group yet
 /// has none, and no Kong side.
 fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
-    match (t.plan.serving_group(id), &app.host) {
-        (Some(n), _) => Some(t.config.group_domain(n)),
-        (None, Some(host)) => Some(host.clone()),
-        (None, None) => None,
+    match (t.plan.serving_group(id), &app.host, &app.adopted) {
+        (Some(n), _, _) => Some(t.config.group_domain(n)),
+        (None, _, Some(a)) => Some(a.hostname.clone()),
+        (None, Some(host), None) => Some(host.clone()),
+        (None, None, None) => None,
     }
 }
 

@@ -94,6 +94,8 @@ pub(super) struct HostRoute<'a> {
     pub app: &'a str,
     pub service_name: Option<String>,
     pub hostname: &'a str,
+    /// The route was adopted as it ran before latgen (`latgen import`).
+    pub adopted: bool,
     pub gateway: &'a GatewayCtx<'a>,
     pub rules: Vec<RuleCtx<'a>>,
 }

@@ -331,6 +331,7 @@ mod tests {
             callers: Vec::new(),
             kong: Default::default(),
             canary: None,
+            adopted: None,
         };
         let mut diags = Diagnostics::new();
         check(

@@ -47,6 +47,10 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
         apps.extend(app);
     }
     apps.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.file.cmp(&b.file)));
+    // An adopted app keeps the route it had until it is consolidated (the lock says which).
+    for app in &mut apps {
+        app.adopted = loaded.lock.adopted.get(&app.name).cloned();
+    }
     check_unique_names(&mut apps, diags);
     check_path_claims(&apps, diags);
     kong::check_host_claims(&apps, diags);
@@ -108,6 +112,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         callers,
         kong,
         canary,
+        adopted: None,
     })
 }
 

@@ -19,6 +19,7 @@ mod formats;
 #[path = "../../bench/generate.rs"]
 mod generate;
 mod golden;
+mod import;
 mod interrupt;
 mod kubernetes;
 mod layers;

@@ -102,6 +102,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
             port: 8080,
             readiness_gate: None,
         }),
+        adopted: None,
     }
 }
 

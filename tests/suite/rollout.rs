@@ -702,3 +702,51 @@ fn a_canary_app_moves_in_safe_steps() {
     }
     assert_ne!(base, last);
 }
+
+/// The field report's journey: the before example (79 apps, a Lattice service each)
+/// imported, rendered as it runs and committed; the team adds what only it knows (the
+/// example's declarations: peak rates, isolation, callers); `plan --apply` records the
+/// consolidation, and `render --base` ships it in three steps for all 73 path-routed apps
+/// at once (the groups, Kong's switch, the old routes' removal: none can go before the one
+/// it follows, and each is safe for every app together), each step accepted by `check
+/// --base`, every state in between routing every probe to its app with either side live
+/// first, and the end is the example's 14 services at its cost.
+#[test]
+fn the_before_example_consolidates_to_14_services_in_three_safe_steps() {
+    let tmp = super::import::imported_before();
+    let dir = tmp.path();
+    git(dir, &["init", "-q"]);
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    commit(dir, "adopted as it runs");
+    std::fs::remove_dir_all(dir.join("apps")).unwrap();
+    common::write_tree(
+        &dir.join("apps"),
+        &common::read_tree(&common::root().join("apps")),
+    );
+    let plan = latgen(dir, &["plan", "--apply"]);
+    assert_eq!(plan.code, Some(0), "{}", plan.stderr);
+    assert!(
+        plan.stdout.contains("Lattice services 79 -> 14"),
+        "{}",
+        plan.stdout
+    );
+    let mut services = Vec::new();
+    let steps = ship_and_look(dir, &[], |_| {
+        let lattice = tree_at(dir, "HEAD");
+        let routes = (lattice.keys())
+            .filter(|p| p.to_string_lossy().starts_with("lattice/httproute-"))
+            .count();
+        services.push(routes);
+    });
+    assert_eq!(steps, 3);
+    // The old routes and the new groups are both billed until the last step.
+    assert_eq!(services, [87, 87, 14]);
+    assert_states_route_and_fit(dir, steps);
+    let cost = latgen(dir, &["cost"]);
+    assert!(
+        cost.stdout
+            .starts_with("Lattice services          14       $332.15/month"),
+        "{}",
+        cost.stdout
+    );
+}

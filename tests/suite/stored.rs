@@ -328,6 +328,7 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
                     port: 8080,
                     readiness_gate: None,
                 }),
+                adopted: None,
                 name,
             }
         })

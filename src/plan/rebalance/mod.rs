@@ -8,6 +8,7 @@
 //! rules. The lock records the step; `render` writes the full state of the current step.
 
 pub(crate) mod compaction;
+pub(crate) mod consolidation;
 pub(crate) mod cost;
 pub(crate) mod moves;
 pub(crate) mod separation;

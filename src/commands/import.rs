@@ -1,0 +1,161 @@
+//! `latgen import`: the project's settings, then its own steps: read the live setup's
+//! manifests, make declarations and lock entries of them, and write them only when every
+//! object could be expressed (or `--partial` says to write the rest).
+
+use std::path::{Path, PathBuf};
+
+use super::args::project_paths;
+use super::{Exit, Ui};
+use crate::diag::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Sources};
+use crate::import::{Imported, ImportedApp};
+use crate::input::lock::LockState;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ImportArgs {
+    /// Manifest files or folders of the live setup (YAML or JSON, several documents a
+    /// file, `kind: List` included).
+    #[arg(required = true)]
+    pub manifests: Vec<PathBuf>,
+    /// The apps folder to write the declarations into, one file per app.
+    #[arg(short, long, default_value = "apps")]
+    pub output: PathBuf,
+    /// Project settings [default: latgen.yaml beside the apps folder].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Group assignments [default: latgen.lock beside the apps folder].
+    #[arg(long)]
+    pub lock: Option<PathBuf>,
+    /// Write what could be imported even when some objects could not be.
+    #[arg(long)]
+    pub partial: bool,
+    #[command(flatten)]
+    pub color: super::args::ColorArg,
+}
+
+pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {
+    let paths = project_paths(&args.output, args.config.as_ref(), args.lock.as_ref());
+    let mut diags = Diagnostics::new();
+    // A new project has no apps folder yet: the declarations go into a new one.
+    if !args.output.exists()
+        && let Err(e) = std::fs::create_dir_all(&args.output)
+    {
+        return ui.fail(io(&args.output, &e), &Sources::default());
+    }
+    let loaded = crate::input::load(&paths, &mut diags);
+    if diags.has_errors() {
+        ui.report(&diags, &loaded.sources);
+        return Exit::Error;
+    }
+    let imported = crate::import::import(&args.manifests, &loaded.config, &mut diags);
+    let refused = diags.has_errors();
+    let sources = Sources::default();
+    if refused && !args.partial {
+        ui.report(&diags, &sources);
+        eprintln!(
+            "nothing written: {} of the objects cannot be expressed (each is listed above); fix them, or pass --partial to import the {} apps that can be",
+            diags.count(crate::diag::codes::Severity::Error),
+            imported.apps.len()
+        );
+        return Exit::Found;
+    }
+    ui.report(&diags, &sources);
+    let lock = match merged_lock(&loaded.lock.state(), &imported, &loaded.decls) {
+        Ok(lock) => lock,
+        Err(d) => return ui.fail(d, &sources),
+    };
+    if let Err(d) = write(&imported, &args.output, &paths.root, &paths.lock, &lock) {
+        return ui.fail(d, &sources);
+    }
+    summary(&imported, &args.output);
+    if refused { Exit::Found } else { Exit::Success }
+}
+
+/// The project's lock with the imported entries added; an app declared already is refused
+/// (import adds apps, it does not redo them).
+fn merged_lock(
+    existing: &LockState,
+    imported: &Imported,
+    decls: &[crate::input::LoadedDecl],
+) -> Result<LockState, Diagnostic> {
+    let declared = |name: &str| {
+        decls
+            .iter()
+            .any(|d| d.stem == name || d.decl.name.as_ref().is_some_and(|n| n.value == name))
+    };
+    if let Some(app) = imported.apps.iter().find(|a| declared(&a.name)) {
+        return Err(Diagnostic::error(
+            Code::DuplicateApp,
+            format!("app `{}` is declared already under the apps folder", app.name),
+        )
+        .help("import into a project that does not declare these apps yet (or remove their declarations first)"));
+    }
+    let mut lock = existing.clone();
+    lock.apps.extend(imported.lock.apps.clone());
+    lock.adopted.extend(imported.lock.adopted.clone());
+    if let Some(s) = &imported.lock.services {
+        lock.services
+            .get_or_insert_with(Default::default)
+            .extend(s.clone());
+    }
+    Ok(lock)
+}
+
+/// Writes each declaration, then the lock (each file whole or not at all).
+fn write(
+    imported: &Imported,
+    apps_dir: &Path,
+    root: &Path,
+    lock_path: &Path,
+    lock: &LockState,
+) -> Result<(), Diagnostic> {
+    for app in &imported.apps {
+        let dir = apps_dir.join(&app.folder);
+        std::fs::create_dir_all(&dir).map_err(|e| io(&dir, &e))?;
+        let file = dir.join(format!("{}.yaml", app.name));
+        let text =
+            crate::import::write::declaration(app, &source_of(app), &schema_path(root, &dir));
+        crate::output::write_atomic(&file, text.as_bytes())?;
+    }
+    crate::output::write_atomic(lock_path, crate::input::lock::serialize(lock).as_bytes())
+}
+
+fn source_of(app: &ImportedApp) -> String {
+    format!("its Kong route {}", app.name)
+}
+
+/// The schema's path from the folder a declaration is in (`../../schemas/...`).
+fn schema_path(root: &Path, dir: &Path) -> String {
+    let depth = dir
+        .strip_prefix(root)
+        .map_or(1, |rel| rel.components().count());
+    format!("{}schemas/app.schema.json", "../".repeat(depth))
+}
+
+fn io(path: &Path, e: &std::io::Error) -> Diagnostic {
+    Diagnostic::error(
+        Code::IoError,
+        format!("cannot create {}: {e}", path.display()),
+    )
+    .help("check that the folder can be written")
+}
+
+/// What was written, and what to do next.
+fn summary(imported: &Imported, apps_dir: &Path) {
+    let adopted = imported.lock.adopted.len();
+    let grouped = imported.lock.apps.len();
+    println!(
+        "imported {} apps into {}: {adopted} keep the route they have (latgen.lock `adopted:`), {grouped} are in latgen groups already",
+        imported.apps.len(),
+        apps_dir.display(),
+    );
+    if imported.ignored > 0 {
+        println!(
+            "{} other objects were not for latgen (other kinds or gateways) and were left alone",
+            imported.ignored
+        );
+    }
+    println!(
+        "next: `latgen render` writes the same objects (commit and let Argo CD adopt them: no change); `latgen plan` shows the consolidation, `latgen plan --apply` records it, and `latgen render --base auto` ships it in safe steps"
+    );
+}

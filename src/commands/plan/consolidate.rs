@@ -1,0 +1,51 @@
+//! `latgen plan` on a project with adopted apps (`latgen import`): the consolidation, what
+//! it saves, and with `--apply` the lock that records it.
+
+use super::PlanArgs;
+use crate::commands::{Exit, Ui};
+use crate::diag::Sources;
+use crate::plan::rebalance::consolidation::Consolidation;
+use crate::plan::rebalance::cost::{HOURS_PER_MONTH, dollars};
+use crate::report::plural;
+
+pub(super) fn run(args: &PlanArgs, c: &Consolidation, ui: Ui) -> Exit {
+    let price = c.after.config.pricing.service_hour_usd * HOURS_PER_MONTH;
+    let cost = |n: usize| dollars(n as f64 * price);
+    let groups = c.after.plan.groups.len();
+    let bound = crate::plan::rebalance::compaction::compaction(&c.after)
+        .map(|b| format!("{} (lower bound: {})", b.lower_bound, b.bound_by))
+        .unwrap_or_else(|_| "?".into());
+    println!(
+        "{} still on the route they had before latgen (latgen.lock `adopted:`)",
+        plural(c.apps.len(), "path-routed app")
+    );
+    println!(
+        "consolidated: {} shared groups (the fewest they fit in: {bound})",
+        groups
+    );
+    println!(
+        "Lattice services {} -> {}, {}/month -> {}/month (saving {}/month)",
+        c.services_before,
+        c.services_after,
+        cost(c.services_before),
+        cost(c.services_after),
+        cost(c.services_before.saturating_sub(c.services_after)),
+    );
+    if !args.apply {
+        println!(
+            "`latgen plan --apply` records it in latgen.lock; `latgen render --base REV` then ships it in three PRs for all the apps: the groups (Lattice side), Kong's switch to them, the old routes' removal"
+        );
+        return Exit::Success;
+    }
+    let mut lock = c.lock().clone();
+    lock.rollout = c.after.rollout;
+    let paths = args.input.paths();
+    let text = crate::input::lock::serialize(&lock);
+    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
+        return ui.fail(d, &Sources::default());
+    }
+    println!(
+        "recorded; next: `latgen render --base origin/main` writes the first safe step (the groups, beside the routes the apps have); ship it, and run it again after each merge until it says the change is complete"
+    );
+    Exit::Success
+}

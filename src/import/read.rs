@@ -1,0 +1,176 @@
+//! Reading existing manifests: files or folders, several documents a file, `kind: List`
+//! expanded, YAML or JSON (as `kubectl get -o yaml` or a GitOps repository holds them).
+//! Each object keeps the file and line it came from, for findings.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::diag::codes::Code;
+use crate::diag::{Diagnostic, Diagnostics, Span};
+
+/// A manifest larger than this is refused (an export of 10,000 apps is a few MiB a file).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One object of a manifest, as read.
+#[derive(Debug, Clone)]
+pub(crate) struct Object {
+    pub kind: String,
+    pub name: String,
+    /// None when the manifest leaves it out (Argo CD or kustomize set it on apply).
+    pub namespace: Option<String>,
+    pub annotations: BTreeMap<String, String>,
+    pub spec: serde_json::Value,
+    /// The file, and the folder under the argument it was found in (`identity` for
+    /// `gateway/identity/login.yaml` read as part of `gateway/`).
+    pub file: PathBuf,
+    pub folder: PathBuf,
+    pub line: u32,
+}
+
+impl Object {
+    pub fn span(&self) -> Span {
+        Span::new(&self.file, self.line, 1)
+    }
+
+    /// `Kind namespace/name`, as a person reads it.
+    pub fn label(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.kind, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    kind: Option<String>,
+    metadata: Option<Meta>,
+    spec: Option<serde_json::Value>,
+    #[serde(default)]
+    items: Vec<Doc>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    name: Spanned<String>,
+    namespace: Option<String>,
+    #[serde(default)]
+    annotations: BTreeMap<String, String>,
+}
+
+/// Every object under `inputs` (files, or folders walked in name order), or the reasons a
+/// file cannot be read.
+pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
+    let mut objects = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            for file in manifest_files(input) {
+                let folder = (file.parent().and_then(|p| p.strip_prefix(input).ok()))
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                read_file(&file, &folder, &mut objects, diags);
+            }
+        } else if input.is_file() {
+            read_file(input, Path::new(""), &mut objects, diags);
+        } else {
+            diags.push(
+                Diagnostic::error(
+                    Code::IoError,
+                    format!("{} does not exist", input.display()),
+                )
+                .help("name manifest files or folders, as `kubectl get -o yaml` or your GitOps repository holds them"),
+            );
+        }
+    }
+    objects
+}
+
+fn manifest_files(dir: &Path) -> Vec<PathBuf> {
+    let is_manifest = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["yaml", "yml", "json"].contains(&e))
+    };
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
+fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diagnostics) {
+    let too_big = std::fs::metadata(file).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+    let text = match std::fs::read(file) {
+        Ok(_) if too_big => {
+            return diags.push(
+                Diagnostic::error(
+                    Code::FileTooLarge,
+                    format!("{} is over 64 MiB", file.display()),
+                )
+                .at(Span::file(file))
+                .help("split the export into several files"),
+            );
+        }
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                return diags.push(
+                    Diagnostic::error(Code::NotUtf8, format!("{} is not UTF-8", file.display()))
+                        .at(Span::file(file))
+                        .help("export the manifests as UTF-8 YAML or JSON"),
+                );
+            }
+        },
+        Err(e) => {
+            return diags.push(
+                Diagnostic::error(
+                    Code::IoError,
+                    format!("cannot read {}: {e}", file.display()),
+                )
+                .at(Span::file(file))
+                .help("check the file's permissions"),
+            );
+        }
+    };
+    match serde_saphyr::from_multiple::<Option<Doc>>(&text) {
+        Ok(docs) => {
+            for doc in docs.into_iter().flatten() {
+                add(file, folder, doc, out);
+            }
+        }
+        Err(e) => diags.push(
+            Diagnostic::error(Code::YamlSyntax, e.without_snippet().to_string())
+                .at(Span::file(file))
+                .help("import reads Kubernetes manifests, YAML or JSON"),
+        ),
+    }
+}
+
+fn add(file: &Path, folder: &Path, doc: Doc, out: &mut Vec<Object>) {
+    if doc.kind.as_deref() == Some("List")
+        || doc.kind.as_deref().is_some_and(|k| k.ends_with("List"))
+    {
+        for item in doc.items {
+            add(file, folder, item, out);
+        }
+        return;
+    }
+    let (Some(kind), Some(meta)) = (doc.kind, doc.metadata) else {
+        return;
+    };
+    out.push(Object {
+        kind,
+        line: meta.name.referenced.line() as u32,
+        name: meta.name.value,
+        namespace: meta.namespace,
+        annotations: meta.annotations,
+        spec: doc.spec.unwrap_or(serde_json::Value::Null),
+        file: file.to_path_buf(),
+        folder: folder.to_path_buf(),
+    });
+}

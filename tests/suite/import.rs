@@ -1,0 +1,266 @@
+//! `latgen import` of the field report's starting point, `examples/before/` (79 apps, one
+//! Lattice service each, as a team's GitOps repository holds them): the declarations it
+//! writes are the example's, the first render writes every imported object as it is (so
+//! Argo CD adopting them changes nothing live), and `check` passes. The consolidation
+//! to 14 services is shipped in `rollout.rs`.
+
+use super::common;
+use super::project;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::latgen;
+use latgen::input::model::App;
+
+/// A throwaway copy of `examples/before/`: its settings and manifests.
+fn before() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = common::root().join("examples/before");
+    common::write_tree(tmp.path(), &common::read_tree(&from));
+    tmp
+}
+
+/// `examples/before/` imported into a throwaway copy (not rendered).
+pub(super) fn imported_before() -> tempfile::TempDir {
+    let tmp = before();
+    let run = latgen(tmp.path(), &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    tmp
+}
+
+/// An app as the fields of its declaration say it, with or without the three no
+/// manifest holds (peakRps, isolate, callers: what the team knows of its traffic and
+/// callers, added to the declarations after the import).
+fn declared(app: &App, intent: bool) -> String {
+    let paths: Vec<_> = app.paths.iter().map(|p| (p.kind, &p.value)).collect();
+    let mut s = format!(
+        "{} {} {}:{} {:?} {paths:?} {:?} {:?}",
+        app.name, app.namespace, app.service, app.port, app.host, app.health_check, app.kong
+    );
+    if intent {
+        s += &format!(" {:?} {} {:?}", app.peak_rps, app.isolate, app.callers);
+    }
+    s
+}
+
+#[test]
+fn import_of_the_before_example_declares_the_examples_apps() {
+    let tmp = imported_before();
+    let imported = project::built(tmp.path());
+    let example = project::built(&common::root());
+    let ours: Vec<String> = (imported.prepared.apps.iter())
+        .map(|a| declared(a, false))
+        .collect();
+    let theirs: Vec<String> = (example.prepared.apps.iter())
+        .map(|a| declared(a, false))
+        .collect();
+    assert_eq!(ours.len(), 79);
+    assert_eq!(ours, theirs);
+    // Each declaration is in its team's folder, as in the example.
+    for app in &example.prepared.apps {
+        let rel = app.file.strip_prefix(common::root()).unwrap();
+        assert!(tmp.path().join(rel).is_file(), "{}", rel.display());
+    }
+}
+
+#[test]
+fn what_import_cannot_know_is_only_peak_rps_isolate_and_callers() {
+    let tmp = imported_before();
+    let imported = project::built(tmp.path());
+    let example = project::built(&common::root());
+    let differ: Vec<&str> = (imported.prepared.apps.iter().zip(&example.prepared.apps))
+        .filter(|(a, b)| declared(a, true) != declared(b, true))
+        .map(|(a, _)| a.name.as_str())
+        .collect();
+    // The example declares these for 13 apps (10 peak rates, 2 isolated, 3 with callers).
+    assert_eq!(differ.len(), 13, "{differ:?}");
+}
+
+/// The objects of manifest files by (kind, namespace, name), as JSON with the API server's
+/// defaults applied (stored form).
+fn stored_objects(
+    files: &BTreeMap<std::path::PathBuf, String>,
+) -> BTreeMap<String, serde_json::Value> {
+    use latgen::manifest::stored::{StoredKind, missing_defaults};
+    let mut out = BTreeMap::new();
+    for text in files.values() {
+        for doc in serde_saphyr::from_multiple::<Option<serde_json::Value>>(text).unwrap() {
+            let Some(mut doc) = doc else { continue };
+            let kind = doc["kind"].as_str().unwrap_or_default().to_string();
+            let stored = match kind.as_str() {
+                "HTTPRoute" => StoredKind::HttpRoute,
+                "Service" => StoredKind::Service,
+                _ => StoredKind::NoDefaults,
+            };
+            missing_defaults(stored, &mut doc);
+            // A rule's matches are alternatives (any one matches), and an adopted route's
+            // rules all go to one backend: neither order routes a request elsewhere, and
+            // latgen writes both longest path first.
+            if let Some(rules) = doc["spec"]["rules"].as_array_mut() {
+                for rule in rules.iter_mut() {
+                    if let Some(m) = rule["matches"].as_array_mut() {
+                        m.sort_by_key(|x| x.to_string());
+                    }
+                }
+                rules.sort_by_key(|x| x.to_string());
+            }
+            let m = &doc["metadata"];
+            let key = format!(
+                "{kind} {}/{}",
+                m["namespace"].as_str().unwrap_or_default(),
+                m["name"].as_str().unwrap_or_default()
+            );
+            out.insert(key, doc);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_first_render_after_import_writes_every_imported_object_as_it_is() {
+    let tmp = imported_before();
+    let run = latgen(tmp.path(), &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let before = common::read_tree(&tmp.path().join("workload"));
+    let mut before = stored_objects(&before);
+    before.extend(stored_objects(&common::read_tree(
+        &tmp.path().join("gateway"),
+    )));
+    let rendered = stored_objects(&common::read_tree(&tmp.path().join("generated")));
+    // The KongPlugin is the gateway's own configuration; latgen names it, never writes it.
+    before.retain(|k, _| !k.starts_with("KongPlugin "));
+    assert_eq!(
+        before.len(),
+        79 * 3 + 4,
+        "routes, bridges, Kong routes, health checks"
+    );
+    for (key, object) in &before {
+        let ours = rendered
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} is not rendered"));
+        assert_eq!(ours["apiVersion"], object["apiVersion"], "{key}");
+        assert_eq!(ours["spec"], object["spec"], "{key}");
+        let labels = object["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten();
+        let annotations = object["metadata"]["annotations"]
+            .as_object()
+            .into_iter()
+            .flatten();
+        for (k, v) in labels {
+            assert_eq!(&ours["metadata"]["labels"][k], v, "{key}: label {k}");
+        }
+        for (k, v) in annotations {
+            assert_eq!(
+                &ours["metadata"]["annotations"][k], v,
+                "{key}: annotation {k}"
+            );
+        }
+    }
+    // Nothing else is written that Argo CD would apply as a new object (a kustomization
+    // lists the files; it is not applied).
+    let extra: Vec<&String> = (rendered.keys())
+        .filter(|k| !before.contains_key(*k) && !k.starts_with("Kustomization "))
+        .collect();
+    assert!(extra.is_empty(), "{extra:?}");
+}
+
+#[test]
+fn check_passes_on_the_imported_project() {
+    let tmp = imported_before();
+    assert_eq!(latgen(tmp.path(), &["render"]).code, Some(0));
+    let check = latgen(tmp.path(), &["check", "--deny-warnings"]);
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+}
+
+#[test]
+fn plan_shows_the_consolidation_and_what_it_saves() {
+    let tmp = imported_before();
+    let run = latgen(tmp.path(), &["plan"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("73 path-routed apps still on the route they had"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("consolidated: 8 shared groups"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Lattice services 79 -> 14, $1,874.28/month -> $332.15/month"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A copy of the before example with one file replaced.
+fn before_with(rel: &str, text: &str) -> tempfile::TempDir {
+    let tmp = before();
+    std::fs::write(tmp.path().join(rel), text).unwrap();
+    tmp
+}
+
+#[test]
+fn a_refused_object_stops_the_import_and_nothing_is_written() {
+    let text = std::fs::read_to_string(
+        common::root().join("examples/before/workload/identity/login.yaml"),
+    )
+    .unwrap();
+    let two = text.replace("    backendRefs:\n    - name: login-web\n      port: 3000\n", "    backendRefs:\n    - name: login-web\n      port: 3000\n    - name: login-web-v2\n      port: 3000\n");
+    assert_ne!(two, text);
+    let tmp = before_with("workload/identity/login.yaml", &two);
+    let run = latgen(tmp.path(), &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("workload/identity/login.yaml:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("a rule with 2 backends"),
+        "{}",
+        run.stderr
+    );
+    assert!(!tmp.path().join("latgen.lock").exists());
+    assert!(common::read_tree(&tmp.path().join("apps")).is_empty());
+    let partial = latgen(
+        tmp.path(),
+        &["import", "workload", "gateway", "-o", "apps", "--partial"],
+    );
+    assert_eq!(partial.code, Some(1), "{}", partial.stderr);
+    assert_eq!(common::read_tree(&tmp.path().join("apps")).len(), 78);
+}
+
+#[test]
+fn a_list_and_json_export_imports_like_the_files() {
+    let tmp = imported_before();
+    let dir = tmp.path();
+    // The Lattice side as one `kubectl get -o json` List, the Kong side as it is.
+    let mut items = Vec::new();
+    for text in common::read_tree(&dir.join("workload")).values() {
+        for doc in serde_saphyr::from_multiple::<Option<serde_json::Value>>(text).unwrap() {
+            items.extend(doc);
+        }
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let export = Path::new("export.json");
+    std::fs::write(dir.join(export), serde_json::to_string(&list).unwrap()).unwrap();
+    let again = dir.join("again");
+    std::fs::create_dir(&again).unwrap();
+    std::fs::copy(dir.join("latgen.yaml"), again.join("latgen.yaml")).unwrap();
+    let run = latgen(
+        dir,
+        &["import", "export.json", "gateway", "-o", "again/apps"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("latgen.lock")).unwrap(),
+        std::fs::read_to_string(again.join("latgen.lock")).unwrap()
+    );
+}

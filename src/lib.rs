@@ -18,7 +18,8 @@
 //! | 8 | [`change`] | between two outputs: the rollout judge, safe steps, what a PR does |
 //! | 9 | [`check`] | the PR gate, and following one request |
 //! | 10 | [`report`] | findings and summaries as JSON, GitHub, SARIF and Markdown |
-//! | 11 | `commands`, `cli` | one module per subcommand; the binary's definition (feature `cli`) |
+//! | 11 | `import` | a live setup's manifests become declarations and lock entries (`latgen import`) |
+//! | 12 | `commands`, `cli` | one module per subcommand; the binary's definition (feature `cli`) |
 
 // The public surface is what the binary, the tests and the benchmarks call; a type reached
 // only through a field or a signature of it stays crate-private, so that `pub` marks each

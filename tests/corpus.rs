@@ -63,6 +63,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         preview_cases(),
         project_cases(),
         project_cases_more(),
+        import_cases(),
     ]
     .into_iter()
     .flatten()
@@ -828,6 +829,96 @@ fn project_cases_more() -> Vec<(&'static str, Setup, i32)> {
     ]
 }
 
+/// One app of a live setup, its own Lattice route and its Kong route and bridge, as
+/// `latgen import` reads them from `live/`, with `edit` applied to the text.
+fn live(edit: fn(String) -> String) -> Setup {
+    Box::new(move |d: &Path| {
+        let text = "apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: web}
+spec:
+  parentRefs: [{name: lattice-gateway, namespace: aws-application-networking-system, sectionName: http}]
+  hostnames: [shop.lattice.internal]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /shop}}]
+    backendRefs: [{name: shop, port: 8080}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: kong-routes}
+spec:
+  parentRefs: [{name: kong, namespace: kong}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /shop}}]
+    filters: [{type: URLRewrite, urlRewrite: {hostname: shop.lattice.internal}}]
+    backendRefs: [{name: shop-lattice, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: shop-lattice, namespace: kong-routes}
+spec: {type: ExternalName, externalName: shop.lattice.internal, ports: [{name: http, port: 80}]}
+";
+        write(d, "live/shop.yaml", edit(text.to_string()).as_bytes());
+    })
+}
+
+/// What `latgen import` cannot express: each refused at its object's file and line, and
+/// nothing written.
+fn import_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "import-rule-with-two-backends",
+            live(|t| {
+                t.replacen(
+                    "backendRefs: [{name: shop, port: 8080}]",
+                    "backendRefs: [{name: shop, port: 8080}, {name: shop-v2, port: 8080}]",
+                    1,
+                )
+            }),
+            1,
+        ),
+        (
+            "import-unknown-filter",
+            live(|t| {
+                t.replace("filters: [{type: URLRewrite, urlRewrite: {hostname: shop.lattice.internal}}]", "filters: [{type: URLRewrite, urlRewrite: {hostname: shop.lattice.internal}}, {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x-team, value: web}]}}]")
+            }),
+            1,
+        ),
+        (
+            "import-route-shared-by-two-apps",
+            live(|t| {
+                t.replacen("    backendRefs: [{name: shop, port: 8080}]", "    backendRefs: [{name: shop, port: 8080}]\n  - matches: [{path: {type: PathPrefix, value: /cart}}]\n    backendRefs: [{name: cart, port: 8080}]", 1)
+            }),
+            1,
+        ),
+        (
+            "import-kong-route-without-bridge",
+            live(|t| {
+                t.split("---\napiVersion: v1\n")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            }),
+            1,
+        ),
+        (
+            "import-route-without-hostname",
+            live(|t| t.replacen("  hostnames: [shop.lattice.internal]\n", "", 1)),
+            1,
+        ),
+        (
+            "import-bridge-elsewhere",
+            live(|t| {
+                t.replace(
+                    "externalName: shop.lattice.internal",
+                    "externalName: shop-web-0a1b2c.7d67968.vpc-lattice-svcs.ap-northeast-2.on.aws",
+                )
+            }),
+            1,
+        ),
+    ]
+}
+
 /// The command a case runs (`--color never` is added): `render apps -o generated` unless
 /// the case is about the output folder or about another command.
 fn command(case: &str) -> Vec<&'static str> {
@@ -837,6 +928,7 @@ fn command(case: &str) -> Vec<&'static str> {
         "check-base-unknown-revision" => vec!["check", "--base", "no-such-rev"],
         "move-unknown-app" => vec!["move", "shoping", "--group", "1"],
         "move-into-full-group" => vec!["move", "blog", "--group", "1"],
+        c if c.starts_with("import-") => vec!["import", "live", "-o", "apps"],
         _ => vec!["render", "apps", "-o", "generated"],
     }
 }

@@ -36,22 +36,36 @@ pub(crate) struct ImportArgs {
 pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {
     let paths = project_paths(&args.output, args.config.as_ref(), args.lock.as_ref());
     let mut diags = Diagnostics::new();
-    // A new project has no apps folder yet: the declarations go into a new one.
-    if !args.output.exists()
-        && let Err(e) = std::fs::create_dir_all(&args.output)
-    {
+    // A new project has no apps folder yet: the declarations go into a new one, removed
+    // again when nothing is written.
+    let created = !args.output.exists();
+    if created && let Err(e) = std::fs::create_dir_all(&args.output) {
         return ui.fail(io(&args.output, &e), &Sources::default());
     }
-    let loaded = crate::input::load(&paths, &mut diags);
+    let exit = import_into(args, &paths, &mut diags, ui);
+    if created {
+        // Only an empty folder goes: one that received declarations stays.
+        let _ = std::fs::remove_dir(&args.output);
+    }
+    exit
+}
+
+fn import_into(
+    args: &ImportArgs,
+    paths: &crate::input::ProjectPaths,
+    diags: &mut Diagnostics,
+    ui: Ui,
+) -> Exit {
+    let loaded = crate::input::load(paths, diags);
     if diags.has_errors() {
-        ui.report(&diags, &loaded.sources);
+        ui.report(diags, &loaded.sources);
         return Exit::Error;
     }
-    let imported = crate::import::import(&args.manifests, &loaded.config, &mut diags);
+    let imported = crate::import::import(&args.manifests, &loaded.config, diags);
     let refused = diags.has_errors();
     let sources = Sources::default();
     if refused && !args.partial {
-        ui.report(&diags, &sources);
+        ui.report(diags, &sources);
         eprintln!(
             "nothing written: {} of the objects cannot be expressed (each is listed above); fix them, or pass --partial to import the {} apps that can be",
             diags.count(crate::diag::codes::Severity::Error),
@@ -59,7 +73,7 @@ pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {
         );
         return Exit::Found;
     }
-    ui.report(&diags, &sources);
+    ui.report(diags, &sources);
     let lock = match merged_lock(&loaded.lock.state(), &imported, &loaded.decls) {
         Ok(lock) => lock,
         Err(d) => return ui.fail(d, &sources),

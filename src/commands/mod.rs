@@ -1,4 +1,4 @@
-//! Layer 11, commands: the subcommands, one module each: its arguments and a `run` that
+//! Layer 12, commands: the subcommands, one module each: its arguments and a `run` that
 //! goes through the shared stages ([`crate::pipeline::prepare`],
 //! [`crate::pipeline::build`]) and adds its own last step. Each returns an [`Exit`];
 //! `cli.rs` turns it into the exit code.

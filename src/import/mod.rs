@@ -1,4 +1,4 @@
-//! `latgen import`: the declarations and the lock of a live setup, read from its manifests
+//! Layer 11, import: `latgen import`, the declarations and the lock of a live setup, read from its manifests
 //! (Lattice HTTPRoutes, Kong HTTPRoutes, their ExternalName bridges, TargetGroupPolicies).
 //! Each app keeps the Lattice route it has, under its name (which is its Lattice service's
 //! name): the lock's `adopted:` says so, and render writes that route as it is until the
@@ -103,12 +103,22 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
         }
         lattice_rules.push(routes::lattice_rules(route));
     }
+    // A Lattice route some Kong route sends to: its problems are that route's findings.
     let mut reached = vec![false; sorted.lattice.len()];
+    for kong in &sorted.kong {
+        for rule in kong.spec["rules"].as_array().into_iter().flatten() {
+            for f in rule["filters"].as_array().into_iter().flatten() {
+                let host = f["urlRewrite"]["hostname"].as_str().unwrap_or_default();
+                if let Some(&i) = by_host.get(host) {
+                    reached[i] = true;
+                }
+            }
+        }
+    }
     for kong in &sorted.kong {
         let linked = link(kong, &sorted, &by_host, &lattice_rules, config);
         match linked {
             Ok((app, index, adopted)) => {
-                reached[index] = true;
                 record(&mut out.lock, &app, &sorted.lattice[index], adopted, config);
                 out.apps.push(app);
             }
@@ -130,17 +140,20 @@ fn unreached(
     diags: &mut Diagnostics,
 ) {
     for (i, route) in lattice.iter().enumerate() {
-        match &rules[i] {
-            Err(r) => diags.push(refused(route, r.clone())),
-            Ok(_) if !reached[i] => diags.push(refused(
-                route,
-                (
-                    "no Kong route rewrites Host to any of its hostnames, so no app reaches it through Kong".into(),
-                    "import its Kong route and bridge with it (a route without a hostname is reached by its generated domain, which latgen cannot follow: give it a custom domain first)".into(),
-                ),
-            )),
-            Ok(_) => {}
-        }
+        let no_host = route.spec["hostnames"].as_array().is_none_or(Vec::is_empty);
+        let why = match &rules[i] {
+            _ if reached[i] => continue,
+            Err(r) => r.clone(),
+            Ok(_) if no_host => (
+                "a route without a hostname: Kong reaches it by the domain Lattice generated, which latgen cannot write or follow".into(),
+                "keep it out of the import, or recreate its service with a custom domain (a new route) and point Kong at that".into(),
+            ),
+            Ok(_) => (
+                "no Kong route rewrites Host to any of its hostnames, so no app reaches it through Kong".into(),
+                "import its Kong route and bridge with it".into(),
+            ),
+        };
+        diags.push(refused(route, why));
     }
 }
 
@@ -270,7 +283,7 @@ fn app_of(
             .count();
         return Err((
             format!(
-                "a route shared by several apps ({others} rules go elsewhere than Kong route {}), not one of latgen.yaml's groups",
+                "a route shared by several apps ({others} of its rules go elsewhere than Kong route {}), not one of latgen.yaml's groups",
                 kong.name
             ),
             "import it once its apps have routes of their own, or name it as a latgen group".into(),

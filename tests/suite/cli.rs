@@ -1003,6 +1003,7 @@ fn only_the_commands_that_print_diagnostics_take_color() {
             "check",
             "move",
             "status",
+            "import",
             "plan",
             "cost",
             "trace",

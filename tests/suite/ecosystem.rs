@@ -626,6 +626,7 @@ const SUBCOMMANDS: &[&str] = &[
     "check",
     "move",
     "status",
+    "import",
     "plan",
     "cost",
     "trace",

@@ -247,6 +247,8 @@ struct Row {
     observability: Option<[Measured; 2]>,
     /// What Argo CD would run on each side's folder (Lattice, Kong).
     consumer: Consumer,
+    /// `latgen import` of the output into an empty project (10,000 apps and fewer).
+    import: Option<Measured>,
 }
 
 /// Reading each side's folder the way the deploy kit tells Argo CD to (a directory source,
@@ -390,6 +392,7 @@ fn targets(md: &mut String, rows: &[Row]) {
         all.extend(auth_targets(r));
         all.extend(observability_targets(r));
         all.extend(consumer_targets(r, rows.iter().find(|b| b.n == 100_000)));
+        all.extend(import_targets(r));
     }
     if all.is_empty() {
         return;
@@ -435,6 +438,29 @@ fn consumer_targets(r: &Row, big: Option<&Row>) -> Vec<Target> {
             worst <= 11.0,
         ));
     }
+    all
+}
+
+/// Importing a setup of 10,000 apps (a one-off): faster than `helm template` renders the
+/// same apps, and within render's memory budget for `check --base`.
+fn import_targets(r: &Row) -> Vec<Target> {
+    let Some(import) = r.import else {
+        return Vec::new();
+    };
+    let mut all = Vec::new();
+    if let Some((helm, _)) = r.helm {
+        all.push((
+            "`latgen import` of the 10,000-app output faster than `helm template` of the same apps"
+                .into(),
+            format!("{} against {}", secs(import.0), secs(helm)),
+            import.0 < helm,
+        ));
+    }
+    all.push((
+        "`latgen import`'s peak RSS under 200 MB".into(),
+        mb(import.1),
+        import.1.is_some_and(|kb| kb < 200 * 1024),
+    ));
     all
 }
 
@@ -654,6 +680,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let consumer = measure_consumer(&out, n, runs);
     let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
     let observability = (n <= 10_000).then(|| measure_observability(a, latgen_bin, &apps, n, runs));
+    let import = (n <= 10_000).then(|| measure_import(a, latgen_bin, &out, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
     Row {
@@ -671,7 +698,31 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         auth,
         observability,
         consumer,
+        import,
     }
+}
+
+/// `latgen import` of the rendered output (both sides) as if it were a foreign setup, into
+/// an empty project, in rounds: each writes every declaration and the lock anew.
+fn measure_import(a: &Args, latgen_bin: &Path, out: &Path, n: usize, runs: usize) -> Measured {
+    let dir = a.work.join(format!("n{n}-import"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (lattice, kong) = (out.join("lattice"), out.join("kong"));
+    let (lattice, kong) = (lattice.to_str().unwrap(), kong.to_str().unwrap());
+    let import = ["import", lattice, kong, "-o", "apps"];
+    let clean = {
+        let dir = dir.clone();
+        move || {
+            let _ = std::fs::remove_dir_all(dir.join("apps"));
+            let _ = std::fs::remove_file(dir.join("latgen.lock"));
+        }
+    };
+    let timed = measure_rounds(
+        runs,
+        &mut [(&mut latgen(latgen_bin, &dir, &import), &mut { clean })],
+    );
+    timed[0]
 }
 
 /// The settings of the runs with auth on: Kong calls from its VPC.

@@ -64,17 +64,19 @@ struct Meta {
 /// Every object under `inputs` (files, or folders walked in name order), or the reasons a
 /// file cannot be read.
 pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
-    let mut objects = Vec::new();
+    use rayon::prelude::*;
+    // (file, its folder under the argument), in argument order, then name order.
+    let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
             for file in manifest_files(input) {
                 let folder = (file.parent().and_then(|p| p.strip_prefix(input).ok()))
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
-                read_file(&file, &folder, &mut objects, diags);
+                files.push((file, folder));
             }
         } else if input.is_file() {
-            read_file(input, Path::new(""), &mut objects, diags);
+            files.push((input.clone(), PathBuf::new()));
         } else {
             diags.push(
                 Diagnostic::error(
@@ -84,6 +86,19 @@ pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
                 .help("name manifest files or folders, as `kubectl get -o yaml` or your GitOps repository holds them"),
             );
         }
+    }
+    // Parsed in parallel (an export of 10,000 apps is 20,000 files), merged in order.
+    let parsed: Vec<(Vec<Object>, Diagnostics)> = (files.par_iter())
+        .map(|(file, folder)| {
+            let (mut objects, mut found) = (Vec::new(), Diagnostics::new());
+            read_file(file, folder, &mut objects, &mut found);
+            (objects, found)
+        })
+        .collect();
+    let mut objects = Vec::new();
+    for (o, found) in parsed {
+        objects.extend(o);
+        diags.extend(found);
     }
     objects
 }

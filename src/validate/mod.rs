@@ -51,11 +51,41 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     for app in &mut apps {
         app.adopted = loaded.lock.adopted.get(&app.name).cloned();
     }
+    check_adopted_routes(&apps, &loaded.config, diags);
     check_unique_names(&mut apps, diags);
     check_path_claims(&apps, diags);
     kong::check_host_claims(&apps, diags);
     check_service_name_collisions(&apps, &loaded.config, diags);
     apps
+}
+
+/// Two apps adopted with one route (or an adopted route named like a group in the groups'
+/// namespace) would write one object twice: the lock was edited by hand, or two imports
+/// overlap.
+fn check_adopted_routes(apps: &[App], config: &Config, diags: &mut Diagnostics) {
+    let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+    for app in apps.iter().filter(|a| a.adopted.is_some()) {
+        let (route, namespace, _) = app.own_route();
+        let group =
+            namespace == config.lattice.namespace && config.parse_group_name(route).is_some();
+        let other = seen.insert((namespace, route), &app.name);
+        let problem = match other {
+            Some(other) => format!(
+                "apps `{other}` and `{}` are adopted with one route, {namespace}/{route}",
+                app.name
+            ),
+            None if group => format!(
+                "app `{}` is adopted with route {namespace}/{route}, a shared group's name",
+                app.name
+            ),
+            None => continue,
+        };
+        diags.push(
+            Diagnostic::error(Code::InvalidLock, problem)
+                .at(span(&app.file, app.name_pos))
+                .help("put back the `adopted:` entries `latgen import` wrote in latgen.lock (one route per app, as it runs)"),
+        );
+    }
 }
 
 fn span(file: &Path, pos: Pos) -> Span {

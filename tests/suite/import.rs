@@ -264,3 +264,24 @@ fn a_list_and_json_export_imports_like_the_files() {
         std::fs::read_to_string(again.join("latgen.lock")).unwrap()
     );
 }
+
+#[test]
+fn two_apps_adopted_with_one_route_are_refused() {
+    let tmp = imported_before();
+    let lock = tmp.path().join("latgen.lock");
+    let text = std::fs::read_to_string(&lock).unwrap();
+    // `accounts` claims `account`'s route (both are in team-identity).
+    let edited = text.replace("    route: accounts\n", "    route: account\n");
+    assert_ne!(edited, text);
+    std::fs::write(&lock, edited).unwrap();
+    let run = latgen(tmp.path(), &["render"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "apps `account` and `accounts` are adopted with one route, team-identity/account"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!tmp.path().join("generated").exists());
+}

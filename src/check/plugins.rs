@@ -84,7 +84,7 @@ impl Catalog {
         for entry in &config.kong.plugin_files {
             let path = paths.root.join(entry);
             let files = if path.is_dir() {
-                manifest_files(&path)
+                crate::manifest::manifest_files(&path)
             } else {
                 vec![path]
             };
@@ -186,22 +186,6 @@ impl Catalog {
             _ => {}
         }
     }
-}
-
-/// The manifest files of a folder and its subfolders, in name order: YAML and JSON.
-fn manifest_files(dir: &Path) -> Vec<PathBuf> {
-    let is_manifest = |p: &Path| {
-        p.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ["yaml", "yml", "json"].contains(&e))
-    };
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
-        .map(|e| e.into_path())
-        .collect()
 }
 
 /// What is read of a manifest: enough to know a plugin and what it changes.

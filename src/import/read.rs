@@ -69,7 +69,7 @@ pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            for file in manifest_files(input) {
+            for file in crate::manifest::manifest_files(input) {
                 let folder = (file.parent().and_then(|p| p.strip_prefix(input).ok()))
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
@@ -101,21 +101,6 @@ pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
         diags.extend(found);
     }
     objects
-}
-
-fn manifest_files(dir: &Path) -> Vec<PathBuf> {
-    let is_manifest = |p: &Path| {
-        p.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ["yaml", "yml", "json"].contains(&e))
-    };
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
-        .map(walkdir::DirEntry::into_path)
-        .collect()
 }
 
 fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diagnostics) {

@@ -907,6 +907,16 @@ fn import_cases() -> Vec<(&'static str, Setup, i32)> {
             1,
         ),
         (
+            "import-app-name-with-a-dot",
+            live(|t| t.replace("metadata: {name: shop, namespace: kong-routes}", "metadata: {name: shop.v2, namespace: kong-routes}").replace("name: shop-lattice", "name: shop.v2-lattice")),
+            1,
+        ),
+        (
+            "import-lattice-route-without-namespace",
+            live(|t| t.replacen("metadata: {name: shop, namespace: web}", "metadata: {name: shop}", 1)),
+            1,
+        ),
+        (
             "import-bridge-elsewhere",
             live(|t| {
                 t.replace(

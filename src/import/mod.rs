@@ -38,6 +38,8 @@ pub(crate) struct ImportedApp {
     pub retries: Option<u64>,
     /// Hosts of its Kong route beyond its own and the project's.
     pub hosts: Vec<String>,
+    /// The Lattice service's domain its Kong route rewrites Host to.
+    pub domain: String,
 }
 
 /// What import makes of the manifests.
@@ -115,20 +117,36 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
             }
         }
     }
+    let mut found = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
     for kong in &sorted.kong {
-        let linked = link(kong, &sorted, &by_host, &lattice_rules, config);
-        match linked {
+        // An app is its Kong route: a second route of one name is not imported.
+        if !names.insert(kong.name.as_str()) {
+            let why = (
+                "a second Kong route of this name: an app's name is its Kong route's".into(),
+                "rename one, or import one of the two".into(),
+            );
+            found.push(refused(kong, why));
+            continue;
+        }
+        match link(kong, &sorted, &by_host, &lattice_rules, config) {
             Ok((app, index, adopted)) => {
                 record(&mut out.lock, &app, &sorted.lattice[index], adopted, config);
                 out.apps.push(app);
             }
-            Err((obj, refusal)) => diags.push(refused(obj, refusal)),
+            Err((obj, refusal)) => found.push(refused(obj, refusal)),
+        }
+    }
+    // A route several Kong routes reach is refused once.
+    let mut seen = std::collections::BTreeSet::new();
+    for d in found {
+        if seen.insert(format!("{:?} {}", d.span, d.message)) {
+            diags.push(d);
         }
     }
     unreached(&sorted.lattice, &reached, &lattice_rules, diags);
     health_checks(&sorted.policies, &mut out.apps, diags);
     out.apps.sort_by(|a, b| a.name.cmp(&b.name));
-    duplicates(&out.apps, &sorted.kong, diags);
     out
 }
 
@@ -154,23 +172,6 @@ fn unreached(
             ),
         };
         diags.push(refused(route, why));
-    }
-}
-
-/// Two Kong routes of one name (in two files): the second is refused.
-fn duplicates(apps: &[ImportedApp], kong: &[Object], diags: &mut Diagnostics) {
-    for pair in apps.windows(2) {
-        if pair[0].name == pair[1].name
-            && let Some(obj) = kong.iter().rfind(|k| k.name == pair[1].name)
-        {
-            diags.push(refused(
-                obj,
-                (
-                    "a second Kong route of this name: an app name is its Kong route's name".into(),
-                    "rename one, or import one of the two".into(),
-                ),
-            ));
-        }
     }
 }
 
@@ -227,12 +228,67 @@ fn link<'a>(
         (kong, (format!("no Lattice route among the manifests has the hostname `{}` the Kong route rewrites to", side.rewrite), "import the app's Lattice route with it (it needs that custom domain as its hostname)".to_string()))
     })?;
     let route = &sorted.lattice[index];
+    check_names(kong, route, &side.rewrite)?;
     let rules = lattice_rules[index]
         .as_ref()
         .map_err(|r| (route, r.clone()))?;
     let app = app_of(kong, &side, route, rules, settings, config).map_err(|r| (route, r))?;
     let adopted = !is_latgens(&app, route, config);
     Ok((app, index, adopted))
+}
+
+/// Names latgen writes back (the app's file and bridge, the lock's keys, the route) must be
+/// names it can write: DNS-1123 labels, a namespace, a hostname.
+fn check_names<'a>(
+    kong: &'a Object,
+    route: &'a Object,
+    rewrite: &str,
+) -> Result<(), (&'a Object, Refusal)> {
+    use crate::input::platform::{DNS1123_LABEL_MAX, dns1123_label_problem, hostname_problem};
+    let max = DNS1123_LABEL_MAX - crate::input::model::BRIDGE_SUFFIX.len();
+    let app = dns1123_label_problem(&kong.name)
+        .or_else(|| (kong.name.len() > max).then(|| format!("is over {max} characters")))
+        .or_else(|| {
+            (!kong.name.starts_with(|c: char| c.is_ascii_lowercase()))
+                .then(|| "does not start with a letter".to_string())
+        });
+    if let Some(p) = app {
+        let what = format!("the app's name (its Kong route's), `{}`, {p}", kong.name);
+        return Err((
+            kong,
+            (
+                what,
+                "rename the Kong route (and its bridge) before the import".into(),
+            ),
+        ));
+    }
+    if let Some(p) = hostname_problem(rewrite) {
+        let what = format!("the host it rewrites to, `{rewrite}`, {p}");
+        return Err((
+            kong,
+            (
+                what,
+                "rewrite to the Lattice service's custom domain".into(),
+            ),
+        ));
+    }
+    if let Some(p) = dns1123_label_problem(&route.name) {
+        let what = format!("the route's name {p}: latgen writes it as a file name and a lock key");
+        return Err((route, (what, "keep this route out of the import".into())));
+    }
+    if route.namespace.is_none() {
+        let what =
+            "a Lattice route without a namespace: its name and namespace are its Lattice service's"
+                .to_string();
+        return Err((
+            route,
+            (
+                what,
+                "export it with its namespace (`kubectl get -o yaml` writes it)".into(),
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The app: its Kong side and its rules in the Lattice route.
@@ -275,7 +331,7 @@ fn app_of(
             "give the app one Service, on every path its Kong route has".into(),
         ));
     }
-    let group = config.parse_group_name(&route.name);
+    let group = group_of(route, config);
     if group.is_none() && rules.len() != mine.len() {
         let others = rules
             .iter()
@@ -307,6 +363,7 @@ fn app_of(
         timeouts: settings.timeouts,
         retries: settings.retries,
         hosts,
+        domain: side.rewrite.clone(),
     })
 }
 
@@ -314,23 +371,30 @@ fn app_of(
 /// groups, or a host-routed app's own route under the app's name.
 fn is_latgens(app: &ImportedApp, route: &Object, config: &Config) -> bool {
     let ns = route.namespace.as_deref().unwrap_or_default();
-    match (config.parse_group_name(&route.name), &app.host) {
-        (Some(n), None) => {
-            ns == config.lattice.namespace && app_host(route) == Some(config.group_domain(n))
-        }
+    match (group_of(route, config), &app.host) {
+        (Some(n), None) => app.domain == config.group_domain(n),
         (None, Some(_)) => route.name == app.name && ns == app.namespace,
         _ => false,
     }
 }
 
-fn app_host(route: &Object) -> Option<String> {
-    route.spec["hostnames"][0].as_str().map(str::to_string)
+/// The project's group a route is: its name, in the groups' namespace, on its domain.
+fn group_of(route: &Object, config: &Config) -> Option<u32> {
+    let n = config.parse_group_name(&route.name)?;
+    let ns = route.namespace.as_deref() == Some(config.lattice.namespace.as_str());
+    let hosts = route.spec["hostnames"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let domain = hosts
+        .iter()
+        .any(|h| h.as_str() == Some(&config.group_domain(n)));
+    (ns && domain).then_some(n)
 }
 
 /// The app's entry in the lock: its group, or the route it is adopted with (and the
 /// service name its route carries, if it names one).
 fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool, config: &Config) {
-    let group = config.parse_group_name(&route.name);
+    let group = group_of(route, config);
     match (adopted, group) {
         (false, Some(n)) => {
             lock.apps.insert(app.name.clone(), n);
@@ -342,7 +406,7 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
                 Adopted {
                     route: route.name.clone(),
                     namespace: route.namespace.clone().unwrap_or_default(),
-                    hostname: app_host(route).unwrap_or_default(),
+                    hostname: app.domain.clone(),
                 },
             );
         }

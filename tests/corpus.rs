@@ -908,12 +908,24 @@ fn import_cases() -> Vec<(&'static str, Setup, i32)> {
         ),
         (
             "import-app-name-with-a-dot",
-            live(|t| t.replace("metadata: {name: shop, namespace: kong-routes}", "metadata: {name: shop.v2, namespace: kong-routes}").replace("name: shop-lattice", "name: shop.v2-lattice")),
+            live(|t| {
+                t.replace(
+                    "metadata: {name: shop, namespace: kong-routes}",
+                    "metadata: {name: shop.v2, namespace: kong-routes}",
+                )
+                .replace("name: shop-lattice", "name: shop.v2-lattice")
+            }),
             1,
         ),
         (
             "import-lattice-route-without-namespace",
-            live(|t| t.replacen("metadata: {name: shop, namespace: web}", "metadata: {name: shop}", 1)),
+            live(|t| {
+                t.replacen(
+                    "metadata: {name: shop, namespace: web}",
+                    "metadata: {name: shop}",
+                    1,
+                )
+            }),
             1,
         ),
         (

@@ -151,9 +151,7 @@ fn finish(
         );
         return Exit::Success;
     }
-    // The output has not changed: it is still the step of a rollout the lock records.
     let mut lock = prepared.plan.lock.clone();
-    lock.rollout = prepared.rollout;
     for (app, _, to) in moves {
         lock.moves.insert(
             app.clone(),
@@ -163,13 +161,32 @@ fn finish(
             },
         );
     }
-    let paths = args.input.paths();
+    record(
+        args,
+        lock,
+        prepared.rollout,
+        "the Lattice side adds the apps to their new groups",
+        ui,
+    )
+}
+
+/// `--apply`: writes `lock` (what the plan records) and says how to ship it; `first` is
+/// what the first safe step does.
+fn record(
+    args: &PlanArgs,
+    mut lock: crate::input::lock::LockState,
+    rollout: Option<crate::input::lock::Rollout>,
+    first: &str,
+    ui: Ui,
+) -> Exit {
+    // The output has not changed: it is still the step of a rollout the lock records.
+    lock.rollout = rollout;
     let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
+    if let Err(d) = crate::output::write_atomic(&args.input.paths().lock, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(
-        "next: `latgen render --base origin/main` writes the first safe step (the Lattice side adds the apps to their new groups); ship it, and run it again after each merge until it says the change is complete"
+        "next: `latgen render --base origin/main` writes the first safe step ({first}); ship it, and run it again after each merge until it says the change is complete"
     );
     Exit::Success
 }

@@ -140,7 +140,7 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
     // A route several Kong routes reach is refused once.
     let mut seen = std::collections::BTreeSet::new();
     for d in found {
-        if seen.insert(format!("{:?} {}", d.span, d.message)) {
+        if seen.insert((d.span.clone(), d.message.clone())) {
             diags.push(d);
         }
     }
@@ -428,23 +428,22 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
 
 /// Each TargetGroupPolicy's health check, on the app whose Service it targets.
 fn health_checks(policies: &[Object], apps: &mut [ImportedApp], diags: &mut Diagnostics) {
+    // The app of each Service, looked up once per policy (thousands at 10,000 apps).
+    let by_service: BTreeMap<(String, String), usize> = (apps.iter().enumerate())
+        .map(|(i, a)| ((a.namespace.clone(), a.service.clone()), i))
+        .collect();
     for p in policies {
         match routes::health_check(p) {
-            Ok(((ns, service), check)) => {
-                let app = apps
-                    .iter_mut()
-                    .find(|a| a.namespace == ns && a.service == service);
-                match app {
-                    Some(app) => app.health = Some(check),
-                    None => diags.push(refused(
-                        p,
-                        (
-                            format!("its Service {ns}/{service} is no imported app's"),
-                            "import the app it belongs to with it, or leave the policy out".into(),
-                        ),
-                    )),
-                }
-            }
+            Ok(((ns, service), check)) => match by_service.get(&(ns.clone(), service.clone())) {
+                Some(&i) => apps[i].health = Some(check),
+                None => diags.push(refused(
+                    p,
+                    (
+                        format!("its Service {ns}/{service} is no imported app's"),
+                        "import the app it belongs to with it, or leave the policy out".into(),
+                    ),
+                )),
+            },
             Err(r) => diags.push(refused(p, r)),
         }
     }

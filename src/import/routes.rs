@@ -115,7 +115,7 @@ pub(crate) fn kong_side(obj: &Object, config: &Config) -> Result<KongSide, Refus
     let rules = obj.spec["rules"].as_array().map_or(&[][..], Vec::as_slice);
     let mut side: Option<KongSide> = None;
     for rule in rules {
-        let (rewrite, _) = rewrite_of(rule)?;
+        let rewrite = rewrite_of(rule)?;
         let (bridge, _, port) = backend_of(rule)?;
         let matches = rule["matches"].as_array().map_or(&[][..], Vec::as_slice);
         let mut paths = Vec::new();
@@ -152,7 +152,7 @@ pub(crate) fn kong_side(obj: &Object, config: &Config) -> Result<KongSide, Refus
 }
 
 /// A rule's URLRewrite hostname; any other filter is refused.
-fn rewrite_of(rule: &Value) -> Result<(String, ()), Refusal> {
+fn rewrite_of(rule: &Value) -> Result<String, Refusal> {
     let filters = rule["filters"].as_array().map_or(&[][..], Vec::as_slice);
     let mut host = None;
     for f in filters {
@@ -168,7 +168,7 @@ fn rewrite_of(rule: &Value) -> Result<(String, ()), Refusal> {
         }
         host = rewrite["hostname"].as_str().map(str::to_string);
     }
-    host.map(|h| (h, ())).ok_or_else(|| {
+    host.ok_or_else(|| {
         refuse(
             "a Kong route that does not rewrite Host: Lattice finds its service by Host",
             "add a URLRewrite of the hostname to the Lattice service's domain, or keep this route out",

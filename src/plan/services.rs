@@ -41,11 +41,14 @@ pub(crate) fn routes(plan: &Plan, apps: &[App], config: &Config) -> Vec<ServiceR
         app: None,
         group: Some(g.number),
     });
-    let dedicated = plan.dedicated.iter().map(|d| ServiceRoute {
-        route: apps[d.app].own_route().0.to_string(),
-        namespace: apps[d.app].own_route().1.to_string(),
-        app: Some(d.app),
-        group: None,
+    let dedicated = plan.dedicated.iter().map(|d| {
+        let (route, namespace, _) = apps[d.app].own_route();
+        ServiceRoute {
+            route: route.to_string(),
+            namespace: namespace.to_string(),
+            app: Some(d.app),
+            group: None,
+        }
     });
     groups.chain(dedicated).collect()
 }

@@ -1065,11 +1065,12 @@ fn route_plugins<'a>(config: &Config, app: &'a App) -> Vec<&'a str> {
 /// for a host-routed app (in a group only under header dispatch). An app with no group yet
 /// has none, and no Kong side.
 fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
-    match (t.plan.serving_group(id), &app.host, &app.adopted) {
-        (Some(n), _, _) => Some(t.config.group_domain(n)),
-        (None, _, Some(a)) => Some(a.hostname.clone()),
-        (None, Some(host), None) => Some(host.clone()),
-        (None, None, None) => None,
+    match t.plan.serving_group(id) {
+        Some(n) => Some(t.config.group_domain(n)),
+        // Its own route's domain: the adopted route's, or its host.
+        None => Some(app.own_route().2)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string),
     }
 }
 

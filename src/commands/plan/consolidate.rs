@@ -3,7 +3,6 @@
 
 use super::PlanArgs;
 use crate::commands::{Exit, Ui};
-use crate::diag::Sources;
 use crate::plan::rebalance::consolidation::Consolidation;
 use crate::plan::rebalance::cost::{HOURS_PER_MONTH, dollars};
 use crate::report::plural;
@@ -37,15 +36,11 @@ pub(super) fn run(args: &PlanArgs, c: &Consolidation, ui: Ui) -> Exit {
         );
         return Exit::Success;
     }
-    let mut lock = c.lock().clone();
-    lock.rollout = c.after.rollout;
-    let paths = args.input.paths();
-    let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
-        return ui.fail(d, &Sources::default());
-    }
-    println!(
-        "recorded; next: `latgen render --base origin/main` writes the first safe step (the groups, beside the routes the apps have); ship it, and run it again after each merge until it says the change is complete"
-    );
-    Exit::Success
+    super::record(
+        args,
+        c.lock().clone(),
+        c.after.rollout,
+        "the groups, beside the routes the apps have",
+        ui,
+    )
 }

@@ -36,6 +36,9 @@ pub(crate) enum Command {
     Import(commands::import::ImportArgs),
     /// Propose the fewest moves that bring the number of groups down.
     Plan(commands::plan::PlanArgs),
+    /// Place one environment's new apps in the groups another environment gives them,
+    /// where its quotas allow, and say where the two differ.
+    Promote(commands::promote::PromoteArgs),
     /// What the Lattice services cost per month, against one service per app.
     Cost(commands::cost::CostArgs),
     /// Follow one request through the generated manifests: Kong route, bridge, Lattice rule,
@@ -67,6 +70,7 @@ impl Command {
             Command::Move(a) => a.color.color,
             Command::Status(a) => a.color.color,
             Command::Plan(a) => a.color.color,
+            Command::Promote(a) => a.color.color,
             Command::Import(a) => a.color.color,
             Command::Cost(a) => a.color.color,
             Command::Trace(a) => a.color.color,
@@ -117,6 +121,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Move(args) => commands::move_app::run(&args, ui),
         Command::Status(args) => commands::status::run(&args, ui),
         Command::Plan(args) => commands::plan::run(&args, ui),
+        Command::Promote(args) => commands::promote::run(&args, ui),
         Command::Import(args) => commands::import::run(&args, ui),
         Command::Cost(args) => commands::cost::run(&args, ui),
         Command::Trace(args) => commands::trace::run(&args, ui),

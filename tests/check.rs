@@ -9,6 +9,7 @@
 //! committed base and the fixture is the work tree, checked with `--base HEAD`. A fixture
 //! with a `leftover/` folder runs in a scratch copy where `leftover/` is the staging folder
 //! an interrupted render left beside `generated/` (a committed one would be ignored by Git).
+//! A fixture with an `environments/` folder is checked with `--env all`.
 
 #[path = "suite/common/mod.rs"]
 mod common;
@@ -51,6 +52,10 @@ fn copy_dir(from: &Path, to: &Path, skip: &str) {
 /// Runs check on a fixture; returns (exit code, human output, JSON output).
 fn run_fixture(dir: &Path) -> (i32, String, String) {
     let mut args: Vec<&str> = vec!["check"];
+    // A project with environments is checked in all of them, and between them.
+    if dir.join("environments").is_dir() {
+        args.extend(["--env", "all"]);
+    }
     if dir.join("templates").is_dir() {
         args.extend(["--templates", "templates"]);
     }
@@ -115,6 +120,9 @@ fn render_again(dir: &Path) {
             continue;
         }
         let mut args = vec!["render", "apps/", "-o", "generated/"];
+        if folder.join("environments").is_dir() {
+            args.extend(["--env", "all"]);
+        }
         if folder.join("templates").is_dir() {
             args.extend(["--templates", "templates"]);
         }

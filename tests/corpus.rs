@@ -64,6 +64,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         project_cases(),
         project_cases_more(),
         import_cases(),
+        environment_cases(),
     ]
     .into_iter()
     .flatten()
@@ -941,6 +942,75 @@ fn import_cases() -> Vec<(&'static str, Setup, i32)> {
     ]
 }
 
+/// A project with two environments whose files are fine; `change` edits one of them.
+fn environments(change: fn(&Path)) -> Setup {
+    Box::new(move |d: &Path| {
+        write(d, "apps/shop.yaml", OK_APP.as_bytes());
+        write(d, "latgen.yaml", b"quotas: {rulesPerService: 10}\n");
+        write(
+            d,
+            "environments/staging.yaml",
+            b"lattice:\n  serviceNamePrefix: shop-stg\n",
+        );
+        write(
+            d,
+            "environments/production.yaml",
+            b"lattice:\n  serviceNamePrefix: shop-prod\n",
+        );
+        change(d);
+    })
+}
+
+/// Cases about environments: choosing one, their overlays, and apps that name them.
+fn environment_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        ("env-not-given", environments(|_| {}), 2),
+        ("env-unknown-name", environments(|_| {}), 2),
+        ("env-given-without-environments", Box::new(app(OK_APP)), 2),
+        (
+            "env-overlay-unknown-field",
+            environments(|d| {
+                write(
+                    d,
+                    "environments/staging.yaml",
+                    b"# Staging.\nquotas:\n  rulesPerServise: 5\n",
+                )
+            }),
+            2,
+        ),
+        (
+            "env-overlay-wrong-type",
+            environments(|d| {
+                write(
+                    d,
+                    "environments/production.yaml",
+                    b"quotas: {rulesPerService: many}\n",
+                )
+            }),
+            2,
+        ),
+        (
+            "env-bad-name",
+            environments(|d| write(d, "environments/Prod.yaml", b"{}\n")),
+            2,
+        ),
+        (
+            "env-app-names-unknown-environment",
+            environments(|d| {
+                write(d, "apps/lab.yaml", b"namespace: lab\nservice: { name: lab, port: 8080 }\npaths: [/lab]\nenvironments: [stagin]\n")
+            }),
+            2,
+        ),
+        (
+            "env-app-names-environments-in-a-project-without",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nenvironments: [staging]\n",
+            )),
+            2,
+        ),
+    ]
+}
+
 /// The command a case runs (`--color never` is added): `render apps -o generated` unless
 /// the case is about the output folder or about another command.
 fn command(case: &str) -> Vec<&'static str> {
@@ -951,6 +1021,12 @@ fn command(case: &str) -> Vec<&'static str> {
         "move-unknown-app" => vec!["move", "shoping", "--group", "1"],
         "move-into-full-group" => vec!["move", "blog", "--group", "1"],
         c if c.starts_with("import-") => vec!["import", "live", "-o", "apps"],
+        "env-not-given" | "env-app-names-environments-in-a-project-without" => {
+            vec!["render", "apps"]
+        }
+        "env-unknown-name" => vec!["render", "apps", "--env", "stagin"],
+        "env-given-without-environments" => vec!["render", "apps", "--env", "staging"],
+        c if c.starts_with("env-") => vec!["render", "apps", "--env", "all"],
         _ => vec!["render", "apps", "-o", "generated"],
     }
 }

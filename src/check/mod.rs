@@ -18,6 +18,7 @@ use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
 mod auth;
 mod canary;
+pub(crate) mod environments;
 pub(crate) mod names;
 mod plugins;
 mod previews;
@@ -287,7 +288,10 @@ fn project_findings(
     );
     // Where latgen writes through pending files: beside the lock and the settings, and
     // in the deploy kit's folder.
-    let deploy = opts.paths.root.join(crate::render::deploy::FOLDER);
+    let mut deploy = opts.paths.root.join(crate::render::deploy::FOLDER);
+    if let Some(env) = opts.paths.env_name() {
+        deploy.push(env);
+    }
     let lock_dir = opts.paths.lock.parent().unwrap_or(Path::new(""));
     diags.extend(Diagnostics::from_iter(output::leftovers(
         &opts.out_dir,

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
+use crate::diag::Diagnostic;
+use crate::diag::codes::Code;
 use crate::input::ProjectPaths;
 use crate::manifest::layout::Side;
 
@@ -18,9 +20,76 @@ pub(crate) struct InputArgs {
     /// Group assignments [default: latgen.lock beside the apps folder].
     #[arg(long)]
     pub lock: Option<PathBuf>,
+    /// The environment (`environments/<NAME>.yaml`), or `all`: each with its own lock
+    /// (locks/NAME.lock) and output (generated/NAME/). Required in a project with
+    /// environments; refused in one without.
+    #[arg(long, value_name = "NAME|all")]
+    pub env: Option<String>,
 }
 
 impl InputArgs {
+    /// The project's paths once per environment chosen with `--env` (once, as given, in a
+    /// project without environments), with the output folder given by `-o`, if any.
+    pub fn envs(&self, output: Option<&PathBuf>) -> Result<Vec<ProjectPaths>, Diagnostic> {
+        let paths = self.paths_out(output);
+        let names = crate::input::environments::names(&paths.root)?;
+        let listed = || names.join(", ");
+        let chosen: Vec<&String> = match self.env.as_deref() {
+            None if names.is_empty() => return Ok(vec![paths]),
+            Some(_) if names.is_empty() => {
+                return Err(Diagnostic::error(
+                    Code::UnknownEnvironment,
+                    "--env chooses an environment, and this project has none",
+                )
+                .help("leave out --env, or add environments as environments/<name>.yaml overlays of latgen.yaml"));
+            }
+            None => {
+                return Err(Diagnostic::error(
+                    Code::UnknownEnvironment,
+                    format!("this project has environments ({}): say which", listed()),
+                )
+                .help("give --env NAME, or --env all for every one"));
+            }
+            Some("all") => names.iter().collect(),
+            Some(name) => match names.iter().find(|n| *n == name) {
+                Some(n) => vec![n],
+                None => {
+                    let near = crate::diag::did_you_mean(name, names.iter().map(String::as_str))
+                        .map_or(String::new(), |s| format!("did you mean `{s}`? "));
+                    return Err(Diagnostic::error(
+                        Code::UnknownEnvironment,
+                        format!("`{name}` is not an environment of this project"),
+                    )
+                    .help(format!("{near}the environments are {} (or all)", listed())));
+                }
+            },
+        };
+        if chosen.len() > 1 && self.lock.is_some() {
+            return Err(Diagnostic::error(
+                Code::UnknownEnvironment,
+                "--lock names one lock, and --env all chooses more than one environment",
+            )
+            .help("give --env NAME with --lock, or leave out --lock for locks/<env>.lock"));
+        }
+        Ok(chosen
+            .into_iter()
+            .map(|n| paths.in_env(n, self.lock.is_some(), output.is_some()))
+            .collect())
+    }
+
+    /// [`InputArgs::envs`] for a command that works on one environment at a time.
+    pub fn one_env(&self, output: Option<&PathBuf>) -> Result<ProjectPaths, Diagnostic> {
+        let mut envs = self.envs(output)?;
+        if envs.len() > 1 {
+            return Err(Diagnostic::error(
+                Code::UnknownEnvironment,
+                "this command works on one environment at a time",
+            )
+            .help("give --env NAME"));
+        }
+        Ok(envs.remove(0))
+    }
+
     pub fn paths(&self) -> ProjectPaths {
         project_paths(&self.apps, self.config.as_ref(), self.lock.as_ref())
     }

@@ -66,21 +66,124 @@ pub(crate) struct CheckArgs {
 }
 
 pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
-    let paths = args.input.paths_out(args.output.as_ref());
-    let out = super::args::output_dir(args.output.as_ref(), &paths);
+    let envs = match args.input.envs(args.output.as_ref()) {
+        Ok(e) => e,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    if let [paths] = envs.as_slice() {
+        return match check_env(args, paths.clone(), ui) {
+            Ok(report) => finish(args, report, ui),
+            Err(exit) => exit,
+        };
+    }
+    let mut reports = Vec::with_capacity(envs.len());
+    for paths in envs {
+        let name = paths.env_name().unwrap_or_default().to_string();
+        let facts = environment_facts(args, &paths);
+        match check_env(args, paths, ui) {
+            Ok(report) => reports.push((name, report, facts)),
+            Err(exit) => return exit,
+        }
+    }
+    finish_all(args, reports, ui)
+}
+
+/// What `check --env all` compares of one environment, from a build of its own; None when
+/// it does not build (its own findings say why).
+fn environment_facts(
+    args: &CheckArgs,
+    paths: &crate::input::ProjectPaths,
+) -> Option<crate::check::environments::Facts> {
+    let project = Project::new(&paths.root);
+    let templates = Templates::load(args.templates.as_deref().map(|d| (d, &project))).ok()?;
+    let built = crate::pipeline::build(paths, &templates).ok()?;
+    crate::check::environments::Facts::of(paths, &built)
+}
+
+/// Every environment's report, each under its name, then what shows only between them.
+fn finish_all(
+    args: &CheckArgs,
+    reports: Vec<(
+        String,
+        CheckReport,
+        Option<crate::check::environments::Facts>,
+    )>,
+    ui: Ui,
+) -> Exit {
+    let facts: Vec<_> = reports.iter().filter_map(|(_, _, f)| f.as_ref()).collect();
+    let between = crate::check::environments::between(&facts);
+    let mut sources = Sources::default();
+    let mut merged = Diagnostics::new();
+    let mut text = String::new();
+    for (name, report, _) in &reports {
+        match args.format {
+            Format::Human | Format::Markdown => {
+                text.push_str(&heading(args.format, &format!("environment `{name}`")));
+                text.push_str(&format(args.format, report, ui.color));
+            }
+            _ => merged.extend_from(report.diags.iter().cloned().map(|mut d| {
+                d.message = format!("[{name}] {}", d.message);
+                d
+            })),
+        }
+        sources.absorb(&report.sources);
+    }
+    let between_report = CheckReport {
+        diags: between,
+        sources,
+        diff: String::new(),
+        summary: None,
+    };
+    match args.format {
+        Format::Human | Format::Markdown => {
+            text.push_str(&heading(args.format, "between environments"));
+            text.push_str(&format(args.format, &between_report, ui.color));
+        }
+        _ => {
+            merged.extend(between_report.diags.clone());
+            let all = CheckReport {
+                diags: merged,
+                ..between_report
+            };
+            return print_and_exit(args, format(args.format, &all, ui.color), &all.diags);
+        }
+    }
+    let mut all = between_report.diags;
+    for (_, r, _) in reports {
+        all.extend(r.diags);
+    }
+    print_and_exit(args, text, &all)
+}
+
+/// The heading of one part of a several-environment report.
+fn heading(format: Format, name: &str) -> String {
+    match format {
+        Format::Markdown => format!("## {}{}\n\n", name[..1].to_uppercase(), &name[1..]),
+        _ => format!("== {} ==\n", name.replace('`', "")),
+    }
+}
+
+/// One environment's check (the project's, without environments): its report, or how the
+/// command ends when the check cannot run.
+fn check_env(
+    args: &CheckArgs,
+    paths: crate::input::ProjectPaths,
+    ui: Ui,
+) -> Result<CheckReport, Exit> {
+    let out = paths.output.clone();
     if let Some(d) = crate::output::check_location(&out, &paths.apps_dir) {
-        return ui.fail(d, &Sources::default());
+        return Err(ui.fail(d, &Sources::default()));
     }
     // An output folder or a template that leads out of the project is a finding about the
     // PR, reported in the format asked for; the check cannot go on without them.
     let project = Project::new(&paths.root);
     if let Some(d) = project.output_folder(&out) {
-        return finish(args, only(d), ui);
+        return Ok(only(d));
     }
     let templates = match Templates::load(args.templates.as_deref().map(|d| (d, &project))) {
         Ok(t) => t.verifying(args.verify),
-        Err(d) if d.code.is_operational() => return ui.fail(d, &Sources::default()),
-        Err(d) => return finish(args, only(d), ui),
+        Err(d) if d.code.is_operational() => return Err(ui.fail(d, &Sources::default())),
+        Err(d) => return Ok(only(d)),
     };
     // The base is read while the project is built for the rollout step: the committed
     // tree first, then from Git only the files the change touched, and the base's lock.
@@ -107,7 +210,7 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
     );
     let base = match base {
         Ok(b) => b,
-        Err(d) => return ui.fail(d, &Sources::default()),
+        Err(d) => return Err(ui.fail(d, &Sources::default())),
     };
     let (step, built, states) = match (base.as_ref(), built) {
         (Some((_, b)), Some(built)) => {
@@ -137,10 +240,7 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
         states,
         committed,
     };
-    match crate::check::check(&mut opts) {
-        Ok(report) => finish(args, report, ui),
-        Err(d) => ui.fail(d, &Sources::default()),
-    }
+    crate::check::check(&mut opts).map_err(|d| ui.fail(d, &Sources::default()))
 }
 
 /// A report of one finding that ended the check early.
@@ -158,9 +258,13 @@ fn only(d: Diagnostic) -> CheckReport {
 /// Prints the report and says how the check ended.
 fn finish(args: &CheckArgs, report: CheckReport, ui: Ui) -> Exit {
     let text = format(args.format, &report, ui.color);
+    print_and_exit(args, text, &report.diags)
+}
+
+/// Prints a report's text and says how the check ended, from its findings.
+fn print_and_exit(args: &CheckArgs, text: String, diags: &Diagnostics) -> Exit {
     crate::diag::progress::clear();
     print!("{text}");
-    let diags = &report.diags;
     if diags.iter().any(|d| d.code.is_operational()) {
         return Exit::Error;
     }

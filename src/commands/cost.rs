@@ -26,7 +26,13 @@ pub(crate) enum CostFormat {
 }
 
 pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {
-    let Some(prepared) = ui.prepare(&args.input.paths()) else {
+    let envs = args.input.envs(None);
+    super::per_env(envs, ui, |paths| cost_env(args, &paths, ui))
+}
+
+/// One environment's cost (the project's, without environments).
+fn cost_env(args: &CostArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit {
+    let Some(prepared) = ui.prepare(paths) else {
         return Exit::Error;
     };
     let c = crate::plan::rebalance::cost::cost(&prepared);

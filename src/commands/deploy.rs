@@ -30,7 +30,12 @@ pub(crate) struct DeployArgs {
 }
 
 pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
-    let paths = args.input.paths_out(args.output.as_ref());
+    let envs = args.input.envs(args.output.as_ref());
+    super::per_env(envs, ui, |paths| deploy_env(args, paths, ui))
+}
+
+/// One environment's kit (the project's, without environments).
+fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> Exit {
     // The kit is written beside the output, as a render writes it: one run at a time, after
     // a killed render is finished or undone.
     let _run = match crate::output::begin(&paths.output, !args.check) {
@@ -52,7 +57,7 @@ pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
         return ui.fail(d, &built.sources);
     };
     let root = deploy::project_root(&paths);
-    let out = super::args::output_dir(args.output.as_ref(), &paths);
+    let out = paths.output.clone();
     let out_rel = deploy::output_in_project(&root, &out);
     let kit = deploy::kit(settings, config, &built.output, &out_rel);
     let changes = changes(&root, kit);
@@ -90,9 +95,9 @@ pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
     ui.report(&left, &built.sources);
     if changes.is_empty() {
         let folder = if root == std::path::Path::new(".") {
-            PathBuf::from(deploy::FOLDER)
+            deploy::folder(config)
         } else {
-            root.join(deploy::FOLDER)
+            root.join(deploy::folder(config))
         };
         eprintln!("up to date: {}/", folder.display());
     }

@@ -24,7 +24,10 @@ pub(crate) struct ManifestsArgs {
 /// than printing less: an empty or partial stream would make Argo CD prune the objects it
 /// no longer sees.
 pub(crate) fn run(args: &ManifestsArgs, ui: Ui) -> Exit {
-    let paths = args.input.paths();
+    let paths = match args.input.one_env(None) {
+        Ok(p) => p,
+        Err(d) => return ui.fail(d, &crate::diag::Sources::default()),
+    };
     let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
         return Exit::Error;
     };

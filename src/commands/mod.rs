@@ -15,6 +15,7 @@ pub(crate) mod man;
 pub(crate) mod manifests;
 pub(crate) mod move_app;
 pub(crate) mod plan;
+pub(crate) mod promote;
 pub(crate) mod render;
 pub(crate) mod render_base;
 pub(crate) mod schema;
@@ -38,6 +39,15 @@ pub(crate) enum Exit {
 }
 
 impl Exit {
+    /// The worse of two outcomes: an error over a finding over success.
+    pub fn worst(self, other: Exit) -> Exit {
+        if self.exit_code() >= other.exit_code() {
+            self
+        } else {
+            other
+        }
+    }
+
     pub fn exit_code(self) -> u8 {
         match self {
             Exit::Success => 0,
@@ -119,4 +129,27 @@ pub(crate) fn to_stdout(bytes: &[u8]) -> Exit {
             Exit::Error
         }
     }
+}
+
+/// Runs `one` once per environment chosen with `--env` (once, in a project without
+/// environments), saying on stderr which environment each run is when there are several.
+/// Every environment runs, whatever the one before found; the worst outcome is the exit.
+pub(crate) fn per_env(
+    envs: Result<Vec<ProjectPaths>, Diagnostic>,
+    ui: Ui,
+    mut one: impl FnMut(ProjectPaths) -> Exit,
+) -> Exit {
+    let envs = match envs {
+        Ok(e) => e,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let many = envs.len() > 1;
+    let mut worst = Exit::Success;
+    for paths in envs {
+        if many && let Some(name) = paths.env_name() {
+            eprintln!("environment {name}:");
+        }
+        worst = worst.worst(one(paths));
+    }
+    worst
 }

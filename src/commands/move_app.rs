@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::ArgGroup;
 
-use super::args::{InputArgs, project_paths};
+use super::args::InputArgs;
 use super::{Exit, Ui};
 use crate::diag::Sources;
 
@@ -37,9 +37,13 @@ pub(crate) struct MoveArgs {
 }
 
 pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
-    let input = &args.input;
-    let mut paths = project_paths(&input.apps, input.config.as_ref(), input.lock.as_ref());
-    paths.output = super::args::output_dir(args.output.as_ref(), &paths);
+    let paths = match args.input.one_env(args.output.as_ref()) {
+        Ok(p) => p,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    if let Err(d) = paths.make_env_folders() {
+        return ui.fail(d, &Sources::default());
+    }
     // The lock is written: no render of this project may run meanwhile, and a killed
     // render's lock is put in place (or dropped) before this one is read.
     let _run = match crate::output::begin(&paths.output, true) {

@@ -30,13 +30,24 @@ pub(crate) struct PlanArgs {
 }
 
 pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
+    let envs = args.input.envs(None);
+    super::per_env(envs, ui, |paths| plan_env(args, &paths, ui))
+}
+
+/// One environment's plan (the project's, without environments).
+fn plan_env(args: &PlanArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit {
+    if args.apply
+        && let Err(d) = paths.make_env_folders()
+    {
+        return ui.fail(d, &Sources::default());
+    }
     // One run at a time, as `move`: the plan reads the lock and, with --apply, writes it,
     // after a killed render is finished or undone.
-    let _run = match crate::output::begin(&args.input.paths().output, args.apply) {
+    let _run = match crate::output::begin(&paths.output, args.apply) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let Some(prepared) = ui.prepare(&args.input.paths()) else {
+    let Some(prepared) = ui.prepare(paths) else {
         return Exit::Error;
     };
     if let Some(file) = &args.observed {
@@ -45,7 +56,7 @@ pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
     // Adopted apps are consolidated first: the groups they make are what later moves
     // would compact.
     if let Some(c) = crate::plan::rebalance::consolidation::consolidation(&prepared) {
-        return consolidate::run(args, &c, ui);
+        return consolidate::run((args, paths), &c, ui);
     }
     let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
         Ok(c) => c,
@@ -74,7 +85,7 @@ pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
     }
     let (pairs, separating) = crate::plan::rebalance::separation::separation(&prepared);
     if !pairs.is_empty() {
-        return separate(args, &prepared, &pairs, &separating, ui);
+        return separate((args, paths), &prepared, &pairs, &separating, ui);
     }
     if c.moves.is_empty() {
         println!("no move brings the count down");
@@ -92,12 +103,12 @@ pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {
         c.groups_after,
         crate::plan::rebalance::cost::dollars((c.groups_now - c.groups_after) as f64 * price)
     );
-    finish(args, &prepared, &c.moves, ui)
+    finish((args, paths), &prepared, &c.moves, ui)
 }
 
 /// Groups hold order-dependent pairs: the moves that separate them come first.
 fn separate(
-    args: &PlanArgs,
+    (args, paths): (&PlanArgs, &crate::input::ProjectPaths),
     prepared: &crate::plan::prepared::Prepared,
     pairs: &[crate::plan::rebalance::separation::OrderDependentPair],
     moves: &[(String, u32, u32)],
@@ -127,12 +138,12 @@ fn separate(
         "{} {separate} them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
         plural(moves.len(), "move")
     );
-    finish(args, prepared, moves, ui)
+    finish((args, paths), prepared, moves, ui)
 }
 
 /// Prints `moves`; with `--apply`, records them in the lock and says how to ship them.
 fn finish(
-    args: &PlanArgs,
+    (args, paths): (&PlanArgs, &crate::input::ProjectPaths),
     prepared: &crate::plan::prepared::Prepared,
     moves: &[(String, u32, u32)],
     ui: Ui,
@@ -162,7 +173,7 @@ fn finish(
         );
     }
     record(
-        args,
+        &paths.lock,
         lock,
         prepared.rollout,
         "the Lattice side adds the apps to their new groups",
@@ -173,7 +184,7 @@ fn finish(
 /// `--apply`: writes `lock` (what the plan records) and says how to ship it; `first` is
 /// what the first safe step does.
 fn record(
-    args: &PlanArgs,
+    lock_path: &std::path::Path,
     mut lock: crate::input::lock::LockState,
     rollout: Option<crate::input::lock::Rollout>,
     first: &str,
@@ -182,7 +193,7 @@ fn record(
     // The output has not changed: it is still the step of a rollout the lock records.
     lock.rollout = rollout;
     let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(&args.input.paths().lock, text.as_bytes()) {
+    if let Err(d) = crate::output::write_atomic(lock_path, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(

@@ -41,12 +41,58 @@ pub(crate) struct RenderArgs {
 }
 
 pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
-    let paths = args.input.paths_out(args.output.as_ref());
-    let out = super::args::output_dir(args.output.as_ref(), &paths);
+    let envs = match args.input.envs(args.output.as_ref()) {
+        Ok(e) => e,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    if envs.len() > 1 && args.base.is_none() && !args.check {
+        return render_all(args, &envs, ui);
+    }
+    super::per_env(Ok(envs), ui, |paths| render_env(args, paths, ui))
+}
+
+/// Several environments at once: every one is built before any is written, so that a
+/// problem in one leaves every environment's output and lock as they were.
+fn render_all(args: &RenderArgs, envs: &[crate::input::ProjectPaths], ui: Ui) -> Exit {
+    if let Some(d) = envs.iter().find_map(where_problem) {
+        return ui.fail(d, &Sources::default());
+    }
+    let outs: Vec<&Path> = envs.iter().map(|p| p.output.as_path()).collect();
+    let _run = match output::begin_all(&outs) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let mut builds = Vec::with_capacity(envs.len());
+    for paths in envs {
+        eprintln!("environment {}:", paths.env_name().unwrap_or_default());
+        match ui.build(paths, args.templates.as_deref(), args.verify) {
+            Some(built) => builds.push(built),
+            None => {
+                eprintln!("nothing written: every environment must build first");
+                return Exit::Error;
+            }
+        }
+    }
+    let mut worst = Exit::Success;
+    for (paths, built) in envs.iter().zip(builds) {
+        eprintln!("environment {}:", paths.env_name().unwrap_or_default());
+        worst = worst.worst(write_built(args, paths, built, ui));
+    }
+    worst
+}
+
+/// An output folder that is no place to write to: a file, inside apps/, outside the
+/// project.
+fn where_problem(paths: &crate::input::ProjectPaths) -> Option<crate::diag::Diagnostic> {
     let project = crate::input::confine::Project::new(&paths.root);
-    if let Some(d) =
-        output::check_location(&out, &paths.apps_dir).or_else(|| project.output_folder(&out))
-    {
+    output::check_location(&paths.output, &paths.apps_dir)
+        .or_else(|| project.output_folder(&paths.output))
+}
+
+/// One environment's render (the project's, without environments).
+fn render_env(args: &RenderArgs, paths: crate::input::ProjectPaths, ui: Ui) -> Exit {
+    let out = paths.output.clone();
+    if let Some(d) = where_problem(&paths) {
         return ui.fail(d, &Sources::default());
     }
     if let Some(rev) = &args.base {
@@ -68,6 +114,22 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
     let Some(built) = ui.build(&paths, args.templates.as_deref(), args.verify) else {
         return Exit::Error;
     };
+    write_built(args, &paths, built, ui)
+}
+
+/// Writes (or, with `--check`, compares) one environment's built output, lock and kit.
+fn write_built(
+    args: &RenderArgs,
+    paths: &crate::input::ProjectPaths,
+    built: crate::pipeline::Built,
+    ui: Ui,
+) -> Exit {
+    let out = paths.output.clone();
+    if !args.check
+        && let Err(d) = paths.make_env_folders()
+    {
+        return ui.fail(d, &built.sources);
+    }
     // The output folder as it is: read once, for the warnings about the change and for
     // deciding which files to write.
     let existing = match output::read_tree(&out) {
@@ -85,7 +147,7 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
         ..
     } = built;
     let rendered_files = all.files.keys().filter(|p| keep(p)).count();
-    let kit = deploy_kit(&paths, &out, &prepared.config, &all, &existing, only);
+    let kit = deploy_kit(paths, &out, &prepared.config, &all, &existing, only);
     let outside = std::iter::once(LockFile {
         path: &paths.lock,
         text: prepared.lock_text(),

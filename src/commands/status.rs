@@ -25,7 +25,13 @@ pub(crate) struct StatusArgs {
 }
 
 pub(crate) fn run(args: &StatusArgs, ui: Ui) -> Exit {
-    let paths = args.input.paths_out(args.output.as_ref());
+    let envs = args.input.envs(args.output.as_ref());
+    super::per_env(envs, ui, |paths| status_env(args, &paths, ui))
+}
+
+/// One environment's rollouts (the project's, without environments).
+fn status_env(args: &StatusArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit {
+    let paths = paths.clone();
     let Some(prepared) = ui.prepare(&paths) else {
         return Exit::Error;
     };

@@ -22,6 +22,9 @@ pub(crate) struct TraceArgs {
     /// The output folder whose manifests are followed.
     #[arg(short, long, default_value = "generated")]
     pub output: PathBuf,
+    /// The environment whose output is followed: `<output>/<NAME>` (generated/NAME).
+    #[arg(long, value_name = "NAME")]
+    pub env: Option<String>,
     /// Say whether this caller is let in by the auth policy of the Lattice service the
     /// request reaches: an IAM role or user ARN, or an account id.
     #[arg(long = "as", value_name = "PRINCIPAL")]
@@ -63,7 +66,11 @@ pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
             return Exit::Error;
         }
     };
-    let net = match read_network(&args.output) {
+    let folder = match &args.env {
+        Some(env) => args.output.join(env),
+        None => args.output.clone(),
+    };
+    let net = match read_network(&folder) {
         Ok(n) => n,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

@@ -146,6 +146,10 @@ codes! {
     AuthMismatch = "auth-mismatch", Error, "an auth policy lets in a caller the declarations do not, or keeps out one they do";
     AuthOpenWindow = "auth-open-window", Warning, "a new Lattice service is open to every caller until the controller attaches its auth policy, with no service-network policy behind it";
     StaleDeploy = "stale-deploy", Error, "deploy/ differs from what `latgen deploy` writes";
+    UnknownEnvironment = "unknown-environment", Error, "--env names no environment of the project, is missing in a project with environments, or is given in one without";
+    EnvServiceNameClash = "env-service-name-clash", Error, "two environments in one account and Region would create a Lattice service of the same name: their controllers overwrite each other's";
+    EnvObjectClash = "env-object-clash", Error, "two environments write the same object into one cluster and namespace";
+    EnvNetworkClash = "env-network-clash", Error, "two environments' service networks are associated with one VPC, which takes one service network";
 }
 
 impl Code {

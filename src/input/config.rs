@@ -38,6 +38,10 @@ pub struct Config {
     /// Previews (`previews/*.yaml`): the host pattern of their Kong routes. Required once a
     /// preview exists.
     pub previews: Option<crate::input::previews::PreviewsConfig>,
+    /// The environment these settings are for (`--env`), when the project has environments:
+    /// latgen.yaml with `environments/<name>.yaml` merged in. Not a setting.
+    #[serde(skip)]
+    pub environment: Option<String>,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -98,6 +102,7 @@ const CONFIG_FIELDS: &[&str] = &[
     "vpcs",
     "methods",
     "serviceNetworkPolicy",
+    "placement",
 ];
 
 /// A Gateway that routes attach to (a parentRef).
@@ -165,6 +170,24 @@ pub(crate) struct LatticeConfig {
     /// name (20 characters of the route name, 18 of its namespace). Unset = the controller
     /// names every service.
     pub service_name_prefix: Option<String>,
+    /// Where the service network and Lattice services live, for `check --env all`: two
+    /// environments in one account and Region must not name a Lattice service alike, and
+    /// two service networks must not share a VPC.
+    pub placement: Placement,
+}
+
+/// The account, Region and VPCs of one environment's Lattice side.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub(crate) struct Placement {
+    /// The AWS account of the service network and services; unset = `auth.account`.
+    pub account: Option<String>,
+    /// The AWS Region; unset = `auth.region`.
+    pub region: Option<String>,
+    /// The VPCs associated with the Gateway's service network (the workload cluster's and
+    /// the gateway cluster's). A VPC is associated with one service network at most: a
+    /// second environment reaches it through a service-network endpoint instead.
+    pub vpcs: Vec<String>,
 }
 
 /// How a shared group's rules pick the app.
@@ -403,6 +426,7 @@ impl Default for LatticeConfig {
             dispatch: Dispatch::Path,
             dispatch_header: DEFAULT_DISPATCH_HEADER.into(),
             service_name_prefix: None,
+            placement: Placement::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod auth;
 pub(crate) mod canary;
 pub(crate) mod config;
 pub(crate) mod confine;
+pub(crate) mod environments;
 pub(crate) mod kong;
 pub mod lock;
 pub(crate) mod model;
@@ -48,6 +49,9 @@ pub struct ProjectPaths {
     /// The output folder as last rendered: the planner reads a group's route there to tell
     /// which of its apps grew when they no longer fit it.
     pub output: PathBuf,
+    /// The environment (`--env`): its name and overlay (`environments/<name>.yaml`). None
+    /// for a project without environments.
+    pub env: Option<(String, PathBuf)>,
 }
 
 impl ProjectPaths {
@@ -60,7 +64,57 @@ impl ProjectPaths {
             config_given: false,
             lock: root.join("latgen.lock"),
             output: root.join(DEFAULT_OUTPUT),
+            env: None,
         }
+    }
+
+    /// These paths in environment `name`: its overlay, and its lock and output unless
+    /// given (`--lock`, `-o`).
+    pub fn in_env(&self, name: &str, lock_given: bool, output_given: bool) -> Self {
+        let mut paths = self.clone();
+        if !lock_given {
+            paths.lock = environments::lock_path(&self.root, name);
+        }
+        paths.output = if output_given {
+            self.output.join(name)
+        } else {
+            self.root.join(DEFAULT_OUTPUT).join(name)
+        };
+        paths.env = Some((
+            name.to_string(),
+            environments::overlay_path(&self.root, name),
+        ));
+        paths
+    }
+
+    /// Makes the folders an environment's first write needs: the output's parent
+    /// (`generated/`) and the lock's (`locks/`). Nothing to do without environments.
+    pub fn make_env_folders(&self) -> Result<(), Diagnostic> {
+        if self.env.is_none() {
+            return Ok(());
+        }
+        for dir in [self.output.parent(), self.lock.parent()]
+            .into_iter()
+            .flatten()
+        {
+            if dir.as_os_str().is_empty() {
+                continue;
+            }
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Diagnostic::error(
+                    Code::IoError,
+                    format!("cannot create {}: {e}", dir.display()),
+                )
+                .at(Span::file(dir))
+                .help("check that the project folder is writable")
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The environment's name, if any.
+    pub fn env_name(&self) -> Option<&str> {
+        self.env.as_ref().map(|(n, _)| n.as_str())
     }
 }
 
@@ -83,6 +137,8 @@ pub struct Loaded {
     pub previews: Vec<crate::input::previews::LoadedPreview>,
     pub lock: Lock,
     pub sources: Sources,
+    /// The project's environments (`environments/*.yaml`), empty without them.
+    pub environments: Vec<String>,
 }
 
 /// Reads everything; problems are collected in `diags` and the broken pieces left out.
@@ -111,6 +167,8 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
         previews,
         lock: lock.unwrap_or_default(),
         sources,
+        // A bad name is the command's finding, where the environments are chosen.
+        environments: environments::names(&paths.root).unwrap_or_default(),
     }
 }
 
@@ -142,11 +200,49 @@ fn read_settings(
             .help("give --config the project's settings file, or leave it out for latgen.yaml beside the apps folder"),
         );
     }
-    let config = read(&paths.config, MAX_SETTINGS_BYTES, &mut diags)
-        .and_then(|text| crate::input::config::parse(&paths.config, &text, &mut diags));
+    let base = read(&paths.config, MAX_SETTINGS_BYTES, &mut diags);
+    let mut config = base
+        .as_deref()
+        .and_then(|text| crate::input::config::parse(&paths.config, text, &mut diags));
+    if let Some((name, overlay)) = &paths.env {
+        config = read_overlay(&mut read, (base.as_deref(), config), overlay, &mut diags);
+        if let Some(c) = &mut config {
+            c.environment = Some(name.clone());
+        }
+    }
     let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
         .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
     (config, lock, texts, diags)
+}
+
+/// The settings of one environment: latgen.yaml's (`base`, with its text) with the
+/// overlay's merged in. Nothing when latgen.yaml has a problem of its own.
+fn read_overlay(
+    read: &mut impl FnMut(&Path, u64, &mut Diagnostics) -> Option<String>,
+    base: (Option<&str>, Option<Config>),
+    overlay: &Path,
+    diags: &mut Diagnostics,
+) -> Option<Config> {
+    let (base_text, base_config) = base;
+    if base_text.is_some() && base_config.is_none() {
+        return None;
+    }
+    let Some(text) = read(overlay, MAX_SETTINGS_BYTES, diags) else {
+        diags.push(
+            Diagnostic::error(
+                Code::IoError,
+                format!(
+                    "the environment's settings {} do not exist",
+                    overlay.display()
+                ),
+            )
+            .at(Span::file(overlay))
+            .help("give --env one of the environments in environments/, or all"),
+        );
+        return None;
+    };
+    let name = overlay.file_stem().unwrap_or_default().to_string_lossy();
+    environments::merged(&name, base_text, overlay, &text, diags)
 }
 
 /// The declarations under the apps folder, in file order, with their texts.

@@ -26,6 +26,7 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "callers",
     "kong",
     "canary",
+    "environments",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
@@ -81,6 +82,10 @@ pub(crate) struct AppDecl {
     /// A canary Service beside `service`, for an Argo Rollouts canary: both become backends
     /// of each of the app's Lattice rules (the canary at weight 0).
     pub canary: Option<crate::input::canary::CanaryDecl>,
+    /// The environments the app runs in (names of `environments/<name>.yaml`); unset =
+    /// every environment. Only for a project with environments.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub environments: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// A Service and port in the app's namespace.

@@ -10,7 +10,9 @@
 pub(crate) mod previous;
 mod transaction;
 
-pub(crate) use transaction::{IGNORED, apply, begin, interrupted_render, leftovers, write_atomic};
+pub(crate) use transaction::{
+    IGNORED, apply, begin, begin_all, interrupted_render, leftovers, write_atomic,
+};
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

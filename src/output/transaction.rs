@@ -41,8 +41,26 @@ pub(crate) fn begin(out_dir: &Path, writes: bool) -> Result<RunLock, Diagnostic>
     Ok(run)
 }
 
+/// [`begin`] for the output folders of several environments, which share the folder that
+/// holds them (`generated/`): one run lock for all, and each folder made whole.
+pub(crate) fn begin_all(out_dirs: &[&Path]) -> Result<RunLock, Diagnostic> {
+    let Some(first) = out_dirs.first() else {
+        return lock_output(Path::new("."));
+    };
+    let run = lock_output(first)?;
+    for dir in out_dirs {
+        recover(dir, &staging(dir))?;
+    }
+    Ok(run)
+}
+
 fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
-    let parent = parent_of(out_dir);
+    let mut parent = parent_of(out_dir);
+    // An environment's output (`generated/staging`) before its first render: a run that
+    // only reads locks the nearest folder there is (one that writes made the folder).
+    while !parent.exists() && parent != Path::new(".") {
+        parent = parent_of(&parent);
+    }
     let file = fs::File::open(&parent).map_err(|e| io_error(&parent, "open", &e))?;
     file.lock().map_err(|e| io_error(&parent, "lock", &e))?;
     Ok(RunLock { _file: file })

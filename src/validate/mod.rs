@@ -38,6 +38,9 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
         .map(|d| {
             let mut found = Diagnostics::new();
+            if !runs_here(d, loaded, &mut found) {
+                return (None, found);
+            }
             (validate_app(d, &loaded.config, &mut found), found)
         })
         .collect();
@@ -57,6 +60,42 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     kong::check_host_claims(&apps, diags);
     check_service_name_collisions(&apps, &loaded.config, diags);
     apps
+}
+
+/// Whether the app runs in the environment being read: every app does unless its
+/// `environments:` lists others. Names that are no environment of the project are errors.
+fn runs_here(d: &LoadedDecl, loaded: &Loaded, diags: &mut Diagnostics) -> bool {
+    let Some(listed) = &d.decl.environments else {
+        return true;
+    };
+    let known = &loaded.environments;
+    if known.is_empty() {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidValue,
+                "`environments` names environments, and this project has none",
+            )
+            .at(span(&d.file, Pos::of(listed)))
+            .help("remove it, or add the environments as environments/<name>.yaml overlays of latgen.yaml"),
+        );
+        return false;
+    }
+    for e in &listed.value {
+        if !known.contains(&e.value) {
+            let hint = crate::diag::did_you_mean(&e.value, known.iter().map(String::as_str))
+                .map_or(String::new(), |s| format!("did you mean `{s}`? "));
+            diags.push(
+                Diagnostic::error(
+                    Code::InvalidValue,
+                    format!("`{}` is not an environment of this project", e.value),
+                )
+                .at(span(&d.file, Pos::of(e)))
+                .help(format!("{hint}the environments are {}", known.join(", "))),
+            );
+        }
+    }
+    let here = loaded.config.environment.as_deref();
+    here.is_none_or(|h| listed.value.iter().any(|e| e.value == h))
 }
 
 /// Two apps adopted with one route (or an adopted route named like a group in the groups'

@@ -46,9 +46,14 @@ fn crd_schema(file: &str) -> Value {
 
 /// The kit's documents by file name, parsed.
 pub(super) fn kit_docs(dir: &Path) -> BTreeMap<String, Value> {
+    kit_docs_in(&dir.join(latgen::render::deploy::FOLDER))
+}
+
+/// The documents of the kit in `folder` (`deploy/`, or an environment's `deploy/<env>/`).
+pub(super) fn kit_docs_in(folder: &Path) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     for name in latgen::render::deploy::FILES {
-        let path = dir.join(latgen::render::deploy::FOLDER).join(name);
+        let path = folder.join(name);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(text.starts_with(latgen::render::deploy::HEADER), "{name}");

@@ -628,6 +628,7 @@ const SUBCOMMANDS: &[&str] = &[
     "status",
     "import",
     "plan",
+    "promote",
     "cost",
     "trace",
     "manifests",

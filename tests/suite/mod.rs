@@ -12,6 +12,7 @@ mod common;
 mod crd;
 mod deploy;
 mod ecosystem;
+mod environments;
 mod everyday;
 mod explain;
 mod formats;

@@ -41,10 +41,18 @@ fn ship_each_step(dir: &Path, args: &[&str]) -> usize {
 
 /// [`ship_each_step`], with `look` called on each step's number once it is committed and
 /// accepted.
-fn ship_and_look(dir: &Path, args: &[&str], mut look: impl FnMut(usize)) -> usize {
+fn ship_and_look(dir: &Path, args: &[&str], look: impl FnMut(usize)) -> usize {
+    ship_in(dir, None, args, look)
+}
+
+/// [`ship_and_look`] in one environment (`--env`) of a project with environments.
+fn ship_in(dir: &Path, env: Option<&str>, args: &[&str], mut look: impl FnMut(usize)) -> usize {
+    let env_args: Vec<&str> = env.map_or(Vec::new(), |e| vec!["--env", e]);
     let mut steps = 0;
     loop {
-        let run = latgen(dir, &["render", "--base", "HEAD"]);
+        let mut render = vec!["render", "--base", "HEAD"];
+        render.extend(&env_args);
+        let run = latgen(dir, &render);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         if run.stderr.starts_with("nothing to roll out") {
             return steps;
@@ -57,6 +65,7 @@ fn ship_and_look(dir: &Path, args: &[&str], mut look: impl FnMut(usize)) -> usiz
         );
         commit(dir, &format!("step {steps}"));
         let mut check = vec!["check", "--base", "HEAD~1"];
+        check.extend(&env_args);
         check.extend(args);
         let check = latgen(dir, &check);
         assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
@@ -83,8 +92,13 @@ fn change(dir: &Path) {
 
 /// The output folder's manifests at a revision.
 fn tree_at(dir: &Path, rev: &str) -> BTreeMap<PathBuf, String> {
+    tree_in(dir, rev, "generated")
+}
+
+/// The manifests of one output folder (`generated/production`) at a revision.
+fn tree_in(dir: &Path, rev: &str, folder: &str) -> BTreeMap<PathBuf, String> {
     let out = std::process::Command::new("git")
-        .args(["ls-tree", "-r", "--name-only", rev, "generated"])
+        .args(["ls-tree", "-r", "--name-only", rev, folder])
         .current_dir(dir)
         .output()
         .unwrap();
@@ -98,10 +112,7 @@ fn tree_at(dir: &Path, rev: &str) -> BTreeMap<PathBuf, String> {
                 .current_dir(dir)
                 .output()
                 .unwrap();
-            let rel = Path::new(p)
-                .strip_prefix("generated")
-                .unwrap()
-                .to_path_buf();
+            let rel = Path::new(p).strip_prefix(folder).unwrap().to_path_buf();
             (rel, String::from_utf8(show.stdout).unwrap())
         })
         .collect()
@@ -471,11 +482,25 @@ fn assert_states_route_as_before_or_after(
     steps: usize,
     before: Option<&[latgen::input::model::App]>,
 ) {
-    let built = project::built(dir);
+    assert_states_in(dir, None, steps, before);
+}
+
+/// [`assert_states_route_as_before_or_after`] in one environment of a project with
+/// environments: its settings, its output folder.
+fn assert_states_in(
+    dir: &Path,
+    env: Option<&str>,
+    steps: usize,
+    before: Option<&[latgen::input::model::App]>,
+) {
+    let (built, folder) = match env {
+        Some(e) => (project::built_in(dir, e), format!("generated/{e}")),
+        None => (project::built(dir), "generated".to_string()),
+    };
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     let quota = config.quotas.rules_per_service as usize;
     let trees: Vec<_> = (0..=steps)
-        .map(|k| tree_at(dir, &format!("HEAD~{}", steps - k)))
+        .map(|k| tree_in(dir, &format!("HEAD~{}", steps - k), &folder))
         .collect();
     for tree in &trees {
         for route in network(tree, tree).lattice {
@@ -749,4 +774,54 @@ fn the_before_example_consolidates_to_14_services_in_three_safe_steps() {
         "{}",
         cost.stdout
     );
+}
+
+/// Promotion: two apps added to a project with staging and production ship to staging in
+/// safe steps; `promote staging production` places them in production in the groups
+/// staging gave them (production's quota has room); production then ships in safe steps
+/// of its own, each accepted by `check --env production --base`, every state routing every
+/// request within production's quota; and the two environments end alike and clean.
+#[test]
+fn a_change_promoted_from_staging_to_production_ships_in_safe_steps() {
+    let tmp = common::copy_project(&common::fixture("environments"));
+    let dir = tmp.path();
+    git(dir, &["init", "-q"]);
+    for command in ["render", "deploy"] {
+        let run = latgen(dir, &[command, "--env", "all"]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+    commit(dir, "both environments live");
+    let before = |env| project::built_in(dir, env).prepared.apps;
+    let (staging_before, production_before) = (before("staging"), before("production"));
+    // In a namespace the apps have already: a new one would change the deploy kit's
+    // AppProject, which `render --base` leaves to `latgen deploy`.
+    for (name, paths) in [("orders", "[/orders]"), ("blog", "[/blog, /blog-admin]")] {
+        let body = format!(
+            "namespace: team-shop\nservice: {{ name: {name}, port: 8080 }}\npaths: {paths}\n"
+        );
+        std::fs::write(dir.join("apps").join(format!("{name}.yaml")), body).unwrap();
+    }
+    // Staging first: production's folder and lock stay as they are.
+    let staged = ship_in(dir, Some("staging"), &[], |_| {});
+    assert!(staged >= 2, "{staged} steps");
+    assert_states_in(dir, Some("staging"), staged, Some(&staging_before));
+    let promote = latgen(dir, &["promote", "staging", "production", "--apply"]);
+    assert_eq!(promote.code, Some(0), "{}", promote.stderr);
+    let staging = project::built_in(dir, "staging").prepared.plan.lock.apps;
+    let production = project::built_in(dir, "production").prepared.plan.lock.apps;
+    for app in ["orders", "blog"] {
+        assert_eq!(staging[app], production[app], "{app}: {}", promote.stdout);
+        assert!(
+            promote
+                .stdout
+                .contains(&format!("{app}: group-0{}, as in staging", staging[app])),
+            "{}",
+            promote.stdout
+        );
+    }
+    let shipped = ship_in(dir, Some("production"), &[], |_| {});
+    assert!(shipped >= 2, "{shipped} steps");
+    assert_states_in(dir, Some("production"), shipped, Some(&production_before));
+    let all = latgen(dir, &["check", "--env", "all", "--deny-warnings"]);
+    assert_eq!(all.code, Some(0), "{}", all.stdout);
 }

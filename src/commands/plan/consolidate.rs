@@ -7,7 +7,11 @@ use crate::plan::rebalance::consolidation::Consolidation;
 use crate::plan::rebalance::cost::{HOURS_PER_MONTH, dollars};
 use crate::report::plural;
 
-pub(super) fn run(args: &PlanArgs, c: &Consolidation, ui: Ui) -> Exit {
+pub(super) fn run(
+    (args, paths): (&PlanArgs, &crate::input::ProjectPaths),
+    c: &Consolidation,
+    ui: Ui,
+) -> Exit {
     let price = c.after.config.pricing.service_hour_usd * HOURS_PER_MONTH;
     let cost = |n: usize| dollars(n as f64 * price);
     let groups = c.after.plan.groups.len();
@@ -37,7 +41,7 @@ pub(super) fn run(args: &PlanArgs, c: &Consolidation, ui: Ui) -> Exit {
         return Exit::Success;
     }
     super::record(
-        args,
+        &paths.lock,
         c.lock().clone(),
         c.after.rollout,
         "the groups, beside the routes the apps have",

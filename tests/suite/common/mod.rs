@@ -43,7 +43,7 @@ pub fn write_tree(dir: &Path, files: &BTreeMap<PathBuf, String>) {
 pub fn copy_project(from: &Path) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let mut files = BTreeMap::new();
-    for folder in ["apps", "kong-plugins", "previews"] {
+    for folder in ["apps", "kong-plugins", "previews", "environments"] {
         if from.join(folder).is_dir() {
             for (rel, text) in read_tree(&from.join(folder)) {
                 files.insert(Path::new(folder).join(rel), text);

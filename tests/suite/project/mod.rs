@@ -62,7 +62,16 @@ pub fn network_of<'a>(
 }
 
 pub fn built(dir: &Path) -> latgen::pipeline::Built {
-    let paths = ProjectPaths::at_root(dir);
+    built_paths(&ProjectPaths::at_root(dir))
+}
+
+/// [`built`] in one environment of a project with environments.
+pub fn built_in(dir: &Path, env: &str) -> latgen::pipeline::Built {
+    built_paths(&ProjectPaths::at_root(dir).in_env(env, false, false))
+}
+
+fn built_paths(paths: &ProjectPaths) -> latgen::pipeline::Built {
+    let paths = paths.clone();
     let templates = Templates::load(None).unwrap();
     match latgen::pipeline::build(&paths, &templates) {
         Ok(b) => b,

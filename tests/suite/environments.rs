@@ -1,0 +1,106 @@
+//! Environments (`environments/<name>.yaml`): the two-environment fixture renders both
+//! environments to its golden tree (outputs, locks, deploy kits), production's output does
+//! not depend on the staging-only app, and every environment is checked, alone and
+//! against the others. Refresh with `LATGEN_BLESS=1 cargo test suite::environments::`.
+
+use super::common;
+use super::project;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+
+/// The fixture rendered with `latgen render --env all` and `latgen deploy --env all` in a
+/// scratch copy: every file the two commands write.
+fn rendered(without: Option<&str>) -> (tempfile::TempDir, BTreeMap<PathBuf, String>) {
+    let tmp = common::copy_project(&common::fixture("environments"));
+    if let Some(app) = without {
+        std::fs::remove_file(tmp.path().join("apps").join(format!("{app}.yaml"))).unwrap();
+    }
+    for command in ["render", "deploy"] {
+        let run = common::latgen(tmp.path(), &[command, "--env", "all"]);
+        assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
+    }
+    let mut files = BTreeMap::new();
+    for folder in ["generated", "locks", "deploy"] {
+        for (rel, text) in common::read_tree(&tmp.path().join(folder)) {
+            files.insert(Path::new(folder).join(rel), text);
+        }
+    }
+    (tmp, files)
+}
+
+fn in_env(files: &BTreeMap<PathBuf, String>, env: &str) -> BTreeMap<PathBuf, String> {
+    files
+        .iter()
+        .filter(|(p, _)| {
+            p.starts_with(Path::new("generated").join(env))
+                || p.starts_with(Path::new("deploy").join(env))
+                || p == &&Path::new("locks").join(format!("{env}.lock"))
+        })
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect()
+}
+
+#[test]
+fn environments_fixture_matches_its_golden_tree() {
+    let (_tmp, files) = rendered(None);
+    common::assert_tree_snapshot(&common::fixture("environments").join("expected"), &files);
+}
+
+/// Each environment is planned under its own quota: staging's 3 rules a group take three
+/// groups, production's 10 one, and each names its services with its own prefix.
+#[test]
+fn each_environment_is_planned_under_its_own_settings() {
+    let dir = common::fixture("environments");
+    let staging = project::built_in(&dir, "staging");
+    let production = project::built_in(&dir, "production");
+    assert_eq!(staging.prepared.plan.groups.len(), 3);
+    assert_eq!(production.prepared.plan.groups.len(), 1);
+    assert!(staging.prepared.lock_text().contains("shop-stg-g01"));
+    assert!(production.prepared.lock_text().contains("shop-prod-g01"));
+    assert!(staging.prepared.apps.iter().any(|a| a.name == "lab"));
+    assert!(!production.prepared.apps.iter().any(|a| a.name == "lab"));
+}
+
+/// The staging-only app changes nothing of production: its output, lock and kit are the
+/// same byte for byte with and without the app's declaration.
+#[test]
+fn production_is_unchanged_by_the_staging_only_app() {
+    let (_a, with) = rendered(None);
+    let (_b, without) = rendered(Some("lab"));
+    assert_eq!(in_env(&with, "production"), in_env(&without, "production"));
+    assert_ne!(in_env(&with, "staging"), in_env(&without, "staging"));
+}
+
+/// Rendered, the project has nothing to say in either environment or between them.
+#[test]
+fn the_rendered_project_checks_clean_in_every_environment() {
+    let (tmp, _) = rendered(None);
+    let run = common::latgen(tmp.path(), &["check", "--env", "all", "--deny-warnings"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("== environment production =="));
+    assert!(run.stdout.contains("== between environments =="));
+}
+
+/// Each environment's Argo CD Applications sync its own folder to its own clusters, and
+/// fit Argo CD's CRDs.
+#[test]
+fn each_environment_has_its_own_deploy_kit() {
+    let (tmp, _) = rendered(None);
+    for env in ["staging", "production"] {
+        let docs = super::deploy::kit_docs_in(&tmp.path().join("deploy").join(env));
+        super::deploy::assert_fits_the_crds(&docs);
+        let app = &docs["application-lattice.yaml"];
+        assert_eq!(app["metadata"]["name"], format!("latgen-{env}-lattice"));
+        assert_eq!(
+            app["spec"]["source"]["path"],
+            format!("generated/{env}/lattice")
+        );
+        assert_eq!(
+            app["spec"]["destination"]["name"],
+            format!("{env}-workload")
+        );
+    }
+}

@@ -28,6 +28,13 @@ case "$project" in
   *) apps="$project/apps" ;;
 esac
 
+# A project with environments (environments/*.yaml) is checked in every one of them, and
+# between them.
+envs=()
+if [ -d "$(dirname "$apps")/environments" ]; then
+  envs=(--env all)
+fi
+
 base="${LATGEN_BASE:-}"
 if [ -z "$base" ]; then
   [ -n "${GITHUB_BASE_REF:-}" ] ||
@@ -35,7 +42,7 @@ if [ -z "$base" ]; then
   base="origin/$GITHUB_BASE_REF"
 fi
 
-latgen check "$apps" --format github --base "$base"
+latgen check "$apps" ${envs[@]+"${envs[@]}"} --format github --base "$base"
 code=$?
 echo "exit-code=$code" >> "${GITHUB_OUTPUT:?}"
 if [ "$code" -gt 1 ]; then
@@ -49,7 +56,7 @@ fi
 report() {
   [ ! -L "$2" ] || fail "$2 is a symbolic link: not writing the report through it"
   : > "$2" || fail "cannot write $2"
-  latgen check "$apps" --format "$1" --base "$base" > "$2"
+  latgen check "$apps" ${envs[@]+"${envs[@]}"} --format "$1" --base "$base" > "$2"
   local rc=$?
   [ "$rc" -le 1 ] || exit "$rc"
 }

@@ -990,6 +990,17 @@ fn environment_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "env-overlay-bad-prefix",
+            environments(|d| {
+                write(
+                    d,
+                    "environments/production.yaml",
+                    b"# Production.\nlattice:\n  serviceNamePrefix: Shop_Prod\n",
+                )
+            }),
+            2,
+        ),
+        (
             "env-bad-name",
             environments(|d| write(d, "environments/Prod.yaml", b"{}\n")),
             2,

@@ -19,7 +19,8 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::ProjectPaths;
 use crate::input::places::Places;
 use crate::manifest::layout::Side;
-use crate::pipeline::Built;
+use crate::plan::prepared::Prepared;
+use crate::render::Rendered;
 use crate::render::deploy::ObjectId;
 
 /// What the comparison needs of one environment, read from its build.
@@ -43,10 +44,9 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
-    /// The facts of one environment's build.
-    pub fn of(paths: &ProjectPaths, built: &Built) -> Option<Facts> {
+    /// The facts of one environment, from its plan and output.
+    pub fn of(paths: &ProjectPaths, p: &Prepared, output: &Rendered) -> Option<Facts> {
         let (name, overlay) = paths.env.clone()?;
-        let p = &built.prepared;
         let c = &p.config;
         let services = crate::plan::services::routes(&p.plan, &p.apps, c)
             .into_iter()
@@ -66,13 +66,13 @@ impl Facts {
                 c.deploy.as_ref().map(|d| d.kong_cluster.clone()),
             ),
         ];
-        let objects = crate::render::deploy::objects(c, &built.output)
+        let objects = crate::render::deploy::objects(c, output)
             .into_iter()
             .map(|(id, rel)| (id, paths.output.join(rel)))
             .collect();
         Some(Facts {
             name,
-            places: Places::read(&overlay, built.sources.text(&overlay)),
+            places: Places::read(&overlay, c.overlay.as_ref().map(|(_, t)| t.as_str())),
             overlay,
             account: place.account.clone().or_else(|| c.auth.account.clone()),
             region: place.region.clone().or_else(|| c.auth.region.clone()),

@@ -73,6 +73,9 @@ pub(crate) struct CheckReport {
     pub diff: String,
     /// What the change does, when it is judged against a base.
     pub summary: Option<crate::change::summary::PrSummary>,
+    /// What `check --env all` compares with the other environments (an environment's
+    /// check whose project builds).
+    pub facts: Option<environments::Facts>,
 }
 
 /// Runs every check. Problems with the inputs are findings; only an unreadable output
@@ -152,6 +155,10 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
         summary.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::cost::budget_use);
         summary
     });
+    let facts = match (prepared, &rendered) {
+        (Some(p), Some(Ok((output, _)))) => environments::Facts::of(&opts.paths, p, output),
+        _ => None,
+    };
     let committed = match committed {
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
@@ -162,6 +169,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
         sources,
         diff,
         summary,
+        facts,
     })
 }
 

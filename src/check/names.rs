@@ -158,7 +158,7 @@ pub(crate) fn placeholder_prefix(
     if !prefix.contains(PLACEHOLDER) {
         return None;
     }
-    let places = crate::input::places::Places::read(file, sources.text(file));
+    let places = crate::input::places::Places::settings(config, file, sources.text(file));
     Some(
         Diagnostic::error(
             Code::PlaceholderSetting,
@@ -197,7 +197,7 @@ pub(crate) fn placeholder_new_routes(
         .filter(|rel| written(rel) && !existing.contains_key(rel))
         .collect();
     let first = new.first()?;
-    let places = crate::input::places::Places::read(file, sources.text(file));
+    let places = crate::input::places::Places::settings(&prepared.config, file, sources.text(file));
     let (routes, them) = match new.len() {
         1 => (
             format!("a new route, {},", first.display()),

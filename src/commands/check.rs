@@ -71,33 +71,32 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     if let [paths] = envs.as_slice() {
-        return match check_env(args, paths.clone(), ui) {
-            Ok(report) => finish(args, report, ui),
-            Err(exit) => exit,
+        let report = match check_env(args, paths.clone(), ui) {
+            Ok(report) => report,
+            Err(exit) => return exit,
+        };
+        // A PR comment says which environment it speaks of.
+        return match (paths.env_name(), args.format) {
+            (Some(name), Format::Markdown) => {
+                let mut text = heading(args.format, &format!("environment `{name}`"));
+                text.push_str(&format(args.format, &report, ui.color));
+                print_and_exit(args, text, &report.diags)
+            }
+            _ => finish(args, report, ui),
         };
     }
     let mut reports = Vec::with_capacity(envs.len());
     for paths in envs {
         let name = paths.env_name().unwrap_or_default().to_string();
-        let facts = environment_facts(args, &paths);
         match check_env(args, paths, ui) {
-            Ok(report) => reports.push((name, report, facts)),
+            Ok(mut report) => {
+                let facts = report.facts.take();
+                reports.push((name, report, facts));
+            }
             Err(exit) => return exit,
         }
     }
     finish_all(args, reports, ui)
-}
-
-/// What `check --env all` compares of one environment, from a build of its own; None when
-/// it does not build (its own findings say why).
-fn environment_facts(
-    args: &CheckArgs,
-    paths: &crate::input::ProjectPaths,
-) -> Option<crate::check::environments::Facts> {
-    let project = Project::new(&paths.root);
-    let templates = Templates::load(args.templates.as_deref().map(|d| (d, &project))).ok()?;
-    let built = crate::pipeline::build(paths, &templates).ok()?;
-    crate::check::environments::Facts::of(paths, &built)
 }
 
 /// Every environment's report, each under its name, then what shows only between them.
@@ -133,6 +132,7 @@ fn finish_all(
         sources,
         diff: String::new(),
         summary: None,
+        facts: None,
     };
     match args.format {
         Format::Human | Format::Markdown => {
@@ -252,6 +252,7 @@ fn only(d: Diagnostic) -> CheckReport {
         sources: Sources::default(),
         diff: String::new(),
         summary: None,
+        facts: None,
     }
 }
 

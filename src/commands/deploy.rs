@@ -85,7 +85,7 @@ fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> E
     }
     // What is still to do before the first sync: `check` fails on it, here it is a note.
     let mut left = crate::diag::Diagnostics::new();
-    for mut d in deploy::placeholders(settings, &paths.config, &built.sources)
+    for mut d in deploy::placeholders(config, &paths.config, &built.sources)
         .iter()
         .cloned()
     {

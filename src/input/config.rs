@@ -42,6 +42,10 @@ pub struct Config {
     /// latgen.yaml with `environments/<name>.yaml` merged in. Not a setting.
     #[serde(skip)]
     pub environment: Option<String>,
+    /// The environment's overlay and its text: where findings about a setting it gives
+    /// point. Not a setting.
+    #[serde(skip)]
+    pub overlay: Option<(std::path::PathBuf, String)>,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.

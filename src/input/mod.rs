@@ -204,14 +204,19 @@ fn read_settings(
     let mut config = base
         .as_deref()
         .and_then(|text| crate::input::config::parse(&paths.config, text, &mut diags));
+    let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
+        .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
     if let Some((name, overlay)) = &paths.env {
         config = read_overlay(&mut read, (base.as_deref(), config), overlay, &mut diags);
         if let Some(c) = &mut config {
             c.environment = Some(name.clone());
+            let text = texts
+                .iter()
+                .find(|(p, _)| p == overlay)
+                .map(|(_, t)| t.clone());
+            c.overlay = text.map(|t| (overlay.clone(), t));
         }
     }
-    let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
-        .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
     (config, lock, texts, diags)
 }
 

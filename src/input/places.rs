@@ -123,14 +123,35 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// The places of the settings in one `latgen.yaml`.
+/// The places of the settings in one `latgen.yaml`, and in the overlay of the environment
+/// they are read for (`environments/<name>.yaml`), where a setting it gives is written.
 #[derive(Debug)]
 pub(crate) struct Places {
     file: std::path::PathBuf,
     root: Option<Node>,
+    overlay: Option<Box<Places>>,
 }
 
 impl Places {
+    /// The places of `config`'s settings: latgen.yaml (`file`, its `text`) and, for an
+    /// environment, its overlay first.
+    pub fn settings(
+        config: &crate::input::config::Config,
+        file: &Path,
+        text: Option<&str>,
+    ) -> Places {
+        let mut places = Places::read(file, text);
+        if let Some((path, text)) = &config.overlay {
+            places.overlay = Some(Box::new(Places::read(path, Some(text))));
+        }
+        places
+    }
+
+    /// The overlay's places when it writes the setting at `path`.
+    fn in_overlay(&self, path: &[&str]) -> Option<&Places> {
+        self.overlay.as_deref().filter(|o| o.is_written(path))
+    }
+
     /// Reads the places from the file's text; a text that is not a mapping (or no file)
     /// places every setting at the file itself.
     pub fn read(file: &Path, text: Option<&str>) -> Places {
@@ -138,6 +159,7 @@ impl Places {
         Places {
             file: file.to_path_buf(),
             root,
+            overlay: None,
         }
     }
 
@@ -145,6 +167,9 @@ impl Places {
     /// when it is not written (it has its default), the nearest section that is, or the
     /// file.
     pub fn of(&self, path: &[&str]) -> Span {
+        if let Some(o) = self.in_overlay(path) {
+            return o.of(path);
+        }
         let mut node = self.root.as_ref();
         let mut span = Span::file(&self.file);
         for key in path {
@@ -162,6 +187,9 @@ impl Places {
 
     /// Whether the setting at `path` is written in the file (rather than defaulted).
     pub fn is_written(&self, path: &[&str]) -> bool {
+        if self.in_overlay(path).is_some() {
+            return true;
+        }
         let mut node = self.root.as_ref();
         for key in path {
             let Some(Node::Map(entries)) = node else {
@@ -179,6 +207,9 @@ impl Places {
     /// than the first setting under it, where [`Places::of`] places a section): the line
     /// to add a setting under. None when it is not written.
     pub fn key_of(&self, path: &[&str]) -> Option<Span> {
+        if let Some(o) = self.in_overlay(path) {
+            return o.key_of(path);
+        }
         let (last, parents) = path.split_last()?;
         let mut node = self.root.as_ref();
         for key in parents {

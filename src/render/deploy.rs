@@ -500,7 +500,7 @@ pub(crate) fn findings<D>(
     let Some(deploy) = &config.deploy else {
         return diags;
     };
-    diags.extend(placeholders(deploy, &paths.config, sources));
+    diags.extend(placeholders(config, &paths.config, sources));
     let root = project_root(paths);
     let want = kit(deploy, config, output, &output_in_project(&root, out_dir));
     for (rel, text) in &want {
@@ -532,14 +532,20 @@ pub(crate) fn findings<D>(
                 format!("{}/{name} {what} what `latgen deploy` writes from latgen.yaml and the rendered output", folder(config).display()),
             )
             .at(Span::new(&path, line, 0))
-            .help("run `latgen render` (or `latgen deploy`) and commit deploy/ (an app in a new namespace changes the AppProject's destinations)"),
+            .help(match &config.environment {
+                Some(env) => format!("run `latgen render --env {env}` (or `latgen deploy --env {env}`) and commit {}/ (an app in a new namespace changes the AppProject's destinations)", folder(config).display()),
+                None => "run `latgen render` (or `latgen deploy`) and commit deploy/ (an app in a new namespace changes the AppProject's destinations)".to_string(),
+            }),
         );
     }
     diags
 }
 
 /// A finding per deploy setting that still holds [`PLACEHOLDER`].
-pub(crate) fn placeholders(deploy: &DeployConfig, file: &Path, sources: &Sources) -> Diagnostics {
+pub(crate) fn placeholders(config: &Config, file: &Path, sources: &Sources) -> Diagnostics {
+    let Some(deploy) = &config.deploy else {
+        return Diagnostics::new();
+    };
     let mut diags = Diagnostics::new();
     let unset: Vec<(&str, &str)> = deploy
         .settings()
@@ -549,7 +555,7 @@ pub(crate) fn placeholders(deploy: &DeployConfig, file: &Path, sources: &Sources
     if unset.is_empty() {
         return diags;
     }
-    let places = Places::read(file, sources.text(file));
+    let places = Places::settings(config, file, sources.text(file));
     for (name, value) in unset {
         let what = match name {
             "repoURL" => "the Git repository of this project",
@@ -634,7 +640,11 @@ mod tests {
     #[test]
     fn the_defaults_are_placeholders() {
         let d = DeployConfig::default();
-        let found = placeholders(&d, Path::new("latgen.yaml"), &Sources::default());
+        let config = Config {
+            deploy: Some(d.clone()),
+            ..Config::default()
+        };
+        let found = placeholders(&config, Path::new("latgen.yaml"), &Sources::default());
         let names: Vec<String> = found.iter().map(|d| d.message.clone()).collect();
         assert_eq!(names.len(), 3, "{names:?}");
     }

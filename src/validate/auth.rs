@@ -175,7 +175,7 @@ pub(super) fn validate_auth_config(
     diags: &mut Diagnostics,
 ) {
     let auth = &config.auth;
-    let places = crate::input::places::Places::read(file, text);
+    let places = crate::input::places::Places::settings(config, file, text);
     let mut bad = |path: &[&str], what: String, help: &str| {
         diags.push(
             Diagnostic::error(Code::InvalidConfig, what)

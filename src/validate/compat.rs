@@ -31,11 +31,15 @@ pub(crate) fn check(
     let places = OnceCell::new();
     // The place of a setting written in the file; None when it has its default.
     let at = |path: &[&str]| {
-        let p = places.get_or_init(|| Places::read(file, text));
+        let p = places.get_or_init(|| Places::settings(config, file, text));
         p.is_written(path).then(|| p.of(path))
     };
     // Where the key of a setting or section is written (the line to add a setting under).
-    let key_at = |path: &[&str]| places.get_or_init(|| Places::read(file, text)).key_of(path);
+    let key_at = |path: &[&str]| {
+        places
+            .get_or_init(|| Places::settings(config, file, text))
+            .key_of(path)
+    };
     if let Some(d) = protocol_mismatch(config, &at, file) {
         diags.push(d);
     }

@@ -173,7 +173,8 @@ fn check_hosts(
 
 /// `kong.routeDefaults` in latgen.yaml, each problem at the setting it is about.
 pub(super) fn check_route_defaults(loaded: &Loaded, file: &Path, diags: &mut Diagnostics) {
-    let places = crate::input::places::Places::read(file, loaded.sources.text(file));
+    let places =
+        crate::input::places::Places::settings(&loaded.config, file, loaded.sources.text(file));
     let mut bad = |what: String, help: &str, key: &str| {
         diags.push(
             Diagnostic::error(Code::InvalidConfig, what)

@@ -608,7 +608,8 @@ fn check_service_name_prefix(loaded: &Loaded, file: &Path, diags: &mut Diagnosti
     let Some(prefix) = &loaded.config.lattice.service_name_prefix else {
         return;
     };
-    let places = crate::input::places::Places::read(file, loaded.sources.text(file));
+    let places =
+        crate::input::places::Places::settings(&loaded.config, file, loaded.sources.text(file));
     let at = &places.of(&["lattice", "serviceNamePrefix"]);
     if let Some(problem) = crate::input::config::prefix_problem(prefix) {
         diags.push(

@@ -150,15 +150,14 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let (kept, transient) = judged_as_change(diags, opts, (states.as_ref(), &at_step), &sources);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
     let summary = base.as_deref().map(|b| {
-        let mut summary = summarize(b, &committed, prepared, states.as_ref(), at_step);
-        summary.transient = transient.iter().map(|d| d.code).collect();
-        summary.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::cost::budget_use);
-        summary
+        pr_summary(
+            b,
+            &committed,
+            (prepared, states.as_ref(), at_step),
+            &transient,
+        )
     });
-    let facts = match (prepared, &rendered) {
-        (Some(p), Some(Ok((output, _)))) => environments::Facts::of(&opts.paths, p, output),
-        _ => None,
-    };
+    let facts = facts_of(opts, prepared, rendered.as_ref());
     let committed = match committed {
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
@@ -171,6 +170,35 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
         summary,
         facts,
     })
+}
+
+/// What the change does, with the findings its step leaves for later steps.
+fn pr_summary(
+    base: &BTreeMap<PathBuf, String>,
+    committed: &BTreeMap<PathBuf, String>,
+    (prepared, states, at_step): (
+        Option<&Prepared>,
+        Option<&rollout::ChangeStates>,
+        Option<crate::change::summary::Progress>,
+    ),
+    transient: &Diagnostics,
+) -> crate::change::summary::PrSummary {
+    let mut s = summarize(base, committed, prepared, states, at_step);
+    s.transient = transient.iter().map(|d| d.code).collect();
+    s.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::cost::budget_use);
+    s
+}
+
+/// What `check --env all` compares of this environment, when its project built.
+fn facts_of<D>(
+    opts: &CheckOptions,
+    prepared: Option<&Prepared>,
+    rendered: Option<&Result<(crate::render::Rendered, D), Diagnostics>>,
+) -> Option<environments::Facts> {
+    match (prepared, rendered) {
+        (Some(p), Some(Ok((output, _)))) => environments::Facts::of(&opts.paths, p, output),
+        _ => None,
+    }
 }
 
 /// The plugins the Kong routes may name: those `kong.pluginFiles` defines, and those the

@@ -249,6 +249,9 @@ struct Row {
     consumer: Consumer,
     /// `latgen import` of the output into an empty project (10,000 apps and fewer).
     import: Option<Measured>,
+    /// Two environments of the same apps (10,000 apps and fewer): render into empty output
+    /// and check with `--env all`, then with `--env production` alone.
+    environments: Option<[Measured; 4]>,
 }
 
 /// Reading each side's folder the way the deploy kit tells Argo CD to (a directory source,
@@ -393,6 +396,7 @@ fn targets(md: &mut String, rows: &[Row]) {
         all.extend(observability_targets(r));
         all.extend(consumer_targets(r, rows.iter().find(|b| b.n == 100_000)));
         all.extend(import_targets(r));
+        all.extend(environment_targets(r));
     }
     if all.is_empty() {
         return;
@@ -460,6 +464,42 @@ fn import_targets(r: &Row) -> Vec<Target> {
         "`latgen import`'s peak RSS under 200 MB".into(),
         mb(import.1),
         import.1.is_some_and(|kb| kb < 200 * 1024),
+    ));
+    all
+}
+
+/// Two environments of 10,000 apps each (`--env all`): linear in the environments (each
+/// within 2.2× of one), the speed against `helm template` run once per environment, and
+/// each environment within its memory budget (so twice one's, at most, for both).
+fn environment_targets(r: &Row) -> Vec<Target> {
+    let Some([render_all, check_all, render_one, check_one]) = r.environments else {
+        return Vec::new();
+    };
+    let mut all = Vec::new();
+    let (x, shown) = ratio(render_all.0, render_one.0);
+    all.push((
+        "two environments (`--env all`): render within 2.2× of one environment's (linear)".into(),
+        shown,
+        x <= 2.2,
+    ));
+    let (x, shown) = ratio(check_all.0, check_one.0);
+    all.push((
+        "two environments (`--env all`): check within 2.2× of one environment's (linear)".into(),
+        shown,
+        x <= 2.2,
+    ));
+    if let Some((helm, _)) = r.helm {
+        let (x, shown) = ratio(helm * 2, render_all.0);
+        all.push((
+            "two environments: render at least 6× faster than `helm template` run once per environment".into(),
+            shown,
+            x >= 6.0,
+        ));
+    }
+    all.push((
+        "two environments: render's peak RSS under 200 MB (one environment's 100 MB, twice)".into(),
+        mb(render_all.1),
+        render_all.1.is_some_and(|kb| kb < 200 * 1024),
     ));
     all
 }
@@ -681,6 +721,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
     let observability = (n <= 10_000).then(|| measure_observability(a, latgen_bin, &apps, n, runs));
     let import = (n <= 10_000).then(|| measure_import(a, latgen_bin, &out, n, runs));
+    let environments = (n <= 10_000).then(|| measure_environments(a, latgen_bin, &apps, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
     Row {
@@ -699,7 +740,63 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         observability,
         consumer,
         import,
+        environments,
     }
+}
+
+/// The overlays of the two-environment runs: each its own service-name prefix, staging a
+/// smaller rule quota (so its groups differ from production's).
+const ENVIRONMENTS: [(&str, &str); 2] = [
+    (
+        "staging",
+        "lattice:\n  serviceNamePrefix: bench-stg\nquotas:\n  rulesPerService: 8\n",
+    ),
+    ("production", "lattice:\n  serviceNamePrefix: bench-prod\n"),
+];
+
+/// The same apps in two environments: `render --env all` into empty output folders and
+/// `check --env all`, then the same for production alone, in rounds.
+fn measure_environments(
+    a: &Args,
+    latgen_bin: &Path,
+    apps: &[GenApp],
+    n: usize,
+    runs: usize,
+) -> [Measured; 4] {
+    let dir = a.work.join(format!("n{n}-environments"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let apps_dir = dir.join("apps");
+    std::fs::create_dir_all(&apps_dir).unwrap();
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    for (name, text) in ENVIRONMENTS {
+        std::fs::write(dir.join(format!("environments/{name}.yaml")), text).unwrap();
+    }
+    for app in apps {
+        let path = apps_dir.join(format!("{}.yaml", app.name));
+        std::fs::write(path, app.declaration()).unwrap();
+    }
+    let clean = || {
+        let dir = dir.clone();
+        move || {
+            let _ = std::fs::remove_dir_all(dir.join("generated"));
+            let _ = std::fs::remove_dir_all(dir.join("locks"));
+        }
+    };
+    let all = ["--env", "all"];
+    let one = ["--env", "production"];
+    let cmd = |verb: &'static str, env: [&'static str; 2]| [verb, "apps", env[0], env[1]];
+    let (render_all, check_all) = (cmd("render", all), cmd("check", all));
+    let (render_one, check_one) = (cmd("render", one), cmd("check", one));
+    let timed = measure_rounds(
+        runs,
+        &mut [
+            (&mut latgen(latgen_bin, &dir, &render_all), &mut clean()),
+            (&mut latgen(latgen_bin, &dir, &check_all), &mut || {}),
+            (&mut latgen(latgen_bin, &dir, &render_one), &mut clean()),
+            (&mut latgen(latgen_bin, &dir, &check_one), &mut || {}),
+        ],
+    );
+    timed.try_into().expect("one result per command timed")
 }
 
 /// `latgen import` of the rendered output (both sides) as if it were a foreign setup, into
@@ -999,6 +1096,37 @@ fn write_variants(md: &mut String, rows: &[Row]) {
         |r| r.observability,
         "With `observability:` on (a PrometheusRule per Lattice service and one for the apps, Kong's Prometheus plugin named on every route, an AccessLogPolicy per Lattice route)",
     );
+    write_environments(md, rows);
+}
+
+/// The runs with two environments, against one.
+fn write_environments(md: &mut String, rows: &[Row]) {
+    let with: Vec<(&Row, [Measured; 4])> = (rows.iter())
+        .filter_map(|r| Some((r, r.environments?)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\nWith two environments (`environments/staging.yaml` with its own prefix and a rule quota of 8, `environments/production.yaml` with its own prefix), the same apps in each:\n"
+    );
+    let _ = writeln!(
+        md,
+        "| apps (each) | render --env all (empty output) | render --env production | check --env all | check --env production |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
+    for (r, [render_all, check_all, render_one, check_one]) in with {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.n,
+            cell(render_all),
+            cell(render_one),
+            cell(check_all),
+            cell(check_one)
+        );
+    }
 }
 
 fn write_results(md: &mut String, a: &Args, rows: &[Row]) {

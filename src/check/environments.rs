@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::ProjectPaths;
+use crate::input::config::Config;
 use crate::input::places::Places;
 use crate::manifest::layout::Side;
 use crate::plan::prepared::Prepared;
@@ -40,12 +41,20 @@ pub(crate) struct Facts {
     clusters: BTreeMap<Side, Option<String>>,
     /// Lattice service name → the route that has it.
     services: BTreeMap<String, String>,
-    objects: BTreeMap<ObjectId, PathBuf>,
+    /// Its settings (the namespaces an object without one goes to).
+    config: Config,
+    /// Its output folder, and the rendered files by path in it.
+    out_dir: PathBuf,
+    files: BTreeMap<PathBuf, String>,
 }
 
 impl Facts {
     /// The facts of one environment, from its plan and output.
-    pub fn of(paths: &ProjectPaths, p: &Prepared, output: &Rendered) -> Option<Facts> {
+    pub fn of(
+        paths: &ProjectPaths,
+        p: &Prepared,
+        files: BTreeMap<PathBuf, String>,
+    ) -> Option<Facts> {
         let (name, overlay) = paths.env.clone()?;
         let c = &p.config;
         let services = crate::plan::services::routes(&p.plan, &p.apps, c)
@@ -66,10 +75,6 @@ impl Facts {
                 c.deploy.as_ref().map(|d| d.kong_cluster.clone()),
             ),
         ];
-        let objects = crate::render::deploy::objects(c, output)
-            .into_iter()
-            .map(|(id, rel)| (id, paths.output.join(rel)))
-            .collect();
         Some(Facts {
             name,
             places: Places::read(&overlay, c.overlay.as_ref().map(|(_, t)| t.as_str())),
@@ -80,7 +85,9 @@ impl Facts {
             vpcs: place.vpcs.clone(),
             clusters: clusters.into_iter().collect(),
             services,
-            objects,
+            config: c.clone(),
+            out_dir: paths.output.clone(),
+            files,
         })
     }
 
@@ -194,12 +201,7 @@ fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
         if ca != cb {
             continue;
         }
-        let shared: Vec<(&ObjectId, &PathBuf)> = a
-            .objects
-            .iter()
-            .filter(|((s, ..), _)| *s == side)
-            .filter(|(id, _)| b.objects.contains_key(*id))
-            .collect();
+        let shared = shared_objects(a, b, side);
         let Some(((_, _, kind, ns, name), file)) = shared.first() else {
             continue;
         };
@@ -220,8 +222,31 @@ fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
                 ),
             )
             .at(Span::file(b.overlay.clone()))
-            .related(Span::file((*file).clone()), format!("environment `{}`", a.name))
+            .related(Span::file(a.out_dir.join(file)), format!("environment `{}`", a.name))
             .help(format!("give the environments their own clusters (deploy.{}Cluster) or namespaces ({setting}, and the apps' own) in their overlays", side.dir())),
         );
     }
+}
+
+/// The objects both environments write on one side. A file's name is made from its
+/// object's kind and name (`httproute-group-01.yaml`), so only files of one name can be
+/// one object: those alone are read, for their namespace, and compared.
+fn shared_objects(a: &Facts, b: &Facts, side: Side) -> Vec<(ObjectId, PathBuf)> {
+    let same_name = |f: &Facts| -> Rendered {
+        let files = (f.files.iter())
+            .filter(|(p, _)| crate::manifest::layout::side_of(p) == side)
+            .filter(|(p, _)| a.files.contains_key(*p) && b.files.contains_key(*p))
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect();
+        Rendered {
+            files,
+            ..Rendered::default()
+        }
+    };
+    let ids = |f: &Facts, config: &Config| crate::render::deploy::objects(config, &same_name(f));
+    let (theirs, ours) = (ids(a, &a.config), ids(b, &b.config));
+    theirs
+        .into_iter()
+        .filter(|(id, _)| ours.contains_key(id))
+        .collect()
 }

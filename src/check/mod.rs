@@ -54,6 +54,8 @@ pub(crate) struct CheckOptions<'a> {
     pub states: Option<crate::change::judge::States>,
     /// The committed tree, when it was read already (to read the base like it).
     pub committed: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
+    /// Whether the report carries what `check --env all` compares between environments.
+    pub compare: bool,
 }
 
 /// A step of a rollout, as `render --base` writes it.
@@ -85,7 +87,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     let known = opts.states.take();
     let read = opts.committed.take();
     let opts = &*opts;
-    let (run, tree, rendered) = build_and_read(opts, built, read);
+    let (run, tree, mut rendered) = build_and_read(opts, built, read);
     let mut diags = run.diags;
     let mut sources = run.sources;
     let tree = tree?;
@@ -149,15 +151,9 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
     ));
     let (kept, transient) = judged_as_change(diags, opts, (states.as_ref(), &at_step), &sources);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
-    let summary = base.as_deref().map(|b| {
-        pr_summary(
-            b,
-            &committed,
-            (prepared, states.as_ref(), at_step),
-            &transient,
-        )
-    });
-    let facts = facts_of(opts, prepared, rendered.as_ref());
+    let step = (prepared, states.as_ref(), at_step);
+    let summary = (base.as_deref()).map(|b| pr_summary(b, &committed, step, &transient));
+    let facts = facts_of(opts, prepared, rendered.as_mut());
     let committed = match committed {
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
@@ -190,13 +186,16 @@ fn pr_summary(
 }
 
 /// What `check --env all` compares of this environment, when its project built.
+/// The rendered files move into it: the check is done with them.
 fn facts_of<D>(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
-    rendered: Option<&Result<(crate::render::Rendered, D), Diagnostics>>,
+    rendered: Option<&mut Result<(crate::render::Rendered, D), Diagnostics>>,
 ) -> Option<environments::Facts> {
     match (prepared, rendered) {
-        (Some(p), Some(Ok((output, _)))) => environments::Facts::of(&opts.paths, p, output),
+        (Some(p), Some(Ok((output, _)))) if opts.compare => {
+            environments::Facts::of(&opts.paths, p, std::mem::take(&mut output.files))
+        }
         _ => None,
     }
 }

@@ -71,7 +71,7 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
         Err(d) => return ui.fail(d, &Sources::default()),
     };
     if let [paths] = envs.as_slice() {
-        let report = match check_env(args, paths.clone(), ui) {
+        let report = match check_env(args, paths.clone(), false, ui) {
             Ok(report) => report,
             Err(exit) => return exit,
         };
@@ -88,7 +88,7 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
     let mut reports = Vec::with_capacity(envs.len());
     for paths in envs {
         let name = paths.env_name().unwrap_or_default().to_string();
-        match check_env(args, paths, ui) {
+        match check_env(args, paths, true, ui) {
             Ok(mut report) => {
                 let facts = report.facts.take();
                 reports.push((name, report, facts));
@@ -164,10 +164,11 @@ fn heading(format: Format, name: &str) -> String {
 }
 
 /// One environment's check (the project's, without environments): its report, or how the
-/// command ends when the check cannot run.
+/// command ends when the check cannot run; with `compare`, what `--env all` compares too.
 fn check_env(
     args: &CheckArgs,
     paths: crate::input::ProjectPaths,
+    compare: bool,
     ui: Ui,
 ) -> Result<CheckReport, Exit> {
     let out = paths.output.clone();
@@ -239,6 +240,7 @@ fn check_env(
         built,
         states,
         committed,
+        compare,
     };
     crate::check::check(&mut opts).map_err(|d| ui.fail(d, &Sources::default()))
 }

@@ -31,7 +31,7 @@ esac
 # A project with environments (environments/*.yaml) is checked in every one of them, and
 # between them.
 envs=()
-if [ -d "$(dirname "$apps")/environments" ]; then
+if compgen -G "$(dirname "$apps")/environments/*.yaml" > /dev/null; then
   envs=(--env all)
 fi
 

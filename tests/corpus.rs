@@ -1001,6 +1001,16 @@ fn environment_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "env-overlay-named-yml",
+            environments(|d| write(d, "environments/qa.yml", b"{}\n")),
+            2,
+        ),
+        (
+            "env-named-all",
+            environments(|d| write(d, "environments/all.yaml", b"{}\n")),
+            2,
+        ),
+        (
             "env-bad-name",
             environments(|d| write(d, "environments/Prod.yaml", b"{}\n")),
             2,

@@ -107,14 +107,21 @@ impl Facts {
     }
 }
 
-/// Every finding between two of `envs`.
+/// Every finding between two of `envs`. An account or Region left unset (in
+/// `lattice.placement` and `auth`) may be any: such environments are compared.
 pub(crate) fn between(envs: &[&Facts]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for (i, a) in envs.iter().enumerate() {
         for b in &envs[i + 1..] {
-            let same_place = a.account == b.account && a.region == b.region;
-            if same_place {
+            // Unsaid is no proof of apart: an account or Region one of them leaves unset
+            // may be the other's. A VPC is regional, and may be shared across accounts.
+            let may_match =
+                |x: &Option<String>, y: &Option<String>| x.is_none() || y.is_none() || x == y;
+            let same_region = may_match(&a.region, &b.region);
+            if same_region && may_match(&a.account, &b.account) {
                 service_names(a, b, &mut diags);
+            }
+            if same_region {
                 networks(a, b, &mut diags);
             }
             objects(a, b, &mut diags);

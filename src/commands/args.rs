@@ -32,37 +32,8 @@ impl InputArgs {
     /// project without environments), with the output folder given by `-o`, if any.
     pub fn envs(&self, output: Option<&PathBuf>) -> Result<Vec<ProjectPaths>, Diagnostic> {
         let paths = self.paths_out(output);
-        let names = crate::input::environments::names(&paths.root)?;
-        let listed = || names.join(", ");
-        let chosen: Vec<&String> = match self.env.as_deref() {
-            None if names.is_empty() => return Ok(vec![paths]),
-            Some(_) if names.is_empty() => {
-                return Err(Diagnostic::error(
-                    Code::UnknownEnvironment,
-                    "--env chooses an environment, and this project has none",
-                )
-                .help("leave out --env, or add environments as environments/<name>.yaml overlays of latgen.yaml"));
-            }
-            None => {
-                return Err(Diagnostic::error(
-                    Code::UnknownEnvironment,
-                    format!("this project has environments ({}): say which", listed()),
-                )
-                .help("give --env NAME, or --env all for every one"));
-            }
-            Some("all") => names.iter().collect(),
-            Some(name) => match names.iter().find(|n| *n == name) {
-                Some(n) => vec![n],
-                None => {
-                    let near = crate::diag::did_you_mean(name, names.iter().map(String::as_str))
-                        .map_or(String::new(), |s| format!("did you mean `{s}`? "));
-                    return Err(Diagnostic::error(
-                        Code::UnknownEnvironment,
-                        format!("`{name}` is not an environment of this project"),
-                    )
-                    .help(format!("{near}the environments are {} (or all)", listed())));
-                }
-            },
+        let Some(chosen) = choose_envs(&paths.root, self.env.as_deref())? else {
+            return Ok(vec![paths]);
         };
         if chosen.len() > 1 && self.lock.is_some() {
             return Err(Diagnostic::error(
@@ -72,7 +43,7 @@ impl InputArgs {
             .help("give --env NAME with --lock, or leave out --lock for locks/<env>.lock"));
         }
         Ok(chosen
-            .into_iter()
+            .iter()
             .map(|n| paths.in_env(n, self.lock.is_some(), output.is_some()))
             .collect())
     }
@@ -159,6 +130,40 @@ impl OnlySide {
         match self {
             OnlySide::Lattice => Side::Lattice,
             OnlySide::Kong => Side::Kong,
+        }
+    }
+}
+
+/// The environments `--env` chooses in the project at `root`: None in a project without
+/// environments (where `--env` is refused), else the one named or, for `all`, every one.
+pub(crate) fn choose_envs(
+    root: &Path,
+    env: Option<&str>,
+) -> Result<Option<Vec<String>>, Diagnostic> {
+    let names = crate::input::environments::names(root)?;
+    let listed = || names.join(", ");
+    match env {
+        None if names.is_empty() => Ok(None),
+        Some(_) if names.is_empty() => Err(Diagnostic::error(
+            Code::UnknownEnvironment,
+            "--env chooses an environment, and this project has none",
+        )
+        .help("leave out --env, or add environments as environments/<name>.yaml overlays of latgen.yaml")),
+        None => Err(Diagnostic::error(
+            Code::UnknownEnvironment,
+            format!("this project has environments ({}): say which", listed()),
+        )
+        .help("give --env NAME, or --env all for every one")),
+        Some("all") => Ok(Some(names)),
+        Some(name) if names.iter().any(|n| n == name) => Ok(Some(vec![name.to_string()])),
+        Some(name) => {
+            let near = crate::diag::did_you_mean(name, names.iter().map(String::as_str))
+                .map_or(String::new(), |s| format!("did you mean `{s}`? "));
+            Err(Diagnostic::error(
+                Code::UnknownEnvironment,
+                format!("`{name}` is not an environment of this project"),
+            )
+            .help(format!("{near}the environments are {} (or all)", listed())))
         }
     }
 }

@@ -39,9 +39,8 @@ fn cost_env(args: &CostArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit
     let budgets = crate::plan::rebalance::cost::budget_use(&prepared);
     match args.format {
         CostFormat::Table => print!("{}{}", table(&c), budget_bars(&budgets)),
-        CostFormat::Json => println!(
-            "{}",
-            serde_json::json!({
+        CostFormat::Json => {
+            let mut doc = serde_json::json!({
                 "services": c.services, "groups": c.groups, "dedicated": c.dedicated, "apps": c.apps,
                 "monthlyUsd": (c.monthly * 100.0).round() / 100.0,
                 "monthlyOnePerAppUsd": (c.monthly_one_per_app * 100.0).round() / 100.0,
@@ -61,8 +60,13 @@ fn cost_env(args: &CostArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit
                 "budgets": budgets.iter().map(|b| serde_json::json!({
                     "route": b.route, "declaredRps": b.declared, "budgetRps": b.budget,
                 })).collect::<Vec<_>>(),
-            })
-        ),
+            });
+            // `--env all` prints a line per environment, each naming its own.
+            if let Some(env) = &prepared.config.environment {
+                doc["environment"] = serde_json::json!(env);
+            }
+            println!("{doc}");
+        }
     }
     Exit::Success
 }

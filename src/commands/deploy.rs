@@ -38,7 +38,7 @@ pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
 fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> Exit {
     // The kit is written beside the output, as a render writes it: one run at a time, after
     // a killed render is finished or undone.
-    let _run = match crate::output::begin(&paths.output, !args.check) {
+    let _run = match crate::output::begin_in(&paths.output, !args.check, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

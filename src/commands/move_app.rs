@@ -46,7 +46,7 @@ pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     }
     // The lock is written: no render of this project may run meanwhile, and a killed
     // render's lock is put in place (or dropped) before this one is read.
-    let _run = match crate::output::begin(&paths.output, true) {
+    let _run = match crate::output::begin_in(&paths.output, true, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -97,7 +97,8 @@ fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Opt
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect()
     };
-    let out = super::args::output_dir(args.output.as_ref(), paths);
+    let out = paths.output.clone();
+    let env = paths.env_flag();
     let here = match crate::output::read_tree(&out) {
         Ok(t) => crate::output::manifests(&t).into_owned(),
         Err(d) => return Some(ui.fail(d, &Sources::default())),
@@ -105,7 +106,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Opt
     let app = &args.app;
     if step > 0 && owned(&here) != owned(&wanted) {
         eprintln!(
-            "error: step {step} of the move of {app} is not what {} holds: `latgen render --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
+            "error: step {step} of the move of {app} is not what {} holds: `latgen render{env} --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
             out.display()
         );
         return Some(Exit::Found);
@@ -119,7 +120,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Opt
         && owned(&crate::output::manifests(&tree)) != owned(&wanted)
     {
         eprintln!(
-            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render --base auto` for the next step"
+            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render{env} --base auto` for the next step"
         );
         return Some(Exit::Found);
     }

@@ -43,7 +43,7 @@ fn plan_env(args: &PlanArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit
     }
     // One run at a time, as `move`: the plan reads the lock and, with --apply, writes it,
     // after a killed render is finished or undone.
-    let _run = match crate::output::begin(&paths.output, args.apply) {
+    let _run = match crate::output::begin_in(&paths.output, args.apply, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -149,16 +149,18 @@ fn finish(
     ui: Ui,
 ) -> Exit {
     let name = |n: u32| prepared.config.group_name(n);
+    let env = paths.env_flag();
     for (app, from, to) in moves {
         if args.apply {
             println!("  {app}: {} -> {}", name(*from), name(*to));
         } else {
-            println!("  latgen move {app} --group {to}");
+            println!("  latgen move {app} --group {to}{env}");
         }
     }
     if !args.apply {
         println!(
-            "`latgen plan --apply` records them all in latgen.lock; `latgen render --base REV` then ships them in safe steps"
+            "`latgen plan{env} --apply` records them all in {}; `latgen render{env} --base REV` then ships them in safe steps",
+            lock_name(paths)
         );
         return Exit::Success;
     }
@@ -173,7 +175,7 @@ fn finish(
         );
     }
     record(
-        &paths.lock,
+        paths,
         lock,
         prepared.rollout,
         "the Lattice side adds the apps to their new groups",
@@ -184,7 +186,7 @@ fn finish(
 /// `--apply`: writes `lock` (what the plan records) and says how to ship it; `first` is
 /// what the first safe step does.
 fn record(
-    lock_path: &std::path::Path,
+    paths: &crate::input::ProjectPaths,
     mut lock: crate::input::lock::LockState,
     rollout: Option<crate::input::lock::Rollout>,
     first: &str,
@@ -193,11 +195,19 @@ fn record(
     // The output has not changed: it is still the step of a rollout the lock records.
     lock.rollout = rollout;
     let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(lock_path, text.as_bytes()) {
+    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(
-        "next: `latgen render --base origin/main` writes the first safe step ({first}); ship it, and run it again after each merge until it says the change is complete"
+        "next: `latgen render{} --base origin/main` writes the first safe step ({first}); ship it, and run it again after each merge until it says the change is complete",
+        paths.env_flag()
     );
     Exit::Success
+}
+
+/// The lock as the messages name it: `latgen.lock`, or the environment's.
+fn lock_name(paths: &crate::input::ProjectPaths) -> String {
+    paths
+        .env_name()
+        .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
 }

@@ -44,7 +44,7 @@ pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {
         return ui.fail(d, &Sources::default());
     }
     // The target's lock is written: one run at a time, as `plan --apply`.
-    let _run = match crate::output::begin(&to.output, args.apply) {
+    let _run = match crate::output::begin_in(&to.output, args.apply, true) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

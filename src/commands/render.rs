@@ -107,7 +107,7 @@ fn render_env(args: &RenderArgs, paths: crate::input::ProjectPaths, ui: Ui) -> E
     }
     // One run at a time per output folder, from reading the project to swapping the new
     // tree in; a run that writes first finishes what a killed one began.
-    let _run = match output::begin(&out, !args.check) {
+    let _run = match output::begin_in(&out, !args.check, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };

@@ -27,7 +27,7 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     let paths = &args.paths;
     // One run at a time per output folder, from reading the project to writing the step;
     // one that writes first finishes what a killed run began.
-    let _run = match output::begin(args.output, !args.check) {
+    let _run = match output::begin_in(args.output, !args.check, args.paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -80,8 +80,9 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     if args.check && !changes.is_empty() {
         print!("{}", output::unified_diff(&changes));
         eprintln!(
-            "error: {} differs from the next step from {rev}; run `latgen render --base {rev}` and commit the result",
-            args.output.display()
+            "error: {} differs from the next step from {rev}; run `latgen render{} --base {rev}` and commit the result",
+            args.output.display(),
+            paths.env_flag()
         );
         return Exit::Found;
     }
@@ -170,7 +171,9 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
         out.push_str("next: nothing; once it is merged the change is complete\n");
     } else {
         out.push_str(&format!(
-            "next: once this PR is merged and live, run `latgen render --base {rev}` on the merged commit for step {}\n",
+            "next: once this PR is merged and live, run `latgen render{} --base {rev}` on the merged commit for step {}\n",
+            (step.built.prepared.config.environment.as_deref())
+                .map_or(String::new(), |e| format!(" --env {e}")),
             step.progress.step + 1
         ));
     }

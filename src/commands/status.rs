@@ -69,29 +69,31 @@ fn status_env(args: &StatusArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> 
     }
     let in_flight = recorded.is_some() || !moves.is_empty() || !prepared.plan.outgrown.is_empty();
     let Some(rev) = &args.base else {
+        let env = paths.env_flag();
         match recorded {
             Some(r) => println!(
-                "next: once step {} is merged and live, `latgen render --base auto` writes step {}; `latgen status --base auto` counts the steps left",
+                "next: once step {} is merged and live, `latgen render{env} --base auto` writes step {}; `latgen status{env} --base auto` counts the steps left",
                 r.step,
                 r.step + 1
             ),
             None if in_flight => println!(
-                "next: `latgen render --base auto` writes the first step (one PR); `latgen status --base auto` counts the steps"
+                "next: `latgen render{env} --base auto` writes the first step (one PR); `latgen status{env} --base auto` counts the steps"
             ),
             None => {}
         }
         return Exit::Success;
     };
-    rollout(args, &paths, rev, ui)
+    rollout(&paths, rev, ui)
 }
 
 /// Where the output stands between `rev` and the target, and what to run next.
-fn rollout(args: &StatusArgs, paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
+fn rollout(paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
     let templates = match Templates::load(None) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let out = super::args::output_dir(args.output.as_ref(), paths);
+    let out = paths.output.clone();
+    let env = paths.env_flag();
     let (resolved, base) = match crate::change::git::base_tree(Some(rev), &out, &Default::default())
     {
         Ok(Some(b)) => b,
@@ -107,7 +109,7 @@ fn rollout(args: &StatusArgs, paths: &crate::input::ProjectPaths, rev: &str, ui:
         }
         Ok(step) => {
             println!(
-                "rollout: {} of {} steps shipped in {rev}; next: `latgen render --base {rev}` writes step {}",
+                "rollout: {} of {} steps shipped in {rev}; next: `latgen render{env} --base {rev}` writes step {}",
                 step.progress.step - 1,
                 step.progress.of,
                 step.progress.step
@@ -120,7 +122,7 @@ fn rollout(args: &StatusArgs, paths: &crate::input::ProjectPaths, rev: &str, ui:
         }
         Err(crate::change::steps::NoStep::Stuck { .. }) => {
             println!(
-                "rollout: the change from {rev} cannot go further in safe steps; `latgen render --base {rev}` says why"
+                "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why"
             );
             Exit::Found
         }

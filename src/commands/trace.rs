@@ -66,9 +66,14 @@ pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
             return Exit::Error;
         }
     };
-    let folder = match &args.env {
-        Some(env) => args.output.join(env),
-        None => args.output.clone(),
+    let folder = match traced_folder(args) {
+        Ok(f) => f,
+        Err(d) => {
+            let mut diags = crate::diag::Diagnostics::new();
+            diags.push(d);
+            ui.report(&diags, &Sources::default());
+            return Exit::Error;
+        }
     };
     let net = match read_network(&folder) {
         Ok(n) => n,
@@ -107,4 +112,22 @@ fn caller(args: &TraceArgs) -> Result<Option<crate::manifest::auth::Identity>, S
     Ok(crate::manifest::auth::Identity::of_caller(&c)
         .into_iter()
         .next())
+}
+
+/// The output folder followed: `-o` as given, or its environment's folder in it. The
+/// project is the output folder's parent, as `render` places the output beside it.
+fn traced_folder(args: &TraceArgs) -> Result<PathBuf, crate::diag::Diagnostic> {
+    let root = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    match super::args::choose_envs(root, args.env.as_deref())?.as_deref() {
+        None => Ok(args.output.clone()),
+        Some([one]) => Ok(args.output.join(one)),
+        Some(_) => Err(crate::diag::Diagnostic::error(
+            crate::diag::codes::Code::UnknownEnvironment,
+            "trace follows one request through one environment's output",
+        )
+        .help("give --env NAME")),
+    }
 }

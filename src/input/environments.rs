@@ -28,8 +28,22 @@ pub(crate) fn names(root: &Path) -> Result<Vec<String>, Diagnostic> {
     let mut names = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
-            continue;
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("yaml") => {}
+            // Read as an environment it is not: a project that would silently have one
+            // environment fewer than its files say.
+            Some("yml") => {
+                return Err(Diagnostic::error(
+                    Code::InvalidConfig,
+                    format!(
+                        "{} is not read: environments are `<name>.yaml` files",
+                        path.display()
+                    ),
+                )
+                .at(Span::file(&path))
+                .help("rename it to end in .yaml"));
+            }
+            _ => continue,
         }
         let name = path
             .file_stem()
@@ -41,7 +55,7 @@ pub(crate) fn names(root: &Path) -> Result<Vec<String>, Diagnostic> {
                 format!("`{name}` cannot name an environment"),
             )
             .at(Span::file(&path))
-            .help("name the file with lowercase letters, digits and `-`, starting with a letter, at most 20 characters (e.g. `staging.yaml`)"));
+            .help("name the file with lowercase letters, digits and `-`, starting with a letter, at most 20 characters, not `all` (e.g. `staging.yaml`)"));
         }
         names.push(name);
     }
@@ -53,6 +67,7 @@ pub(crate) fn names(root: &Path) -> Result<Vec<String>, Diagnostic> {
 /// name becomes a folder and a suffix of names in the clusters.
 fn is_name(name: &str) -> bool {
     name.len() <= 20
+        && name != "all"
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && !name.ends_with('-')
         && name
@@ -121,12 +136,23 @@ pub(crate) fn merged(
             .entry("project")
             .or_insert_with(|| Value::String(format!("latgen-{name}")));
     }
-    match serde_json::from_value::<Config>(value) {
-        Ok(config) => Some(config),
-        Err(e) => fail(
-            format!("latgen.yaml with this overlay merged in is not valid settings: {e}"),
-            diags,
-        ),
+    // The merged settings are read by the settings' own reader, from their JSON text (JSON
+    // is YAML): a plain `111122223333` where a text is taken reads as it does in
+    // latgen.yaml. Its places are the JSON's, so a problem is placed at the overlay.
+    let text = serde_json::to_string(&value).unwrap_or_default();
+    let mut found = Diagnostics::new();
+    match crate::input::config::parse(overlay_file, &text, &mut found) {
+        Some(config) => Some(config),
+        None => {
+            let why = found
+                .iter()
+                .next()
+                .map_or(String::new(), |d| d.message.clone());
+            fail(
+                format!("latgen.yaml with this overlay merged in is not valid settings: {why}"),
+                diags,
+            )
+        }
     }
 }
 
@@ -171,6 +197,8 @@ mod tests {
         assert!(!is_name("Prod"));
         assert!(!is_name("1st"));
         assert!(!is_name("staging-"));
+        // `--env all` means every environment.
+        assert!(!is_name("all"));
         assert!(!is_name("a-very-long-environment-name"));
     }
 

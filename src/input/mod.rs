@@ -112,6 +112,12 @@ impl ProjectPaths {
         Ok(())
     }
 
+    /// ` --env NAME` for the commands a message suggests, or nothing without environments.
+    pub fn env_flag(&self) -> String {
+        self.env_name()
+            .map_or(String::new(), |e| format!(" --env {e}"))
+    }
+
     /// The environment's name, if any.
     pub fn env_name(&self) -> Option<&str> {
         self.env.as_ref().map(|(n, _)| n.as_str())

@@ -11,7 +11,7 @@ pub(crate) mod previous;
 mod transaction;
 
 pub(crate) use transaction::{
-    IGNORED, apply, begin, begin_all, interrupted_render, leftovers, write_atomic,
+    IGNORED, apply, begin_all, begin_in, interrupted_render, leftovers, write_atomic,
 };
 
 use std::borrow::Cow;

@@ -33,32 +33,34 @@ pub(crate) struct RunLock {
 /// read; a run that `writes` also finishes or undoes what a killed run left, so that the
 /// lock it plans from and the tree it compares with are whole, never a killed run's half
 /// state (a run that only looks, such as `render --check`, changes nothing).
-pub(crate) fn begin(out_dir: &Path, writes: bool) -> Result<RunLock, Diagnostic> {
-    let run = lock_output(out_dir)?;
+///
+/// An environment's output folder (`in_env`: `generated/staging`) has a parent its first
+/// render makes: until then, the run lock is on the nearest folder there is.
+pub(crate) fn begin_in(out_dir: &Path, writes: bool, in_env: bool) -> Result<RunLock, Diagnostic> {
+    let run = lock_output(out_dir, in_env)?;
     if writes {
         recover(out_dir, &staging(out_dir))?;
     }
     Ok(run)
 }
 
-/// [`begin`] for the output folders of several environments, which share the folder that
+/// [`begin_in`] for the output folders of several environments, which share the folder that
 /// holds them (`generated/`): one run lock for all, and each folder made whole.
 pub(crate) fn begin_all(out_dirs: &[&Path]) -> Result<RunLock, Diagnostic> {
     let Some(first) = out_dirs.first() else {
-        return lock_output(Path::new("."));
+        return lock_output(Path::new("."), true);
     };
-    let run = lock_output(first)?;
+    let run = lock_output(first, true)?;
     for dir in out_dirs {
         recover(dir, &staging(dir))?;
     }
     Ok(run)
 }
 
-fn lock_output(out_dir: &Path) -> Result<RunLock, Diagnostic> {
+fn lock_output(out_dir: &Path, in_env: bool) -> Result<RunLock, Diagnostic> {
     let mut parent = parent_of(out_dir);
-    // An environment's output (`generated/staging`) before its first render: a run that
-    // only reads locks the nearest folder there is (one that writes made the folder).
-    while !parent.exists() && parent != Path::new(".") {
+    // An environment's output (`generated/staging`) before its first render.
+    while in_env && !parent.exists() && parent != Path::new(".") {
         parent = parent_of(&parent);
     }
     let file = fs::File::open(&parent).map_err(|e| io_error(&parent, "open", &e))?;

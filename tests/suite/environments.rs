@@ -104,3 +104,69 @@ fn each_environment_has_its_own_deploy_kit() {
         );
     }
 }
+
+/// `trace` follows one environment's output: the one `--env` names, and none unnamed.
+#[test]
+fn trace_follows_the_environment_it_is_given() {
+    let (tmp, _) = rendered(None);
+    let run = common::latgen(
+        tmp.path(),
+        &[
+            "trace",
+            "https://www.example.com/shop",
+            "--env",
+            "production",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("group-01"), "{}", run.stdout);
+    let unnamed = common::latgen(tmp.path(), &["trace", "https://www.example.com/shop"]);
+    assert_eq!(unnamed.code, Some(2));
+    assert!(
+        unnamed.stderr.contains("error[unknown-environment]"),
+        "{}",
+        unnamed.stderr
+    );
+}
+
+/// Promotion never moves an app the target had placed: a new app that staging puts beside
+/// it, where production's smaller quota has no room, is placed as any new app, and said.
+#[test]
+fn promotion_never_displaces_what_the_target_placed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let files = [
+        ("latgen.yaml", "lattice: {dedicatedHosts: privateZone}\n"),
+        (
+            "environments/staging.yaml",
+            "quotas: {rulesPerService: 10}\n",
+        ),
+        (
+            "environments/production.yaml",
+            "quotas: {rulesPerService: 3}\n",
+        ),
+    ];
+    for (rel, text) in files {
+        std::fs::create_dir_all(dir.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(dir.join(rel), text).unwrap();
+    }
+    common::path_app(dir, "pay", &["/pay", "/pay-api"]);
+    let run = common::latgen(dir, &["render", "--env", "all"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    common::path_app(dir, "help", &["/help", "/faq"]);
+    let run = common::latgen(dir, &["render", "--env", "staging"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let promote = common::latgen(dir, &["promote", "staging", "production", "--apply"]);
+    assert_eq!(promote.code, Some(0), "{}", promote.stderr);
+    assert!(
+        promote.stdout.contains(
+            "help: group-02 (staging has it in group-01; production's quotas leave no room there)"
+        ),
+        "{}",
+        promote.stdout
+    );
+    let lock = std::fs::read_to_string(dir.join("locks/production.lock")).unwrap();
+    assert!(lock.contains("  pay: 1\n"), "{lock}");
+    assert!(lock.contains("  help: 2\n"), "{lock}");
+    assert!(!lock.contains("moves:"), "{lock}");
+}

@@ -41,7 +41,7 @@ pub(super) fn run(
         return Exit::Success;
     }
     super::record(
-        &paths.lock,
+        paths,
         c.lock().clone(),
         c.after.rollout,
         "the groups, beside the routes the apps have",

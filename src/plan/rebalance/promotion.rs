@@ -49,19 +49,21 @@ pub(crate) fn promotion(
         .iter()
         .filter_map(|a| Some(((*a).clone(), *theirs.get(*a)?)))
         .collect();
-    // A pin the target's quotas cannot honour shows as an outgrown app: drop it and plan
-    // again (each round drops at least one pin, so this ends).
+    // A pin the target's quotas cannot honour shows as an outgrown app, or as an app the
+    // target had placed that no longer keeps its group (the pins took its room): drop the
+    // pins of those groups and plan again (each round drops at least one pin, so this
+    // ends; with no pins the plan is the target's own).
     let plan = loop {
         let plan = replan(target, locked, &pins);
-        let refused: Vec<String> = (plan.outgrown.iter())
-            .map(|o| target.apps[o.app].name.clone())
-            .filter(|a| pins.contains_key(a))
-            .collect();
-        if refused.is_empty() {
-            break plan;
+        let crowded = crowded_groups(target, locked, &plan);
+        let before = pins.len();
+        pins.retain(|_, g| !crowded.contains(g));
+        let outgrown = (plan.outgrown.iter()).map(|o| &target.apps[o.app].name);
+        for a in outgrown.filter(|a| !locked.contains(*a)) {
+            pins.remove(a);
         }
-        for a in refused {
-            pins.remove(&a);
+        if pins.len() == before {
+            break plan;
         }
     };
     let placed = new
@@ -95,6 +97,22 @@ pub(crate) fn promotion(
             rollout: target.rollout,
         },
     }
+}
+
+/// The groups where the replanned target no longer keeps what it had: an app it had placed
+/// in another group, or moving, or outgrowing its group.
+fn crowded_groups(target: &Prepared, locked: &BTreeSet<String>, plan: &Plan) -> BTreeSet<u32> {
+    let had = &target.plan.lock;
+    let mut groups: BTreeSet<u32> = (had.apps.iter())
+        .filter(|(a, _)| locked.contains(*a))
+        .filter(|(a, g)| {
+            plan.lock.apps.get(*a) != Some(*g) || plan.lock.moves.get(*a) != had.moves.get(*a)
+        })
+        .map(|(_, g)| *g)
+        .collect();
+    let outgrown = (plan.outgrown.iter()).filter(|o| locked.contains(&target.apps[o.app].name));
+    groups.extend(outgrown.map(|o| o.from));
+    groups
 }
 
 /// The target planned again with its new apps pinned to `pins` and the others placed as

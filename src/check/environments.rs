@@ -12,82 +12,93 @@
 //!   `docs/guides/service-network-endpoint.md`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::ProjectPaths;
 use crate::input::config::Config;
 use crate::input::places::Places;
 use crate::manifest::layout::Side;
 use crate::plan::prepared::Prepared;
-use crate::render::Rendered;
 use crate::render::deploy::ObjectId;
 
-/// What the comparison needs of one environment, read from its build.
+/// What the comparison needs of one environment, read from its check.
 #[derive(Debug)]
 pub(crate) struct Facts {
     pub name: String,
-    /// Its overlay, where findings about its settings point.
-    pub overlay: PathBuf,
+    /// Its settings, with its overlay (where findings about its settings point).
+    config: Config,
     places: Places,
-    /// Account and Region of its Lattice side; None when not said.
-    account: Option<String>,
-    region: Option<String>,
-    /// The Gateway: its service network's name.
-    network: String,
-    vpcs: Vec<String>,
-    /// The Argo CD destination of each side; None without a deploy kit.
-    clusters: BTreeMap<Side, Option<String>>,
     /// Lattice service name → the route that has it.
     services: BTreeMap<String, String>,
-    /// Its settings (the namespaces an object without one goes to).
-    config: Config,
     /// Its output folder, and the rendered files by path in it.
     out_dir: PathBuf,
     files: BTreeMap<PathBuf, String>,
 }
 
 impl Facts {
-    /// The facts of one environment, from its plan and output.
-    pub fn of(
-        paths: &ProjectPaths,
-        p: &Prepared,
-        files: BTreeMap<PathBuf, String>,
-    ) -> Option<Facts> {
-        let (name, overlay) = paths.env.clone()?;
-        let c = &p.config;
-        let services = crate::plan::services::routes(&p.plan, &p.apps, c)
+    /// The facts of one environment, from its plan and output; None for a project without
+    /// environments.
+    pub fn of(out_dir: &Path, p: &Prepared, files: BTreeMap<PathBuf, String>) -> Option<Facts> {
+        let env = p.config.environment.as_ref()?;
+        let services = crate::plan::services::routes(&p.plan, &p.apps, &p.config)
             .into_iter()
             .map(|r| {
                 let s = crate::plan::services::effective(&p.plan, &r.route, &r.namespace);
                 (s.name, r.route)
             })
             .collect();
-        let place = &c.lattice.placement;
-        let clusters = [
-            (
-                Side::Lattice,
-                c.deploy.as_ref().map(|d| d.lattice_cluster.clone()),
-            ),
-            (
-                Side::Kong,
-                c.deploy.as_ref().map(|d| d.kong_cluster.clone()),
-            ),
-        ];
         Some(Facts {
-            name,
-            places: Places::read(&overlay, c.overlay.as_ref().map(|(_, t)| t.as_str())),
-            overlay,
-            account: place.account.clone().or_else(|| c.auth.account.clone()),
-            region: place.region.clone().or_else(|| c.auth.region.clone()),
-            network: c.lattice.gateway.name.clone(),
-            vpcs: place.vpcs.clone(),
-            clusters: clusters.into_iter().collect(),
+            name: env.name.clone(),
+            places: Places::read(&env.overlay, Some(&env.text)),
+            config: p.config.clone(),
             services,
-            config: c.clone(),
-            out_dir: paths.output.clone(),
+            out_dir: out_dir.to_path_buf(),
             files,
+        })
+    }
+
+    /// The overlay: its file and text.
+    pub fn overlay(&self) -> (&Path, &str) {
+        let env = self.config.environment.as_ref();
+        env.map_or((Path::new(""), ""), |e| (&e.overlay, &e.text))
+    }
+
+    /// Account and Region of its Lattice side (`lattice.placement`, else `auth`); None
+    /// when not said.
+    fn account(&self) -> Option<&String> {
+        let c = &self.config;
+        c.lattice
+            .placement
+            .account
+            .as_ref()
+            .or(c.auth.account.as_ref())
+    }
+
+    fn region(&self) -> Option<&String> {
+        let c = &self.config;
+        c.lattice
+            .placement
+            .region
+            .as_ref()
+            .or(c.auth.region.as_ref())
+    }
+
+    /// The Gateway: its service network's name.
+    fn network(&self) -> &str {
+        &self.config.lattice.gateway.name
+    }
+
+    fn vpcs(&self) -> &[String] {
+        &self.config.lattice.placement.vpcs
+    }
+
+    /// The Argo CD destination of a side; None without a deploy kit.
+    fn cluster(&self, side: Side) -> Option<&String> {
+        let d = self.config.deploy.as_ref()?;
+        Some(match side {
+            Side::Lattice => &d.lattice_cluster,
+            Side::Kong => &d.kong_cluster,
         })
     }
 
@@ -98,11 +109,11 @@ impl Facts {
     }
 
     fn place(&self) -> String {
-        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not set)".into());
+        let show = |v: Option<&String>| v.cloned().unwrap_or_else(|| "(not set)".into());
         format!(
             "account {}, Region {}",
-            show(&self.account),
-            show(&self.region)
+            show(self.account()),
+            show(self.region())
         )
     }
 }
@@ -116,9 +127,9 @@ pub(crate) fn between(envs: &[&Facts]) -> Diagnostics {
             // Unsaid is no proof of apart: an account or Region one of them leaves unset
             // may be the other's. A VPC is regional, and may be shared across accounts.
             let may_match =
-                |x: &Option<String>, y: &Option<String>| x.is_none() || y.is_none() || x == y;
-            let same_region = may_match(&a.region, &b.region);
-            if same_region && may_match(&a.account, &b.account) {
+                |x: Option<&String>, y: Option<&String>| x.is_none() || y.is_none() || x == y;
+            let same_region = may_match(a.region(), b.region());
+            if same_region && may_match(a.account(), b.account()) {
                 service_names(a, b, &mut diags);
             }
             if same_region {
@@ -174,10 +185,10 @@ fn service_names(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
 }
 
 fn networks(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
-    if a.network == b.network {
+    if a.network() == b.network() {
         return;
     }
-    let shared: Vec<&String> = a.vpcs.iter().filter(|v| b.vpcs.contains(v)).collect();
+    let shared: Vec<&String> = a.vpcs().iter().filter(|v| b.vpcs().contains(v)).collect();
     if shared.is_empty() {
         return;
     }
@@ -188,8 +199,8 @@ fn networks(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
                 "environments `{}` and `{}` associate their service networks `{}` and `{}` with the VPC {}: a VPC takes one service network, so the second association fails",
                 a.name,
                 b.name,
-                a.network,
-                b.network,
+                a.network(),
+                b.network(),
                 listed(&shared)
             ),
         )
@@ -201,7 +212,7 @@ fn networks(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
 
 fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
     for side in [Side::Lattice, Side::Kong] {
-        let (Some(ca), Some(cb)) = (&a.clusters[&side], &b.clusters[&side]) else {
+        let (Some(ca), Some(cb)) = (a.cluster(side), b.cluster(side)) else {
             // Without a deploy kit the clusters are not known: the output may go anywhere.
             continue;
         };
@@ -228,7 +239,7 @@ fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
                     if shared.len() == 1 { "object" } else { "objects" }
                 ),
             )
-            .at(Span::file(b.overlay.clone()))
+            .at(Span::file(b.overlay().0))
             .related(Span::file(a.out_dir.join(file)), format!("environment `{}`", a.name))
             .help(format!("give the environments their own clusters (deploy.{}Cluster) or namespaces ({setting}, and the apps' own) in their overlays", side.dir())),
         );
@@ -239,19 +250,18 @@ fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
 /// object's kind and name (`httproute-group-01.yaml`), so only files of one name can be
 /// one object: those alone are read, for their namespace, and compared.
 fn shared_objects(a: &Facts, b: &Facts, side: Side) -> Vec<(ObjectId, PathBuf)> {
-    let same_name = |f: &Facts| -> Rendered {
-        let files = (f.files.iter())
-            .filter(|(p, _)| crate::manifest::layout::side_of(p) == side)
-            .filter(|(p, _)| a.files.contains_key(*p) && b.files.contains_key(*p))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect();
-        Rendered {
-            files,
-            ..Rendered::default()
-        }
+    let named_alike: Vec<&PathBuf> = (a.files.keys())
+        .filter(|p| crate::manifest::layout::side_of(p) == side && b.files.contains_key(*p))
+        .collect();
+    let ids = |f: &Facts| {
+        let files: Vec<(&PathBuf, &String)> =
+            named_alike.iter().map(|p| (*p, &f.files[*p])).collect();
+        crate::render::deploy::objects(&f.config, &files)
+            .into_iter()
+            .map(|(id, p)| (id, p.clone()))
+            .collect::<BTreeMap<_, _>>()
     };
-    let ids = |f: &Facts, config: &Config| crate::render::deploy::objects(config, &same_name(f));
-    let (theirs, ours) = (ids(a, &a.config), ids(b, &b.config));
+    let (theirs, ours) = (ids(a), ids(b));
     theirs
         .into_iter()
         .filter(|(id, _)| ours.contains_key(id))

@@ -194,7 +194,7 @@ fn facts_of<D>(
 ) -> Option<environments::Facts> {
     match (prepared, rendered) {
         (Some(p), Some(Ok((output, _)))) if opts.compare => {
-            environments::Facts::of(&opts.paths, p, std::mem::take(&mut output.files))
+            environments::Facts::of(&opts.out_dir, p, std::mem::take(&mut output.files))
         }
         _ => None,
     }

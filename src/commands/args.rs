@@ -50,15 +50,7 @@ impl InputArgs {
 
     /// [`InputArgs::envs`] for a command that works on one environment at a time.
     pub fn one_env(&self, output: Option<&PathBuf>) -> Result<ProjectPaths, Diagnostic> {
-        let mut envs = self.envs(output)?;
-        if envs.len() > 1 {
-            return Err(Diagnostic::error(
-                Code::UnknownEnvironment,
-                "this command works on one environment at a time",
-            )
-            .help("give --env NAME"));
-        }
-        Ok(envs.remove(0))
+        only_one(self.envs(output)?)
     }
 
     pub fn paths(&self) -> ProjectPaths {
@@ -166,4 +158,16 @@ pub(crate) fn choose_envs(
             .help(format!("{near}the environments are {} (or all)", listed())))
         }
     }
+}
+
+/// The one environment of `chosen`: a command that works on one at a time refuses `all`.
+pub(crate) fn only_one<T>(mut chosen: Vec<T>) -> Result<T, Diagnostic> {
+    if chosen.len() != 1 {
+        return Err(Diagnostic::error(
+            Code::UnknownEnvironment,
+            "this command works on one environment at a time",
+        )
+        .help("give --env NAME"));
+    }
+    Ok(chosen.remove(0))
 }

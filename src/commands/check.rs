@@ -89,10 +89,7 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
     for paths in envs {
         let name = paths.env_name().unwrap_or_default().to_string();
         match check_env(args, paths, true, ui) {
-            Ok(mut report) => {
-                let facts = report.facts.take();
-                reports.push((name, report, facts));
-            }
+            Ok(report) => reports.push((name, report)),
             Err(exit) => return exit,
         }
     }
@@ -100,21 +97,21 @@ pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {
 }
 
 /// Every environment's report, each under its name, then what shows only between them.
-fn finish_all(
-    args: &CheckArgs,
-    reports: Vec<(
-        String,
-        CheckReport,
-        Option<crate::check::environments::Facts>,
-    )>,
-    ui: Ui,
-) -> Exit {
-    let facts: Vec<_> = reports.iter().filter_map(|(_, _, f)| f.as_ref()).collect();
+fn finish_all(args: &CheckArgs, reports: Vec<(String, CheckReport)>, ui: Ui) -> Exit {
+    let facts: Vec<_> = reports
+        .iter()
+        .filter_map(|(_, r)| r.facts.as_ref())
+        .collect();
     let between = crate::check::environments::between(&facts);
+    // What lies between environments is said at their overlays.
     let mut sources = Sources::default();
+    for f in &facts {
+        let (file, text) = f.overlay();
+        sources.insert(file.to_path_buf(), text.to_string());
+    }
     let mut merged = Diagnostics::new();
     let mut text = String::new();
-    for (name, report, _) in &reports {
+    for (name, report) in &reports {
         match args.format {
             Format::Human | Format::Markdown => {
                 text.push_str(&heading(args.format, &format!("environment `{name}`")));
@@ -125,7 +122,6 @@ fn finish_all(
                 d
             })),
         }
-        sources.absorb(&report.sources);
     }
     let between_report = CheckReport {
         diags: between,
@@ -149,7 +145,7 @@ fn finish_all(
         }
     }
     let mut all = between_report.diags;
-    for (_, r, _) in reports {
+    for (_, r) in reports {
         all.extend(r.diags);
     }
     print_and_exit(args, text, &all)

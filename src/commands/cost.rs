@@ -62,7 +62,7 @@ fn cost_env(args: &CostArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit
                 })).collect::<Vec<_>>(),
             });
             // `--env all` prints a line per environment, each naming its own.
-            if let Some(env) = &prepared.config.environment {
+            if let Some(env) = prepared.config.env_name() {
                 doc["environment"] = serde_json::json!(env);
             }
             println!("{doc}");

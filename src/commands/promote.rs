@@ -79,20 +79,15 @@ fn environments(
     args: &PromoteArgs,
     base: &ProjectPaths,
 ) -> Result<(ProjectPaths, ProjectPaths), Diagnostic> {
-    let names = crate::input::environments::names(&base.root)?;
     for name in [&args.from, &args.to] {
-        if !names.contains(name) {
-            let known = if names.is_empty() {
-                "this project has none (environments/<name>.yaml)".to_string()
-            } else {
-                format!("the environments are {}", names.join(", "))
-            };
+        if name == "all" {
             return Err(Diagnostic::error(
                 Code::UnknownEnvironment,
-                format!("`{name}` is not an environment of this project"),
+                "promote names two environments, not all",
             )
-            .help(known));
+            .help("name two environments: `latgen promote staging production`"));
         }
+        super::args::choose_envs(&base.root, Some(name))?;
     }
     if args.from == args.to {
         return Err(Diagnostic::error(

@@ -172,7 +172,7 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
     } else {
         out.push_str(&format!(
             "next: once this PR is merged and live, run `latgen render{} --base {rev}` on the merged commit for step {}\n",
-            (step.built.prepared.config.environment.as_deref())
+            (step.built.prepared.config.env_name())
                 .map_or(String::new(), |e| format!(" --env {e}")),
             step.progress.step + 1
         ));

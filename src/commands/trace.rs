@@ -121,13 +121,8 @@ fn traced_folder(args: &TraceArgs) -> Result<PathBuf, crate::diag::Diagnostic> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
-    match super::args::choose_envs(root, args.env.as_deref())?.as_deref() {
+    match super::args::choose_envs(root, args.env.as_deref())? {
         None => Ok(args.output.clone()),
-        Some([one]) => Ok(args.output.join(one)),
-        Some(_) => Err(crate::diag::Diagnostic::error(
-            crate::diag::codes::Code::UnknownEnvironment,
-            "trace follows one request through one environment's output",
-        )
-        .help("give --env NAME")),
+        Some(chosen) => Ok(args.output.join(super::args::only_one(chosen)?)),
     }
 }

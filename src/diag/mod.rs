@@ -218,19 +218,6 @@ impl Sources {
         self.texts.append(&mut more);
     }
 
-    /// Takes in the texts of `other` that are not here (the same file read by two runs has
-    /// one text), and its guard when this has none.
-    pub fn absorb(&mut self, other: &Sources) {
-        for (path, text) in &other.texts {
-            if !self.texts.contains_key(path) {
-                self.texts.insert(path.clone(), text.clone());
-            }
-        }
-        if self.guard.is_none() {
-            self.guard.clone_from(&other.guard);
-        }
-    }
-
     /// The whole text of a file read in this run.
     pub fn text(&self, file: &Path) -> Option<&str> {
         self.texts.get(file).map(String::as_str)

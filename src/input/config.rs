@@ -39,13 +39,9 @@ pub struct Config {
     /// preview exists.
     pub previews: Option<crate::input::previews::PreviewsConfig>,
     /// The environment these settings are for (`--env`), when the project has environments:
-    /// latgen.yaml with `environments/<name>.yaml` merged in. Not a setting.
+    /// latgen.yaml with its overlay merged in. Not a setting.
     #[serde(skip)]
-    pub environment: Option<String>,
-    /// The environment's overlay and its text: where findings about a setting it gives
-    /// point. Not a setting.
-    #[serde(skip)]
-    pub overlay: Option<(std::path::PathBuf, String)>,
+    pub environment: Option<crate::input::environments::Environment>,
 }
 
 /// Parses the text of `latgen.yaml`; a problem goes to `diags`.
@@ -511,6 +507,11 @@ impl Config {
     /// Whether groups dispatch on the header Kong sets rather than on the path.
     pub fn header_dispatch(&self) -> bool {
         self.lattice.dispatch == Dispatch::Header
+    }
+
+    /// The environment's name, when these are an environment's settings.
+    pub fn env_name(&self) -> Option<&str> {
+        self.environment.as_ref().map(|e| e.name.as_str())
     }
 
     pub fn group_name(&self, number: u32) -> String {

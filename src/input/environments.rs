@@ -13,6 +13,15 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::Config;
 
+/// The environment a project's settings are read for: its name, and its overlay's file and
+/// text, where findings about a setting the overlay gives point.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Environment {
+    pub name: String,
+    pub overlay: PathBuf,
+    pub text: String,
+}
+
 /// The folder of overlays, beside latgen.yaml.
 pub(crate) const FOLDER: &str = "environments";
 /// The folder of the environments' locks, beside latgen.yaml.
@@ -84,7 +93,7 @@ pub(crate) fn lock_path(root: &Path, name: &str) -> PathBuf {
     root.join(LOCKS).join(format!("{name}.lock"))
 }
 
-/// The settings of one environment: latgen.yaml's text with the overlay's merged in.
+/// The settings of environment `name`: latgen.yaml's text with the overlay's merged in.
 /// Problems in the overlay are reported at their place in it when the overlay alone shows
 /// them (a field that does not exist, a value of the wrong type), else at the overlay file.
 pub(crate) fn merged(
@@ -142,7 +151,14 @@ pub(crate) fn merged(
     let text = serde_json::to_string(&value).unwrap_or_default();
     let mut found = Diagnostics::new();
     match crate::input::config::parse(overlay_file, &text, &mut found) {
-        Some(config) => Some(config),
+        Some(mut config) => {
+            config.environment = Some(Environment {
+                name: name.to_string(),
+                overlay: overlay_file.to_path_buf(),
+                text: overlay.to_string(),
+            });
+            Some(config)
+        }
         None => {
             let why = found
                 .iter()

@@ -49,9 +49,9 @@ pub struct ProjectPaths {
     /// The output folder as last rendered: the planner reads a group's route there to tell
     /// which of its apps grew when they no longer fit it.
     pub output: PathBuf,
-    /// The environment (`--env`): its name and overlay (`environments/<name>.yaml`). None
-    /// for a project without environments.
-    pub env: Option<(String, PathBuf)>,
+    /// The environment (`--env`), whose overlay is `environments/<name>.yaml`. None for a
+    /// project without environments.
+    pub env: Option<String>,
 }
 
 impl ProjectPaths {
@@ -68,8 +68,8 @@ impl ProjectPaths {
         }
     }
 
-    /// These paths in environment `name`: its overlay, and its lock and output unless
-    /// given (`--lock`, `-o`).
+    /// These paths in environment `name`: its lock and output, unless given (`--lock`,
+    /// `-o`).
     pub fn in_env(&self, name: &str, lock_given: bool, output_given: bool) -> Self {
         let mut paths = self.clone();
         if !lock_given {
@@ -80,10 +80,7 @@ impl ProjectPaths {
         } else {
             self.root.join(DEFAULT_OUTPUT).join(name)
         };
-        paths.env = Some((
-            name.to_string(),
-            environments::overlay_path(&self.root, name),
-        ));
+        paths.env = Some(name.to_string());
         paths
     }
 
@@ -120,7 +117,7 @@ impl ProjectPaths {
 
     /// The environment's name, if any.
     pub fn env_name(&self) -> Option<&str> {
-        self.env.as_ref().map(|(n, _)| n.as_str())
+        self.env.as_deref()
     }
 }
 
@@ -212,16 +209,14 @@ fn read_settings(
         .and_then(|text| crate::input::config::parse(&paths.config, text, &mut diags));
     let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
         .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
-    if let Some((name, overlay)) = &paths.env {
-        config = read_overlay(&mut read, (base.as_deref(), config), overlay, &mut diags);
-        if let Some(c) = &mut config {
-            c.environment = Some(name.clone());
-            let text = texts
-                .iter()
-                .find(|(p, _)| p == overlay)
-                .map(|(_, t)| t.clone());
-            c.overlay = text.map(|t| (overlay.clone(), t));
-        }
+    if let Some(name) = &paths.env {
+        let overlay = environments::overlay_path(&paths.root, name);
+        config = read_overlay(
+            &mut read,
+            (base.as_deref(), config),
+            (name, &overlay),
+            &mut diags,
+        );
     }
     (config, lock, texts, diags)
 }
@@ -231,7 +226,7 @@ fn read_settings(
 fn read_overlay(
     read: &mut impl FnMut(&Path, u64, &mut Diagnostics) -> Option<String>,
     base: (Option<&str>, Option<Config>),
-    overlay: &Path,
+    (name, overlay): (&str, &Path),
     diags: &mut Diagnostics,
 ) -> Option<Config> {
     let (base_text, base_config) = base;
@@ -252,8 +247,7 @@ fn read_overlay(
         );
         return None;
     };
-    let name = overlay.file_stem().unwrap_or_default().to_string_lossy();
-    environments::merged(&name, base_text, overlay, &text, diags)
+    environments::merged(name, base_text, overlay, &text, diags)
 }
 
 /// The declarations under the apps folder, in file order, with their texts.

@@ -141,8 +141,8 @@ impl Places {
         text: Option<&str>,
     ) -> Places {
         let mut places = Places::read(file, text);
-        if let Some((path, text)) = &config.overlay {
-            places.overlay = Some(Box::new(Places::read(path, Some(text))));
+        if let Some(env) = &config.environment {
+            places.overlay = Some(Box::new(Places::read(&env.overlay, Some(&env.text))));
         }
         places
     }

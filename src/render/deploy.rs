@@ -25,7 +25,7 @@ pub(crate) const FOLDER: &str = "deploy";
 
 /// The kit's folder in the project: `deploy/`, or `deploy/<env>/` for an environment.
 pub(crate) fn folder(config: &Config) -> PathBuf {
-    match &config.environment {
+    match config.env_name() {
         Some(env) => Path::new(FOLDER).join(env),
         None => PathBuf::from(FOLDER),
     }
@@ -86,21 +86,39 @@ struct Meta {
 /// kind, namespace and name.
 pub(crate) type ObjectId = (Side, String, String, String, String);
 
-/// Every object of the rendered output, with the file that writes it.
-pub(crate) fn objects(config: &Config, output: &Rendered) -> BTreeMap<ObjectId, PathBuf> {
+/// The object an output file writes: side, API group, kind, namespace and name (None when
+/// it has none); None for a kustomization or a text that is no object. An object without
+/// a namespace goes to its side's Application destination (`lattice.namespace`,
+/// `kong.namespace`).
+fn object_of(
+    config: &Config,
+    path: &Path,
+    text: &str,
+) -> Option<(Side, String, String, String, Option<String>)> {
+    if crate::manifest::layout::is_kustomization(path) {
+        return None;
+    }
+    let side = crate::manifest::layout::side_of(path);
+    let head = Head::read(text)?;
+    let meta = head.metadata.unwrap_or_default();
+    let ns = meta.namespace.unwrap_or_else(|| match side {
+        Side::Lattice => config.lattice.namespace.clone(),
+        Side::Kong => config.kong.namespace.clone(),
+    });
+    let group = api_group(&head.api_version).to_string();
+    Some((side, group, head.kind, ns, meta.name))
+}
+
+/// Every named object of these output files, with the file that writes it.
+pub(crate) fn objects<'a>(
+    config: &Config,
+    files: &[(&'a PathBuf, &'a String)],
+) -> BTreeMap<ObjectId, &'a PathBuf> {
     use rayon::prelude::*;
-    (output.files.par_iter())
-        .filter(|(p, _)| !crate::manifest::layout::is_kustomization(p))
+    (files.par_iter())
         .filter_map(|(p, text)| {
-            let side = crate::manifest::layout::side_of(p);
-            let head = Head::read(text)?;
-            let meta = head.metadata.unwrap_or_default();
-            let ns = meta.namespace.unwrap_or_else(|| match side {
-                Side::Lattice => config.lattice.namespace.clone(),
-                Side::Kong => config.kong.namespace.clone(),
-            });
-            let group = api_group(&head.api_version).to_string();
-            Some(((side, group, head.kind, ns, meta.name?), p.clone()))
+            let (side, group, kind, ns, name) = object_of(config, p, text)?;
+            Some(((side, group, kind, ns, name?), *p))
         })
         .collect()
 }
@@ -126,24 +144,12 @@ pub(crate) fn footprint(config: &Config, output: &Rendered) -> Footprint {
         .entry(Side::Kong)
         .or_default()
         .insert(config.kong.namespace.clone());
-    let heads: Vec<(Side, Head)> = output
-        .files
-        .par_iter()
-        .filter(|(p, _)| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
-        .filter_map(|(p, text)| Some((crate::manifest::layout::side_of(p), Head::read(text)?)))
+    let objects: Vec<_> = (output.files.par_iter())
+        .filter_map(|(p, text)| object_of(config, p, text))
         .collect();
-    for (side, head) in heads {
-        let default_ns = match side {
-            Side::Lattice => &config.lattice.namespace,
-            Side::Kong => &config.kong.namespace,
-        };
-        let ns = head
-            .metadata
-            .and_then(|m| m.namespace)
-            .unwrap_or_else(|| default_ns.clone());
+    for (side, group, kind, ns, _) in objects {
         fp.namespaces.entry(side).or_default().insert(ns);
-        fp.kinds
-            .insert((api_group(&head.api_version).to_string(), head.kind));
+        fp.kinds.insert((group, kind));
     }
     fp
 }
@@ -532,7 +538,7 @@ pub(crate) fn findings<D>(
                 format!("{}/{name} {what} what `latgen deploy` writes from latgen.yaml and the rendered output", folder(config).display()),
             )
             .at(Span::new(&path, line, 0))
-            .help(match &config.environment {
+            .help(match config.env_name() {
                 Some(env) => format!("run `latgen render --env {env}` (or `latgen deploy --env {env}`) and commit {}/ (an app in a new namespace changes the AppProject's destinations)", folder(config).display()),
                 None => "run `latgen render` (or `latgen deploy`) and commit deploy/ (an app in a new namespace changes the AppProject's destinations)".to_string(),
             }),

@@ -94,7 +94,7 @@ fn runs_here(d: &LoadedDecl, loaded: &Loaded, diags: &mut Diagnostics) -> bool {
             );
         }
     }
-    let here = loaded.config.environment.as_deref();
+    let here = loaded.config.env_name();
     here.is_none_or(|h| listed.value.iter().any(|e| e.value == h))
 }
 

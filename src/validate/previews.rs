@@ -120,17 +120,7 @@ fn validate_one(
             .help("give the preview Service's port, 1 to 65535"),
         );
     }
-    let expires = d.expires.value.parse::<jiff::civil::Date>().ok();
-    if expires.is_none() {
-        diags.push(
-            Diagnostic::error(
-                Code::InvalidValue,
-                format!("`{}` is not a date", d.expires.value),
-            )
-            .at(at(file, &d.expires))
-            .help("give the last day the preview is wanted as YYYY-MM-DD, e.g. 2026-12-31"),
-        );
-    }
+    let expires = check_expires(file, &d.expires, diags);
     let host = host_of(pattern, name, app_name);
     // A bad name already explains a bad host.
     let named = diags.len() == before;
@@ -140,6 +130,9 @@ fn validate_one(
                 .at(at(file, &d.name))
                 .help("`previews.host` in latgen.yaml makes each preview's host from `{name}` and `{app}`, e.g. `{name}.{app}.preview.example.com`"),
         );
+    }
+    if diags.len() == before {
+        production_claim(file, d, &host, apps, loaded, diags);
     }
     if diags.len() > before {
         return None;
@@ -157,6 +150,43 @@ fn validate_one(
         file: file.clone(),
         name_pos: Pos::of(&d.name),
     })
+}
+
+/// The preview's last day; None, with the finding, when it is not a day written as the
+/// declarations say.
+fn check_expires(
+    file: &Path,
+    expires: &Spanned<String>,
+    diags: &mut Diagnostics,
+) -> Option<jiff::civil::Date> {
+    let problem = match date_of(&expires.value) {
+        Ok(day) => return Some(day),
+        Err(problem) => problem,
+    };
+    diags.push(
+        Diagnostic::error(Code::InvalidValue, format!("`{}` {problem}", expires.value))
+            .at(at(file, expires))
+            .help("give the last day the preview is wanted as YYYY-MM-DD, e.g. 2026-12-31"),
+    );
+    None
+}
+
+/// A day written as `YYYY-MM-DD`, the one form the declarations document. The date parser
+/// alone also takes ISO 8601's other forms (`20201231`, `2020-12-31 23:59`), which a
+/// reviewer would read as something else than the day compared (is `23:59` UTC?).
+fn date_of(text: &str) -> Result<jiff::civil::Date, &'static str> {
+    let b = text.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let shaped = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10);
+    if !shaped {
+        return Err("is not written YYYY-MM-DD (a day alone, no time)");
+    }
+    text.parse().map_err(|_| "is not a date")
 }
 
 /// The preview's name is a label, and makes a Kong route and bridge name that is one too
@@ -220,4 +250,51 @@ fn host_problem(pattern: &str, host: &str, loaded: &Loaded) -> Option<String> {
     let domain = &loaded.config.lattice.domain;
     (host == domain || host.ends_with(&format!(".{domain}")))
         .then(|| format!("is under the Lattice domain `{domain}`"))
+}
+
+/// A preview's host that production answers on too: the preview's Kong route names the
+/// host with a `/` prefix, so Kong would send it the requests meant for production there
+/// (`kong.hostnames`, the shared host) or for a host-routed app.
+fn production_claim(
+    file: &Path,
+    d: &crate::input::previews::PreviewDecl,
+    host: &str,
+    apps: &[App],
+    loaded: &Loaded,
+    diags: &mut Diagnostics,
+) {
+    let claim = if loaded.config.kong.hostnames.iter().any(|h| h == host) {
+        Some((
+            "is in `kong.hostnames` in latgen.yaml, the path-routed apps' shared host".to_string(),
+            None,
+        ))
+    } else {
+        apps.iter().find_map(|a| {
+            let how = if a.host.as_deref() == Some(host) {
+                "the host"
+            } else if a.kong.hosts.iter().any(|h| h == host) {
+                "in the kong.hosts"
+            } else {
+                return None;
+            };
+            let at = Span::new(&a.file, a.name_pos.line, a.name_pos.column);
+            Some((format!("is {how} of app `{}`", a.name), Some(at)))
+        })
+    };
+    let Some((problem, app_at)) = claim else {
+        return;
+    };
+    let mut diag = Diagnostic::error(
+        Code::DuplicateHost,
+        format!(
+            "preview `{}` of app `{}` has the host `{host}`, which {problem}: its Kong route would take production's requests there",
+            d.name.value, d.app.value
+        ),
+    )
+    .at(at(file, &d.name))
+    .help("give the preview another name, or change `previews.host` in latgen.yaml so that previews live under a domain of their own, e.g. `{name}.{app}.preview.example.com`");
+    if let Some(app_at) = app_at {
+        diag = diag.related(app_at, "the app answering on that host");
+    }
+    diags.push(diag);
 }

@@ -15,6 +15,118 @@ pub(crate) const LATTICE_MAX_PRIORITY: usize = 100;
 pub(crate) const LATTICE_MAX_HEADER_NAME: usize = 40;
 /// Lattice strips incoming headers with this prefix (Lattice user guide, "HTTP headers").
 pub(crate) const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
+/// Request headers that a header dispatched on must not be, each with who sets or strips it
+/// on the way from Kong to Lattice. Kong sets the dispatch header (KIC makes the route's
+/// RequestHeaderModifier a request-transformer plugin, which runs in the access phase); on
+/// any header below something later replaces, drops or derives it from the client's
+/// request, so the value Lattice matches would not be the app's name, or a client could
+/// pick the app.
+/// - Kong 3.x `kong/templates/nginx_kong.lua`: `proxy_set_header` of `TE`, `Via`, `Host`,
+///   `Upgrade`, `Connection`, `X-Forwarded-For`, `-Proto`, `-Host`, `-Port`, `-Path`,
+///   `-Prefix`, `X-Real-IP` and `X-Kong-Request-Id` in every proxy location, after the
+///   plugins ran (`X-Forwarded-Host` from the client's own `Host` unless it comes from a
+///   trusted IP: `kong/runloop/handler.lua`, the access phase's `before`).
+/// - `kong/runloop/handler.lua`, the access phase's `after`: clears `Proxy` and
+///   `Proxy-Connection` (httpoxy), and every header the client's `Connection` names.
+/// - nginx `ngx_http_proxy_module.c`, `ngx_http_proxy_headers`: `Content-Length`,
+///   `Transfer-Encoding`, `Keep-Alive` and `Expect` are replaced or dropped.
+/// - Hop-by-hop headers (RFC 9110 §7.6.1, RFC 2616 §13.5.1): `Connection`, `Keep-Alive`,
+///   `Proxy-Authenticate`, `Proxy-Authorization`, `TE`, `Trailer`, `Transfer-Encoding`,
+///   `Upgrade`; a proxy does not forward them.
+/// - Credentials: `Authorization` carries the caller's SigV4 signature when Lattice auth is
+///   on, and Kong's auth plugins strip it (`hide_credentials`); `Cookie` is the client's.
+/// - Lattice (user guide, "HTTP targets in VPC Lattice"): adds `x-forwarded-for`,
+///   `x-forwarded-for-port` and `x-forwarded-for-proto`, and strips the caller identity
+///   headers under [`LATTICE_RESERVED_HEADER_PREFIX`].
+pub(crate) const DISPATCH_REFUSED_HEADERS: &[(&str, &str)] = &[
+    (
+        "host",
+        "Kong sets it to the upstream's host (nginx_kong.lua)",
+    ),
+    (
+        "connection",
+        "a hop-by-hop header, which Kong sets itself (nginx_kong.lua)",
+    ),
+    (
+        "upgrade",
+        "a hop-by-hop header, which Kong sets itself (nginx_kong.lua)",
+    ),
+    (
+        "te",
+        "a hop-by-hop header, which Kong sets itself (nginx_kong.lua)",
+    ),
+    ("via", "Kong sets it (nginx_kong.lua)"),
+    (
+        "x-forwarded-for",
+        "Kong sets it from the client's address (nginx_kong.lua)",
+    ),
+    (
+        "x-forwarded-proto",
+        "Kong sets it from the client's request (nginx_kong.lua)",
+    ),
+    (
+        "x-forwarded-host",
+        "Kong sets it from the client's Host header (nginx_kong.lua)",
+    ),
+    (
+        "x-forwarded-port",
+        "Kong sets it from the client's request (nginx_kong.lua)",
+    ),
+    (
+        "x-forwarded-path",
+        "Kong sets it from the client's path (nginx_kong.lua)",
+    ),
+    (
+        "x-forwarded-prefix",
+        "Kong sets it from the client's request (nginx_kong.lua)",
+    ),
+    (
+        "x-real-ip",
+        "Kong sets it to the client's address (nginx_kong.lua)",
+    ),
+    (
+        "x-kong-request-id",
+        "Kong sets it to the request's id (nginx_kong.lua)",
+    ),
+    ("proxy", "Kong strips it (kong/runloop/handler.lua)"),
+    (
+        "proxy-connection",
+        "a hop-by-hop header, which Kong strips (kong/runloop/handler.lua)",
+    ),
+    ("keep-alive", "a hop-by-hop header, which nginx drops"),
+    (
+        "transfer-encoding",
+        "a hop-by-hop header, which nginx sets itself",
+    ),
+    ("content-length", "nginx sets it from the request's body"),
+    ("expect", "nginx drops it"),
+    ("trailer", "a hop-by-hop header"),
+    ("proxy-authenticate", "a hop-by-hop header"),
+    ("proxy-authorization", "a hop-by-hop header"),
+    (
+        "authorization",
+        "it carries the caller's credentials, which Kong's auth plugins strip and Lattice's auth reads",
+    ),
+    ("cookie", "it carries the client's cookies"),
+    (
+        "x-forwarded-for-port",
+        "Lattice sets it to the port the request came to",
+    ),
+    (
+        "x-forwarded-for-proto",
+        "Lattice sets it to the request's protocol",
+    ),
+];
+
+/// Why a header name cannot be the dispatch header, when it is one Kong, nginx or Lattice
+/// sets or strips ([`DISPATCH_REFUSED_HEADERS`]).
+pub(crate) fn dispatch_header_refusal(name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
+    DISPATCH_REFUSED_HEADERS
+        .iter()
+        .find(|(h, _)| *h == name)
+        .map(|(_, why)| *why)
+}
 /// DNS-1123 label (Kubernetes object names used here: Service, namespace, app).
 pub(crate) const DNS1123_LABEL_MAX: usize = 63;
 
@@ -147,6 +259,31 @@ fn bad_percent(path: &str) -> Option<&str> {
         .nth(3)
         .map_or(path.len(), |(n, _)| i + n);
     Some(&path[i..end])
+}
+
+/// RFC 3986's reserved characters, which Kong's router keeps percent-encoded when it
+/// normalizes a request's path (Kong 3.x `kong/tools/uri.lua`, `RESERVED_CHARS`).
+const KONG_KEPT_ENCODED: &str = "!*'();:@&=+$,/?%#[]";
+
+/// The percent-encoded bytes of `path` that Kong's router decodes before it matches
+/// (`normalize()` in Kong 3.x `kong/tools/uri.lua`, called by `kong/router/utils.lua`):
+/// every one but a reserved character's, so `/%61dmin` is `/admin` to Kong and `/%2e%2e/`
+/// a dot segment it then removes. Lattice rules and auth policy resources compare the
+/// path as written, so such a path means one thing to Kong and another to Lattice.
+pub(crate) fn kong_decoded_escapes(path: &str) -> Vec<&str> {
+    let b = path.as_bytes();
+    let mut out = Vec::new();
+    for i in 0..b.len().saturating_sub(2) {
+        let hex = path.get(i + 1..i + 3);
+        let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok());
+        if b[i] == b'%'
+            && let Some(byte) = byte
+            && !KONG_KEPT_ENCODED.as_bytes().contains(&byte)
+        {
+            out.push(&path[i..i + 3]);
+        }
+    }
+    out
 }
 
 /// Characters that Kong's router reads as regex syntax in a PathPrefix: KIC turns
@@ -401,6 +538,20 @@ mod tests {
     }
 
     #[test]
+    fn kong_decodes_every_escape_but_a_reserved_characters() {
+        assert_eq!(kong_decoded_escapes("/%61dmin"), ["%61"]);
+        assert_eq!(kong_decoded_escapes("/x/%2e%2E/admin"), ["%2e", "%2E"]);
+        assert_eq!(
+            kong_decoded_escapes("/a%7Eb%20c%C3%A9"),
+            ["%7E", "%20", "%C3", "%A9"]
+        );
+        // Reserved: Kong keeps them encoded, as Lattice does.
+        assert!(kong_decoded_escapes("/a%2Fb%3a%25%40%5B").is_empty());
+        assert!(kong_decoded_escapes("/plain/path%").is_empty());
+        assert!(kong_decoded_escapes("/%zz%4").is_empty());
+    }
+
+    #[test]
     fn kong_reads_these_as_regex() {
         assert_eq!(kong_regex_metachars("/v1.2"), ['.']);
         assert!(kong_regex_metachars("/shop-admin").is_empty());
@@ -430,6 +581,66 @@ mod tests {
         assert!(lattice_service_name_problem("svc-shop").is_some());
         assert!(lattice_service_name_problem("a--b").is_some());
         assert!(lattice_service_name_problem(&"a".repeat(41)).is_some());
+    }
+
+    /// Checked against Kong 3.10's `kong/templates/nginx_kong.lua` (the `proxy_set_header`
+    /// lines of its `location /` and the `@grpc`/`@unbuffered*` locations) and
+    /// `kong/runloop/handler.lua` (the access phase's `after`, which clears `Proxy`,
+    /// `Proxy-Connection` and what `Connection` names), nginx's `ngx_http_proxy_headers`,
+    /// and the hop-by-hop list of RFC 2616 §13.5.1 (RFC 9110 §7.6.1).
+    #[test]
+    fn the_dispatch_header_is_none_kong_or_nginx_sets_or_strips() {
+        let kong_sets = [
+            "TE",
+            "Via",
+            "Host",
+            "Upgrade",
+            "Connection",
+            "X-Forwarded-For",
+            "X-Forwarded-Proto",
+            "X-Forwarded-Host",
+            "X-Forwarded-Port",
+            "X-Forwarded-Path",
+            "X-Forwarded-Prefix",
+            "X-Real-IP",
+            "X-Kong-Request-Id",
+        ];
+        let kong_strips = ["Proxy", "Proxy-Connection"];
+        let nginx = [
+            "Content-Length",
+            "Transfer-Encoding",
+            "Keep-Alive",
+            "Expect",
+        ];
+        let hop_by_hop = [
+            "Connection",
+            "Keep-Alive",
+            "Proxy-Authenticate",
+            "Proxy-Authorization",
+            "TE",
+            "Trailer",
+            "Transfer-Encoding",
+            "Upgrade",
+        ];
+        for h in kong_sets
+            .iter()
+            .chain(&kong_strips)
+            .chain(&nginx)
+            .chain(&hop_by_hop)
+        {
+            assert!(dispatch_header_refusal(h).is_some(), "{h} is taken");
+        }
+        for h in [
+            "authorization",
+            "Cookie",
+            "x-forwarded-for-port",
+            "x-forwarded-for-proto",
+        ] {
+            assert!(dispatch_header_refusal(h).is_some(), "{h} is taken");
+        }
+        for h in ["x-latgen-app", "x-app", "x-forwarded-app", "x-tenant"] {
+            assert_eq!(dispatch_header_refusal(h), None, "{h} is free");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{PathMatch, Pos};
+use crate::input::platform;
 
 /// The HTTP methods `vpc-lattice-svcs:RequestMethod` takes.
 const METHODS: &[&str] = &[
@@ -142,7 +143,9 @@ pub(super) fn validate_callers(
     out
 }
 
-/// A path an auth policy cannot name: `*` and `?` are wildcards in a policy's resource.
+/// A path an auth policy cannot name: `*` and `?` are wildcards in a policy's resource,
+/// and a percent-encoded byte that Kong decodes makes the path Kong matches differ from the
+/// one the policy's resource names.
 pub(super) fn check_paths(
     file: &Path,
     paths: &[PathMatch],
@@ -163,6 +166,23 @@ pub(super) fn check_paths(
             )
             .at(Span::new(file, p.pos.line, p.pos.column))
             .help("drop the `*` from the path, or set `auth.mode: none`"),
+        );
+    }
+    for p in paths {
+        let escapes = platform::kong_decoded_escapes(&p.value);
+        let Some(first) = escapes.first() else {
+            continue;
+        };
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidPath,
+                format!(
+                    "path `{}` has the percent-encoded `{first}`, which Kong decodes before it routes while Lattice and the auth policy compare the path as written: one request would be two paths, and callers could be let in where the policy does not mean to",
+                    p.value
+                ),
+            )
+            .at(Span::new(file, p.pos.line, p.pos.column))
+            .help("write the path plainly (`/admin`, not `/%61dmin`; no encoded dots), or set `auth.mode: none`"),
         );
     }
 }

@@ -32,6 +32,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
         diags,
     );
     check_service_name_prefix(loaded, config_file, diags);
+    check_dispatch_header(loaded, config_file, diags);
     kong::check_route_defaults(loaded, config_file, diags);
     // Each declaration on its own, in parallel; the findings merged in declaration order.
     use rayon::prelude::*;
@@ -148,7 +149,10 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         span(file, name_pos)
     };
     check_name(&name, from_stem, &name_at, diags);
-    check_not_a_group_name(&name, config, name_at, diags);
+    check_not_a_group_name(&name, config, name_at.clone(), diags);
+    if decl.host.is_some() {
+        check_not_a_service_suffix(&name, config, name_at, diags);
+    }
     check_namespace(file, &decl.namespace, diags);
     let svc = &decl.service.value;
     check_service(file, svc, diags);
@@ -157,6 +161,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     check_host_rule_count(file, &paths, host.is_some(), diags);
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
+    check_peak_rps(file, decl.peak_rps.as_ref(), config, diags);
     auth::check_paths(file, &paths, config, diags);
     let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
     let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
@@ -183,6 +188,32 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         canary,
         adopted: None,
     })
+}
+
+/// `peakRps` above a Lattice service's whole budget (`throughput.rpsPerService`): no group
+/// can carry the app, and the planner would give it a group of its own that is over budget
+/// from the start.
+fn check_peak_rps(
+    file: &Path,
+    rps: Option<&Spanned<u64>>,
+    config: &Config,
+    diags: &mut Diagnostics,
+) {
+    let budget = config.throughput.rps_per_service;
+    let Some(rps) = rps.filter(|r| r.value > budget) else {
+        return;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::RpsBudget,
+            format!(
+                "peakRps {} is more than a Lattice service's whole budget of {budget} rps (throughput.rpsPerService in latgen.yaml): no group can carry the app",
+                rps.value
+            ),
+        )
+        .at(span(file, Pos::of(rps)))
+        .help("declare the app's real peak; if the account's Lattice quota is higher, raise throughput.rpsPerService to it"),
+    );
 }
 
 /// The name makes a valid bridge Service name, `<name>-lattice`: a DNS-1035 label (a
@@ -247,6 +278,39 @@ fn check_not_a_group_name(name: &str, config: &Config, at: Span, diags: &mut Dia
             .help("choose another name; preview groups are named `preview-` and a number"),
         );
     }
+}
+
+/// Under `lattice.serviceNamePrefix`, latgen names group 1's Lattice service `<prefix>-g01`,
+/// preview group 1's `<prefix>-pv01` and a host-routed app's `<prefix>-<app>`: a
+/// host-routed app named `g01` or `pv01` would share the group's service (the controller
+/// finds the service by name and takes it over), whether the group exists yet or not.
+fn check_not_a_service_suffix(name: &str, config: &Config, at: Span, diags: &mut Diagnostics) {
+    let Some(prefix) = config.lattice.service_name_prefix.as_deref() else {
+        return;
+    };
+    // The names latgen writes: `g01`, `g100`, `pv07` (two digits at least, no more zeros).
+    let number = |p: &str| {
+        let digits = name.strip_prefix(p)?;
+        let n = digits.parse::<u32>().ok()?;
+        (digits.bytes().all(|b| b.is_ascii_digit()) && format!("{n:02}") == digits).then_some(n)
+    };
+    let whose = if let Some(n) = number("g") {
+        format!("group {n}'s")
+    } else if let Some(n) = number("pv") {
+        format!("preview group {n}'s")
+    } else {
+        return;
+    };
+    diags.push(
+        Diagnostic::error(
+            Code::ReservedName,
+            format!(
+                "host-routed app `{name}` would get the Lattice service name `{prefix}-{name}`, which is {whose} under lattice.serviceNamePrefix `{prefix}`: the two would share one Lattice service"
+            ),
+        )
+        .at(at)
+        .help("choose another name; under lattice.serviceNamePrefix, `g` and `pv` followed by digits name the groups' services"),
+    );
 }
 
 fn check_namespace(file: &Path, ns: &Spanned<String>, diags: &mut Diagnostics) {
@@ -522,7 +586,6 @@ fn validate_config(config: &Config, file: &Path, diags: &mut Diagnostics) {
     check_config_names(config, &mut bad);
     check_kong_hostnames(config, &mut bad);
     check_observability(config, &mut bad);
-    check_dispatch_header(config, &mut bad);
 }
 
 /// `observability:`: settings the PrometheusRule and AccessLogPolicy CRDs would refuse, or
@@ -578,27 +641,36 @@ fn check_observability(config: &Config, bad: &mut impl FnMut(String, &str)) {
     }
 }
 
-/// The header a group dispatches on: a header name Lattice can match and does not strip.
-fn check_dispatch_header(config: &Config, bad: &mut impl FnMut(String, &str)) {
-    let h = &config.lattice.dispatch_header;
+/// The header a group dispatches on: a header name Lattice can match, and one that nothing
+/// between Kong's plugins and the Lattice rule sets, strips or takes from the client.
+fn check_dispatch_header(loaded: &Loaded, file: &Path, diags: &mut Diagnostics) {
+    let h = &loaded.config.lattice.dispatch_header;
     // Lower case, so that the name reads back from the manifests as it was written.
     let tchar =
         |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "!#$%&'*+-.^_`|~".contains(c);
     let problem = if h.is_empty() || !h.chars().all(tchar) {
-        "is not a lowercase header name (letters, digits and `-`, no spaces)"
+        "is not a lowercase header name (letters, digits and `-`, no spaces)".to_string()
     } else if h.len() > platform::LATTICE_MAX_HEADER_NAME {
-        "is longer than the 40 characters a Lattice header match takes"
+        "is longer than the 40 characters a Lattice header match takes".to_string()
     } else if h
         .to_ascii_lowercase()
         .starts_with(platform::LATTICE_RESERVED_HEADER_PREFIX)
     {
-        "starts with `x-amzn-lattice-`, which Lattice strips from incoming requests"
+        "starts with `x-amzn-lattice-`, which Lattice strips from incoming requests".to_string()
+    } else if let Some(why) = platform::dispatch_header_refusal(h) {
+        format!("is a header that Kong's proxy, nginx or Lattice sets or strips: {why}")
     } else {
         return;
     };
-    bad(
-        format!("lattice.dispatchHeader `{h}` {problem}"),
-        "use a short header of your own, such as `x-latgen-app` (the default)",
+    let places =
+        crate::input::places::Places::settings(&loaded.config, file, loaded.sources.text(file));
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidConfig,
+            format!("lattice.dispatchHeader `{h}` {problem}"),
+        )
+        .at(places.of(&["lattice", "dispatchHeader"]))
+        .help("use a short header of your own, such as `x-latgen-app` (the default)"),
     );
 }
 

@@ -47,6 +47,8 @@ impl Facts {
                 let s = crate::plan::services::effective(&p.plan, &r.route, &r.namespace);
                 (s.name, r.route)
             })
+            // Preview groups are Lattice services too, created and deleted with previews.
+            .chain(crate::plan::services::preview_services(&p.plan, &p.config))
             .collect();
         Some(Facts {
             name: env.name.clone(),

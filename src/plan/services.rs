@@ -101,6 +101,20 @@ pub(crate) fn preview_override(config: &Config, number: u32) -> Option<String> {
     usable_prefix(config).map(|p| format!("{p}-pv{number:02}"))
 }
 
+/// Each preview group's Lattice service name and route name: `<prefix>-pvNN` under a usable
+/// prefix, else the controller's name from `preview-NN` and the groups' namespace.
+pub(crate) fn preview_services(plan: &Plan, config: &Config) -> Vec<(String, String)> {
+    (plan.previews.groups.iter())
+        .map(|g| {
+            let route = crate::plan::previews::group_name(g.number);
+            let name = preview_override(config, g.number).unwrap_or_else(|| {
+                platform::lattice_service_name(&route, &config.lattice.namespace)
+            });
+            (name, route)
+        })
+        .collect()
+}
+
 /// Records the Lattice service name of every route of the plan in its lock: the lock's
 /// name for a route it knows, and a name chosen now for a new one. Nothing is recorded
 /// while no prefix was ever set (the lock keeps its earlier form). A lock without a
@@ -193,7 +207,8 @@ fn new_name_problem(r: &ServiceRoute, name: &str, problem: &str, apps: &[App]) -
 /// Two routes of the plan whose services have one name: they would share one service.
 fn collisions(plan: &Plan, apps: &[App], config: &Config) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    // Preview groups first: an app's route that takes a preview group's name is the finding.
+    let mut seen: BTreeMap<String, String> = preview_services(plan, config).into_iter().collect();
     for r in routes(plan, apps, config) {
         let s = effective(plan, &r.route, &r.namespace);
         if let Some(other) = seen.insert(s.name.clone(), r.route.clone()) {

@@ -83,6 +83,14 @@ impl Catalog {
         let mut catalog = Catalog::default();
         for entry in &config.kong.plugin_files {
             let path = paths.root.join(entry);
+            // An entry that leads out of the project (`/usr`, `../..`, a link out) is
+            // refused as a whole, before its folder is walked: one finding at the setting,
+            // not one per file found there.
+            if let Err(refusal) = project.resolve(&path) {
+                catalog.incomplete = true;
+                diags.push(outside(entry, refusal, paths, config, &project));
+                continue;
+            }
             let files = if path.is_dir() {
                 crate::manifest::manifest_files(&path)
             } else {
@@ -354,6 +362,55 @@ fn conflict(kong: &KongRoute, name: &str, def: &PluginDef, header: &str) -> Opti
         .at(place(kong))
         .help("take it off the routes latgen writes: on the app's Kong Service it would not run either (Kong runs the most specific plugin of a name); transform those requests on a route of your own. Other plugins (rate limiting, auth, CORS) are fine here"),
     )
+}
+
+/// The finding for a `kong.pluginFiles` entry that resolves outside the project or into
+/// its Git folder, at the entry's line in latgen.yaml (or its environment's overlay). Where
+/// it leads is not named: it may be a link's target, which is none of the PR's readers'
+/// business.
+fn outside(
+    entry: &str,
+    refusal: Diagnostic,
+    paths: &ProjectPaths,
+    config: &Config,
+    project: &Project,
+) -> Diagnostic {
+    if refusal.code != Code::InputOutsideProject {
+        return refusal;
+    }
+    let text = (project.read(&paths.config).ok().flatten())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let overlay = config.environment.as_ref();
+    let at = (overlay.and_then(|e| entry_at(&e.overlay, &e.text, entry)))
+        .or_else(|| entry_at(&paths.config, text.as_deref()?, entry))
+        .unwrap_or_else(|| {
+            crate::input::places::Places::settings(config, &paths.config, text.as_deref())
+                .of(&["kong", "pluginFiles"])
+        });
+    Diagnostic::error(
+        Code::InputOutsideProject,
+        format!(
+            "kong.pluginFiles: `{entry}` leads outside the project folder (or into its .git): latgen reads no plugin file there"
+        ),
+    )
+    .at(at)
+    .help("name files or folders inside the project (relative to latgen.yaml's folder) that hold your KongPlugins and KongClusterPlugins")
+}
+
+/// Where `entry` is written in the `kong.pluginFiles` of the settings file `file`.
+fn entry_at(file: &Path, text: &str, entry: &str) -> Option<Span> {
+    #[derive(Deserialize)]
+    struct Settings {
+        kong: Option<Kong>,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Kong {
+        plugin_files: Option<Vec<Spanned<String>>>,
+    }
+    let settings: Settings = serde_saphyr::from_str(text).ok()?;
+    let found = (settings.kong?.plugin_files?.into_iter()).find(|e| e.value == entry)?;
+    Some(Span::at(file, &found.referenced))
 }
 
 #[cfg(test)]

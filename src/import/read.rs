@@ -104,19 +104,8 @@ pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
 }
 
 fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diagnostics) {
-    let too_big = std::fs::metadata(file).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
-    let text = match std::fs::read(file) {
-        Ok(_) if too_big => {
-            return diags.push(
-                Diagnostic::error(
-                    Code::FileTooLarge,
-                    format!("{} is over 64 MiB", file.display()),
-                )
-                .at(Span::file(file))
-                .help("split the export into several files"),
-            );
-        }
-        Ok(bytes) => match String::from_utf8(bytes) {
+    let text = match read_capped(file) {
+        Ok(Some(bytes)) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(_) => {
                 return diags.push(
@@ -126,6 +115,16 @@ fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diag
                 );
             }
         },
+        Ok(None) => {
+            return diags.push(
+                Diagnostic::error(
+                    Code::FileTooLarge,
+                    format!("{} is over 64 MiB", file.display()),
+                )
+                .at(Span::file(file))
+                .help("split the export into several files"),
+            );
+        }
         Err(e) => {
             return diags.push(
                 Diagnostic::error(
@@ -137,7 +136,7 @@ fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diag
             );
         }
     };
-    match serde_saphyr::from_multiple::<Option<Doc>>(&text) {
+    match serde_saphyr::from_multiple_with_options::<Option<Doc>>(&text, options()) {
         Ok(docs) => {
             for doc in docs.into_iter().flatten() {
                 add(file, folder, doc, out);
@@ -149,6 +148,35 @@ fn read_file(file: &Path, folder: &Path, out: &mut Vec<Object>, diags: &mut Diag
                 .help("import reads Kubernetes manifests, YAML or JSON"),
         ),
     }
+}
+
+/// The file's bytes, or None when it holds more than [`MAX_FILE_BYTES`]: never more than
+/// that and one byte is read, whatever the file's size says (it may grow, or be a device
+/// or a FIFO that says nothing).
+fn read_capped(file: &Path) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let f = std::fs::File::open(file)?;
+    if f.metadata()?.len() > MAX_FILE_BYTES {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes))
+}
+
+/// The parser's limits for an export: its defaults (which keep alias bombs and deep nesting
+/// out) with room for the nodes of one `kind: List` of many apps, as `kubectl get -o yaml`
+/// writes it. An app's Kong route, bridge and Lattice route are about 150 nodes, so the
+/// default 250,000 stopped a List at about 1,650 apps; 4 million take about 26,000 (some
+/// 45 MB of YAML), and a 64 MiB file holds not many more.
+fn options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    let budget = options
+        .budget
+        .get_or_insert_with(serde_saphyr::Budget::default);
+    budget.max_nodes = 4_000_000;
+    budget.max_events = 16_000_000;
+    options
 }
 
 fn add(file: &Path, folder: &Path, doc: Doc, out: &mut Vec<Object>) {

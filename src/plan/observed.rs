@@ -22,6 +22,12 @@ use crate::plan::prepared::Prepared;
 /// An observed file larger than this is refused: 100,000 apps' series fit in about 10 MiB.
 pub(crate) const MAX_OBSERVED_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The highest rate a series may give, requests per second: 2^32 - 1. A Lattice service
+/// serves 10,000 by default; a rate billions of times that is a broken query (a counter's
+/// value rather than its `rate()`), and as a `peakRps` it would overflow the sums the plan
+/// makes.
+pub(crate) const MAX_RATE: f64 = u32::MAX as f64;
+
 /// A Prometheus HTTP API response (`/api/v1/query` or `/api/v1/query_range`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,27 +38,141 @@ struct Response {
     data: Option<Data>,
 }
 
+/// The result is read series by series, straight from the text, each folded into the
+/// peaks as it is read: a file of a million series never becomes a tree of JSON values,
+/// nor a list of series.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Data {
     result_type: String,
-    result: serde_json::Value,
+    result: Folded,
 }
 
-/// A series of an instant query (`vector`): one sample.
-#[derive(Deserialize)]
-struct Sample {
-    metric: BTreeMap<String, String>,
-    /// `[unix time, "value"]`: Prometheus writes sample values as strings.
-    value: (f64, String),
+/// The peaks of the series read so far, and the first thing wrong with one (the rest of
+/// the result is then read but not used).
+#[derive(Default)]
+struct Folded {
+    peaks: BTreeMap<String, f64>,
+    problem: Option<String>,
 }
 
-/// A series of a range query (`matrix`): its samples over the range, whose highest is the
-/// peak.
-#[derive(Deserialize)]
-struct Series {
-    metric: BTreeMap<String, String>,
-    values: Vec<(f64, String)>,
+impl Folded {
+    /// Adds one element of the result to the peaks.
+    fn add(&mut self, item: Item) -> Result<(), String> {
+        let Item::Series { metric, values } = item else {
+            return Err("the result holds something other than a series".into());
+        };
+        let Some(app) = metric.get("app") else {
+            return Err(format!(
+                "a series has no `app` label ({}): the query must sum by app",
+                labels(&metric)
+            ));
+        };
+        for (_, value) in values {
+            let rate: f64 =
+                (value.parse()).map_err(|_| format!("`{value}` (app `{app}`) is not a number"))?;
+            if rate.is_finite() && rate > MAX_RATE {
+                return Err(format!(
+                    "`{value}` (app `{app}`) is over {} requests per second, more than any app serves: is the query a `rate()`, summed by app?",
+                    crate::plan::rebalance::cost::grouped(MAX_RATE as u64)
+                ));
+            }
+            // NaN (no traffic in the window) and negative rates say nothing of a peak.
+            if rate.is_finite() && rate >= 0.0 {
+                let peak = self.peaks.entry(app.clone()).or_insert(0.0_f64);
+                *peak = peak.max(rate);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Folded {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Folded, D::Error> {
+        struct FoldVisitor;
+        impl<'de> serde::de::Visitor<'de> for FoldVisitor {
+            type Value = Folded;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of series")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Folded, A::Error> {
+                let mut folded = Folded::default();
+                while let Some(item) = seq.next_element::<Item>()? {
+                    if folded.problem.is_none() {
+                        folded.problem = folded.add(item).err();
+                    }
+                }
+                Ok(folded)
+            }
+        }
+        d.deserialize_seq(FoldVisitor)
+    }
+}
+
+/// One element of the result: a series (a JSON object) of an instant query (`vector`: one
+/// sample, `value`) or a range query (`matrix`: `values`, whose highest is the peak), or
+/// anything else (a scalar or string result's elements), which is not a series.
+enum Item {
+    Series {
+        metric: BTreeMap<String, String>,
+        /// `[unix time, "value"]`: Prometheus writes sample values as strings.
+        values: Vec<(f64, String)>,
+    },
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Item, D::Error> {
+        #[derive(Deserialize)]
+        struct Series {
+            metric: BTreeMap<String, String>,
+            value: Option<(f64, String)>,
+            #[serde(default)]
+            values: Vec<(f64, String)>,
+        }
+        struct ItemVisitor;
+        impl<'de> serde::de::Visitor<'de> for ItemVisitor {
+            type Value = Item;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a series")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Item, A::Error> {
+                let s = Series::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                let mut values = s.values;
+                values.extend(s.value);
+                Ok(Item::Series {
+                    metric: s.metric,
+                    values,
+                })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Item, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Item::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Item, E> {
+                Ok(Item::Other)
+            }
+        }
+        d.deserialize_any(ItemVisitor)
+    }
 }
 
 /// Each app's observed peak, requests per second, by the series' `app` label; the
@@ -72,50 +192,26 @@ pub(crate) fn parse(file: &Path, text: &str) -> Result<BTreeMap<String, f64>, Di
     let Some(data) = response.data else {
         return Err(bad("the response has no `data`".into()));
     };
-    let shape = |e: serde_json::Error| bad(format!("a {} result: {e}", data.result_type));
-    let series: Vec<(BTreeMap<String, String>, Vec<String>)> = match data.result_type.as_str() {
-        "vector" => serde_json::from_value::<Vec<Sample>>(data.result.clone())
-            .map_err(shape)?
-            .into_iter()
-            .map(|s| (s.metric, vec![s.value.1]))
-            .collect(),
-        "matrix" => serde_json::from_value::<Vec<Series>>(data.result.clone())
-            .map_err(shape)?
-            .into_iter()
-            .map(|s| (s.metric, s.values.into_iter().map(|v| v.1).collect()))
-            .collect(),
-        other => {
-            return Err(bad(format!(
-                "the result is a {other}, not one series per app (a vector or a matrix)"
-            )));
-        }
-    };
-    let mut peaks = BTreeMap::new();
-    for (metric, values) in series {
-        let Some(app) = metric.get("app") else {
-            return Err(bad(format!(
-                "a series has no `app` label ({}): the query must sum by app",
-                labels(&metric)
-            )));
-        };
-        for value in values {
-            let rate: f64 = value
-                .parse()
-                .map_err(|_| bad(format!("`{value}` (app `{app}`) is not a number")))?;
-            // NaN (no traffic in the window) and negative rates say nothing of a peak.
-            if rate.is_finite() && rate >= 0.0 {
-                let peak = peaks.entry(app.clone()).or_insert(0.0_f64);
-                *peak = peak.max(rate);
-            }
-        }
+    if !matches!(data.result_type.as_str(), "vector" | "matrix") {
+        return Err(bad(format!(
+            "the result is a {}, not one series per app (a vector or a matrix)",
+            data.result_type
+        )));
     }
-    Ok(peaks)
+    match data.result.problem {
+        Some(problem) => Err(bad(problem)),
+        None => Ok(data.result.peaks),
+    }
 }
 
 fn labels(metric: &BTreeMap<String, String>) -> String {
     let pairs: Vec<String> = metric.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
     format!("{{{}}}", pairs.join(", "))
 }
+
+/// How many names of series for undeclared apps the report shows: a query that is not
+/// summed by app (a series per route or pod) would make a line of millions.
+pub(crate) const UNKNOWN_SHOWN: usize = 10;
 
 /// An app that runs above its declaration.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,8 +246,10 @@ pub(crate) struct Observation {
     /// The moves `render` makes once every stale declaration says what its app does: app,
     /// from, to.
     pub moves: Vec<(AppId, u32, u32)>,
-    /// Series for apps the project does not declare.
+    /// Series for apps the project does not declare: the first [`UNKNOWN_SHOWN`] names, in
+    /// name order, and how many there are.
     pub unknown: Vec<String>,
+    pub unknown_count: usize,
     /// What the plan with the observed peaks reports (an app no group can take alone).
     pub problems: Diagnostics,
 }
@@ -163,10 +261,11 @@ pub(crate) fn observe(prepared: &Prepared, peaks: &BTreeMap<String, f64>) -> Obs
     let by_name: BTreeMap<&str, AppId> = AppId::enumerate(apps)
         .map(|(id, a)| (a.name.as_str(), id))
         .collect();
-    let unknown = (peaks.keys())
-        .filter(|name| !by_name.contains_key(name.as_str()))
+    let mut unknown_names = (peaks.keys()).filter(|name| !by_name.contains_key(name.as_str()));
+    let unknown = (unknown_names.by_ref().take(UNKNOWN_SHOWN))
         .cloned()
-        .collect();
+        .collect::<Vec<_>>();
+    let unknown_count = unknown.len() + unknown_names.count();
     let observed = |id: AppId| peaks.get(&apps[id].name).copied();
     let stale: Vec<Stale> = AppId::enumerate(apps)
         .filter_map(|(id, app)| {
@@ -197,12 +296,28 @@ pub(crate) fn observe(prepared: &Prepared, peaks: &BTreeMap<String, f64>) -> Obs
             }
         })
         .collect();
-    let (moves, problems) = replan(prepared, &stale);
+    let (moves, mut problems) = replan(prepared, &stale);
+    for s in stale.iter().filter(|s| s.observed > budget as f64) {
+        let app = &apps[s.app];
+        problems.push(
+            Diagnostic::error(
+                Code::RpsBudget,
+                format!(
+                    "app `{}` ran at {} rps, more than a Lattice service's whole budget of {budget} rps (throughput.rpsPerService): no group can carry it",
+                    app.name,
+                    crate::plan::rebalance::cost::grouped(s.observed.ceil() as u64)
+                ),
+            )
+            .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))
+            .help("spread the app's traffic (split it into apps by path), or raise throughput.rpsPerService if the account's Lattice quota is higher"),
+        );
+    }
     Observation {
         groups,
         stale,
         moves,
         unknown,
+        unknown_count,
         problems,
     }
 }

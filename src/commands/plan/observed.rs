@@ -94,8 +94,14 @@ fn report(file: &Path, prepared: &Prepared, o: &Observation, series: usize) -> S
     }
     out += &fixes(prepared, o);
     if !o.unknown.is_empty() {
+        let more = o.unknown_count - o.unknown.len();
+        let rest = if more > 0 {
+            format!(" and {} more", grouped(more as u64))
+        } else {
+            String::new()
+        };
         out += &format!(
-            "\nno app of this project is named {} (series left out)\n",
+            "\nno app of this project is named {}{rest} (series left out)\n",
             o.unknown.join(", ")
         );
     }

@@ -72,14 +72,7 @@ pub(super) fn staleness(
     for c in &changes {
         if c.path == opts.paths.lock {
             let line = first_difference(c.old.as_deref(), c.new.as_deref());
-            diags.push(
-                Diagnostic::error(
-                    Code::LockStale,
-                    "latgen.lock is not what `latgen render` writes",
-                )
-                .at(Span::new(&c.path, line, 0))
-                .help("run `latgen render` and commit latgen.lock with apps/"),
-            );
+            diags.push(lock_stale(opts, &c.path, line));
             continue;
         }
         let file = c
@@ -214,4 +207,23 @@ fn manifest_kind_line(rel: &Path, text: &str) -> Option<u32> {
         }
     }
     kind.filter(|_| api_version)
+}
+
+/// The lock differs from what `render` writes: named as the project has it
+/// (`locks/<env>.lock` in an environment project), with the render that writes it.
+fn lock_stale(opts: &CheckOptions, path: &Path, line: u32) -> Diagnostic {
+    let shown = path
+        .strip_prefix(&opts.paths.root)
+        .unwrap_or(path)
+        .display();
+    let render = match &opts.paths.env {
+        Some(env) => format!("latgen render --env {env}"),
+        None => "latgen render".to_string(),
+    };
+    Diagnostic::error(
+        Code::LockStale,
+        format!("{shown} is not what `{render}` writes"),
+    )
+    .at(Span::new(path, line, 0))
+    .help(format!("run `{render}` and commit {shown} with apps/"))
 }

@@ -24,6 +24,8 @@ project="${LATGEN_PROJECT:-.}"
 project="${project%/}"
 case "$project" in
   /* | .. | ../* | */../* | */..) fail "working-directory '$project' is not a folder of the repository" ;;
+  # It becomes latgen's first argument: one starting with `-` would be read as an option.
+  -*) fail "working-directory '$project' starts with '-': name the folder as ./$project" ;;
   . | "") apps=apps ;;
   *) apps="$project/apps" ;;
 esac

@@ -260,6 +260,24 @@ fn the_action_reports_paths_from_the_repositorys_root() {
     assert!(sarif.contains("\"uri\": \"routes/"), "{sarif}");
 }
 
+/// A `working-directory` starting with `-` (a folder a PR can create: `--templates=x`)
+/// would reach latgen as an option, not as the project: the step refuses it before latgen
+/// runs.
+#[test]
+fn the_action_refuses_a_working_directory_that_reads_as_an_option() {
+    let runner = Runner::new();
+    let dir = common::bin().parent().unwrap().display().to_string();
+    std::fs::write(runner.file("path"), format!("{dir}\n")).unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    let project = project_repo();
+    std::fs::rename(project.path(), repo.path().join("--templates=x")).unwrap();
+    let out = check(&runner, repo.path(), "--templates=x");
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("starts with '-'"), "{stdout}");
+    assert!(!runner.outputs().contains_key("exit-code"), "latgen ran");
+}
+
 /// A report file that is a symbolic link (a PR cannot plant one in the runner's temp
 /// folder, but the step does not trust it either) is refused, not written through.
 #[test]

@@ -55,14 +55,17 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         value_cases_more(),
         path_cases(),
         path_cases_more(),
+        auth_path_cases(),
         quota_cases(),
         dispatch_cases(),
         kong_cases(),
         kong_host_cases(),
         canary_cases(),
         preview_cases(),
+        preview_host_cases(),
         project_cases(),
         project_cases_more(),
+        service_name_cases(),
         import_cases(),
         environment_cases(),
     ]
@@ -250,6 +253,13 @@ fn number_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
+            "peak-rps-over-the-whole-budget",
+            Box::new(app(
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\npeakRps: 50000\n",
+            )),
+            2,
+        ),
+        (
             "isolate-quoted",
             Box::new(app(
                 "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\nisolate: 'true'\n",
@@ -412,6 +422,13 @@ fn dispatch_cases() -> Vec<(&'static str, Setup, i32)> {
         ),
         ("dispatch-header-with-space", with_header("x app"), 2),
         ("dispatch-header-uppercase", with_header("X-Latgen-App"), 2),
+        // Kong's nginx template sets it from the client's Host: a client would pick the app.
+        (
+            "dispatch-header-kong-sets",
+            with_header("x-forwarded-host"),
+            2,
+        ),
+        ("dispatch-header-hop-by-hop", with_header("connection"), 2),
     ]
 }
 
@@ -517,6 +534,63 @@ fn preview_cases() -> Vec<(&'static str, Setup, i32)> {
                 write(d, "latgen.yaml", host.as_bytes());
                 write(d, "previews/a.yaml", ok.as_bytes());
                 write(d, "previews/b.yaml", ok.as_bytes())
+            }),
+            2,
+        ),
+    ]
+}
+
+/// Previews whose day is not written as the declarations say, or whose host is one that
+/// production answers on (the preview's route would take production's traffic).
+fn preview_host_cases() -> Vec<(&'static str, Setup, i32)> {
+    let settings = "previews:\n  host: \"{name}.{app}.example.com\"\nkong:\n  hostnames: [www.shop.example.com]\n";
+    let preview = |file: &'static str, text: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(d, "apps/shop.yaml", OK_APP.as_bytes());
+            write(d, "latgen.yaml", settings.as_bytes());
+            write(d, file, text.as_bytes())
+        })
+    };
+    vec![
+        (
+            "preview-expires-without-dashes",
+            preview(
+                "previews/pr-1.yaml",
+                "app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 20991231\n",
+            ),
+            2,
+        ),
+        (
+            "preview-expires-with-a-time",
+            preview(
+                "previews/pr-1.yaml",
+                "app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-12-31 23:59\n",
+            ),
+            2,
+        ),
+        (
+            "preview-host-is-the-shared-host",
+            preview(
+                "previews/www.yaml",
+                "app: shop\nname: www\nservice: shop-pr-1\nexpires: 2099-12-31\n",
+            ),
+            2,
+        ),
+        (
+            "preview-host-is-a-host-routed-apps-host",
+            Box::new(move |d: &Path| {
+                write(d, "apps/shop.yaml", OK_APP.as_bytes());
+                write(d, "latgen.yaml", settings.as_bytes());
+                write(
+                    d,
+                    "apps/blog.yaml",
+                    b"namespace: web\nservice: { name: blog, port: 8080 }\nhost: pr-1.shop.example.com\n",
+                );
+                write(
+                    d,
+                    "previews/pr-1.yaml",
+                    b"app: shop\nname: pr-1\nservice: shop-pr-1\nexpires: 2099-12-31\n",
+                )
             }),
             2,
         ),
@@ -718,6 +792,41 @@ fn path_cases() -> Vec<(&'static str, Setup, i32)> {
 }
 
 /// More cases about paths and the other names a declaration carries.
+/// Percent-encoded paths while auth is on: Kong decodes them before it routes, Lattice and
+/// the auth policy compare them as written.
+fn auth_path_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_path = |path: &'static str, auth: bool| -> Setup {
+        Box::new(move |d: &Path| {
+            let app = format!(
+                "namespace: web\nservice: {{ name: shop, port: 8080 }}\npaths: [/shop, {path}]\n"
+            );
+            write(d, "apps/shop.yaml", app.as_bytes());
+            if auth {
+                let settings = "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n";
+                write(d, "latgen.yaml", settings.as_bytes());
+            }
+        })
+    };
+    vec![
+        (
+            "path-encoded-letter-under-auth",
+            with_path("/%61dmin", true),
+            2,
+        ),
+        (
+            "path-encoded-dots-under-auth",
+            with_path("/x/%2e%2E/admin", true),
+            2,
+        ),
+        // Without an auth policy, a path Kong and Lattice read alike is all that matters.
+        (
+            "path-encoded-letter-without-auth",
+            with_path("/%61dmin", false),
+            0,
+        ),
+    ]
+}
+
 fn path_cases_more() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (
@@ -784,6 +893,30 @@ fn project_cases() -> Vec<(&'static str, Setup, i32)> {
 }
 
 /// More cases about the project around the declarations: output folder, links, other commands.
+/// Host-routed apps whose Lattice service name, under `lattice.serviceNamePrefix`, is the
+/// one latgen gives a shared group or a preview group.
+fn service_name_cases() -> Vec<(&'static str, Setup, i32)> {
+    let with_app = |name: &'static str| -> Setup {
+        Box::new(move |d: &Path| {
+            write(d, "apps/shop.yaml", OK_APP.as_bytes());
+            write(
+                d,
+                &format!("apps/{name}.yaml"),
+                format!("namespace: web\nservice: {{ name: blog, port: 8080 }}\nhost: {name}.example.com\n").as_bytes(),
+            );
+            write(d, "latgen.yaml", b"lattice:\n  serviceNamePrefix: shop\n");
+        })
+    };
+    vec![
+        ("host-routed-app-named-like-group-1", with_app("g01"), 2),
+        (
+            "host-routed-app-named-like-preview-group-1",
+            with_app("pv01"),
+            2,
+        ),
+    ]
+}
+
 fn project_cases_more() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (

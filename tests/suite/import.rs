@@ -285,3 +285,126 @@ fn two_apps_adopted_with_one_route_are_refused() {
     );
     assert!(!tmp.path().join("generated").exists());
 }
+
+/// `kind: List` of `n` apps as `kubectl get -o yaml` writes one (block style): each app's
+/// Kong route, its bridge and its own Lattice route.
+fn list_of_apps(n: usize) -> String {
+    let mut out = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..n {
+        let app = format!("app-{i:05}");
+        out += &format!(
+            "- apiVersion: gateway.networking.k8s.io/v1
+  kind: HTTPRoute
+  metadata:
+    creationTimestamp: \"2026-11-02T09:14:07Z\"
+    generation: 1
+    resourceVersion: \"{rv}\"
+    uid: 6f1c2a4e-{i:04x}-4c1d-9a7e-0b2f5d8c3e1a
+    name: {app}
+    namespace: kong-routes
+    labels:
+      app.kubernetes.io/name: {app}
+  spec:
+    parentRefs:
+    - name: kong
+      namespace: kong
+    rules:
+    - matches:
+      - path:
+          type: PathPrefix
+          value: /{app}
+      filters:
+      - type: URLRewrite
+        urlRewrite:
+          hostname: {app}.lattice.internal
+      backendRefs:
+      - name: {app}-lattice
+        port: 80
+- apiVersion: v1
+  kind: Service
+  metadata:
+    creationTimestamp: \"2026-11-02T09:14:07Z\"
+    generation: 1
+    resourceVersion: \"{rv}\"
+    uid: 6f1c2a4e-{i:04x}-4c1d-9a7e-0b2f5d8c3e1a
+    name: {app}-lattice
+    namespace: kong-routes
+    labels:
+      app.kubernetes.io/name: {app}
+  spec:
+    type: ExternalName
+    externalName: {app}.lattice.internal
+    ports:
+    - name: http
+      port: 80
+- apiVersion: gateway.networking.k8s.io/v1
+  kind: HTTPRoute
+  metadata:
+    creationTimestamp: \"2026-11-02T09:14:07Z\"
+    generation: 1
+    resourceVersion: \"{rv}\"
+    uid: 6f1c2a4e-{i:04x}-4c1d-9a7e-0b2f5d8c3e1a
+    name: {app}
+    namespace: team-{}
+    labels:
+      app.kubernetes.io/name: {app}
+  spec:
+    parentRefs:
+    - name: lattice-gateway
+      namespace: aws-application-networking-system
+      sectionName: http
+    hostnames:
+    - {app}.lattice.internal
+    rules:
+    - matches:
+      - path:
+          type: PathPrefix
+          value: /{app}
+      backendRefs:
+      - name: {app}-web
+        port: 8080
+",
+            i % 40,
+            rv = 1_000_000 + i
+        );
+    }
+    out
+}
+
+/// One file holding a `kind: List` of 3,000 apps (5 MB, with the metadata `kubectl` adds;
+/// the reference says import takes a List) is imported whole: the parser's node limit is sized for an export, not
+/// for a declaration.
+#[test]
+fn a_list_of_three_thousand_apps_in_one_file_is_imported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let list = list_of_apps(3_000);
+    assert!(list.len() > 5_000_000, "{} bytes", list.len());
+    std::fs::write(dir.join("export.yaml"), list).unwrap();
+    let run = latgen(dir, &["import", "export.yaml", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(common::read_tree(&dir.join("apps")).len(), 3_000);
+}
+
+/// A file over the 64 MiB cap is refused without being read: a sparse file of 1 GiB, which
+/// `import` once read whole before it looked at the cap, run with its data segment limited
+/// to 512 MiB (`ulimit -d`), which that read does not fit in. (Peak memory before and
+/// after, measured with `/usr/bin/time -v`, is in the threat model.)
+#[test]
+fn a_file_over_the_cap_is_refused_unread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let file = std::fs::File::create(dir.join("huge.yaml")).unwrap();
+    file.set_len(1 << 30).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -d 524288 && exec \"$0\" import huge.yaml -o apps --color never")
+        .arg(common::bin())
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // 1: an object import cannot express (the file), as for any refused input file.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("huge.yaml is over 64 MiB"), "{stderr}");
+}

@@ -96,3 +96,79 @@ fn observed_and_apply_do_not_go_together() {
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
 }
+
+/// Writes `body` (the `result` of a vector response) to a file beside the example's
+/// settings' folder and runs `plan --observed` on it in the example.
+fn plan_observed_text(series: &str) -> common::Run {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("observed.json");
+    let text =
+        format!(r#"{{"status":"success","data":{{"resultType":"vector","result":[{series}]}}}}"#);
+    std::fs::write(&file, text).unwrap();
+    common::latgen(
+        &common::root(),
+        &["plan", "--observed", file.to_str().unwrap()],
+    )
+}
+
+/// A rate of 2^32 requests per second or more is a broken query, not an app: refused with
+/// the series named, never summed into "inf%" nor offered as `peakRps 18446744073709551615`.
+#[test]
+fn a_rate_beyond_any_app_is_refused() {
+    for value in ["4294967296", "1e20", "1e308"] {
+        let run = plan_observed_text(&format!(
+            r#"{{"metric":{{"app":"cart"}},"value":[1,"{value}"]}},{{"metric":{{"app":"checkout"}},"value":[1,"1e308"]}}"#
+        ));
+        assert_eq!(run.code, Some(2), "{value}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "`{value}` (app `cart`) is over 4,294,967,295 requests per second"
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("inf"), "{}", run.stdout);
+        assert!(
+            !run.stdout.contains("18446744073709551615"),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+/// A million series of apps the project does not have (a query summed by pod, say) are
+/// counted, not listed: the report names ten and says how many more, in a line of its
+/// own. (Memory: see the threat model.)
+#[test]
+fn a_million_unknown_series_are_summarised() {
+    let series: Vec<String> = (0..1_000_000)
+        .map(|i| format!(r#"{{"metric":{{"app":"ghost-{i:07}"}},"value":[1,"1"]}}"#))
+        .collect();
+    let run = plan_observed_text(&series.join(","));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let line = (run.stdout.lines())
+        .find(|l| l.starts_with("no app of this project is named"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert_eq!(
+        line,
+        "no app of this project is named ghost-0000000, ghost-0000001, ghost-0000002, \
+         ghost-0000003, ghost-0000004, ghost-0000005, ghost-0000006, ghost-0000007, \
+         ghost-0000008, ghost-0000009 and 999,990 more (series left out)"
+    );
+    assert!(run.stdout.contains("(1000000 series)"), "{}", run.stdout);
+}
+
+/// An app that ran above a Lattice service's whole budget fits no group however the plan
+/// changes: reported, not silently given a group of its own.
+#[test]
+fn an_app_above_the_whole_budget_is_reported() {
+    let run = plan_observed_text(r#"{"metric":{"app":"cart"},"value":[1,"50000"]}"#);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error[rps-budget]: app `cart` ran at 50,000 rps, more than a Lattice service's whole budget of 10000 rps"
+        ),
+        "{}",
+        run.stderr
+    );
+}

@@ -158,7 +158,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
     auth::check_paths(file, &paths, config, diags);
-    let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
+    let callers = auth::validate_callers(file, decl.callers.as_ref(), config, diags);
     let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
     let canary = canary::validate_canary(file, svc, decl.canary.as_ref(), diags);
 

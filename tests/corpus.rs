@@ -68,6 +68,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         service_name_cases(),
         import_cases(),
         environment_cases(),
+        principal_cases(),
     ]
     .into_iter()
     .flatten()
@@ -1092,6 +1093,66 @@ fn environments(change: fn(&Path)) -> Setup {
         );
         change(d);
     })
+}
+
+/// An app of callers `callers` (one flow sequence), in a project whose auth is on in Region
+/// ap-northeast-2 (partition `aws`).
+fn with_callers(callers: &'static str) -> Setup {
+    Box::new(move |d: &Path| {
+        write(
+            d,
+            "latgen.yaml",
+            b"auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n",
+        );
+        let body = format!("{OK_APP}callers:\n  - principals: {callers}\n");
+        write(d, "apps/shop.yaml", body.as_bytes());
+    })
+}
+
+/// Principal ARNs that IAM refuses in a policy (a role or user without a name, a path
+/// with a `..` folder, a name without a letter or digit) or never lets in (another
+/// partition's principal): the controller's PutAuthPolicy would fail, and a new service
+/// would stay open. And an environment whose Lattice services are in another account
+/// than its policies name.
+fn principal_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            "principal-role-without-name",
+            with_callers(r#"["arn:aws:iam::111122223333:role//"]"#),
+            2,
+        ),
+        (
+            "principal-role-dot-dot-path",
+            with_callers(r#"["arn:aws:iam::111122223333:role/../x"]"#),
+            2,
+        ),
+        (
+            "principal-user-without-letter",
+            with_callers(r#"["arn:aws:iam::111122223333:user/@"]"#),
+            2,
+        ),
+        (
+            "principal-other-partition",
+            with_callers(r#"["arn:aws-cn:iam::111122223333:role/reports"]"#),
+            2,
+        ),
+        (
+            "env-placement-account-not-auth-account",
+            environments(|d| {
+                write(
+                    d,
+                    "latgen.yaml",
+                    b"auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d4e5f67890] }\n",
+                );
+                write(
+                    d,
+                    "environments/staging.yaml",
+                    b"# Staging: its own account.\nlattice:\n  serviceNamePrefix: shop-stg\n  placement:\n    account: \"444455556666\"\n",
+                );
+            }),
+            2,
+        ),
+    ]
 }
 
 /// Cases about environments: choosing one, their overlays, and apps that name them.

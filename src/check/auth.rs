@@ -2,15 +2,23 @@
 //! iam`): each Lattice route's requests, the way Lattice routes them, probed with every
 //! identity a declaration of that route's apps names, Kong's, and one nobody declared. A
 //! request must be allowed when the app it reaches declares the caller, and denied when
-//! not — also after a hand edit of a committed policy.
+//! not — also after a hand edit of a committed policy. Then each statement that allows is
+//! searched for a request it lets in that no declaration asks for, over every value the
+//! declarations and the policy name (see [`crate::manifest::auth::Space`]): what a custom
+//! template or a hand edit adds (another VPC, method, header, account, organization or
+//! path) is found whatever values it names.
 
 use std::collections::{BTreeSet, HashMap};
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::auth::Caller;
 use crate::input::config::Config;
-use crate::input::model::App;
-use crate::manifest::auth::{Call, Identity, probe_headers, probe_paths, request_resource};
+use crate::input::model::{App, MatchKind};
+use crate::input::platform::segment_prefix_matches;
+use crate::manifest::auth::{
+    Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource,
+};
 use crate::manifest::routing::{BackendRef, Headers, LatticeRoute, Network};
 use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
 
@@ -40,10 +48,21 @@ fn reached<'a>(
     headers: &Headers,
     apps: &ByBackend<'a>,
 ) -> Option<&'a App> {
-    let rule = route
-        .rules
-        .iter()
-        .find(|r| r.matches.iter().any(|m| m.lattice_match(path, headers)))?;
+    reached_by(route, path, headers, apps).map(|(app, _)| app)
+}
+
+/// [`reached`], and whether the rule's match that took the request names a header (the
+/// app's dispatch header, which lets its callers in on any path).
+fn reached_by<'a>(
+    route: &LatticeRoute,
+    path: &str,
+    headers: &Headers,
+    apps: &ByBackend<'a>,
+) -> Option<(&'a App, bool)> {
+    let (rule, by_header) = route.rules.iter().find_map(|r| {
+        let m = r.matches.iter().find(|m| m.lattice_match(path, headers))?;
+        Some((r, !m.headers.is_empty()))
+    })?;
     let backend = rule.backend.as_ref()?;
     let mut owners = owners(backend, apps).into_iter();
     let first = owners.next()?;
@@ -51,7 +70,7 @@ fn reached<'a>(
     let by_match = std::iter::once(first)
         .chain(owners)
         .find(|a| rule.matches.iter().any(|m| m.is_of(a)));
-    Some(by_match.unwrap_or(first))
+    Some((by_match.unwrap_or(first), by_header))
 }
 
 /// The identities that probe a route: Kong's, those of every caller of its apps and of
@@ -77,7 +96,7 @@ fn identities(route: &LatticeRoute, apps: &ByBackend, config: &Config) -> BTreeS
 /// Routes whose file and policy's file are both in `proven` (exactly as the built-in
 /// templates render them) are not probed: the property tests prove those for any
 /// declarations, as they prove the templates.
-pub(super) fn auth_findings(
+pub(crate) fn auth_findings(
     net: &Network,
     (apps, config): (&[App], &Config),
     proven: &BTreeSet<&std::path::Path>,
@@ -138,12 +157,43 @@ fn route_findings(
     if proven.contains(route.file.as_path()) && proven.contains(policy.file.as_path()) {
         return diags;
     }
+    let mut told = BTreeSet::new();
+    diags.extend(probe_declared(
+        route,
+        policy,
+        (apps, config),
+        (&name, &at),
+        &mut told,
+    ));
+    let found = widenings(route, policy, (apps, config));
+    for (statement, probe, app) in found {
+        let key = (
+            app.map(|a| a.name.clone()).unwrap_or_default(),
+            probe.who.clone(),
+        );
+        if told.insert(key) {
+            diags.push(widening(&name, statement, &probe, app, &at));
+        }
+    }
+    diags
+}
+
+/// The findings of probing `route`'s rules with every identity a declaration names, Kong's
+/// and a stranger's: each let in exactly when the app it reaches declares it. `told` holds
+/// the (app, identity) pairs reported, to report each once.
+fn probe_declared(
+    route: &LatticeRoute,
+    policy: &crate::manifest::auth::AuthPolicy,
+    (apps, config): (&ByBackend, &Config),
+    (name, at): (&str, &Span),
+    told: &mut BTreeSet<(String, Identity)>,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
     let (region, account) = (
         config.auth.region.as_deref().unwrap_or_default(),
         config.auth.account.as_deref().unwrap_or_default(),
     );
     let ids = identities(route, apps, config);
-    let mut told = BTreeSet::new();
     for rule in &route.rules {
         for m in &rule.matches {
             let header = m
@@ -168,12 +218,109 @@ fn route_findings(
                     {
                         continue;
                     }
-                    diags.push(mismatch(&name, app, who, &path, declared, decision, &at));
+                    diags.push(mismatch(name, app, who, &path, declared, decision, at));
                 }
             }
         }
     }
     diags
+}
+
+/// The requests of a route for the witness search: each match's path, one under a
+/// prefix and one that only shares its string (`/shopx` for `/shop`), with the match's
+/// header.
+fn route_requests(route: &LatticeRoute) -> Vec<(String, Headers)> {
+    let mut out = Vec::new();
+    for m in route.rules.iter().flat_map(|r| &r.matches) {
+        let header = m
+            .headers
+            .first()
+            .and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
+        let mut paths = probe_paths(m.kind, &m.path);
+        let stem = m.path.trim_end_matches('/');
+        if m.kind == MatchKind::Prefix && !stem.is_empty() {
+            paths.push(format!("{stem}latgen-probe"));
+        }
+        out.extend(paths.into_iter().map(|p| (p, probe_headers(header))));
+    }
+    out
+}
+
+/// For each statement of `policy` that lets in a request no declaration asks for, one such
+/// request and the app it reaches (none when no rule of the route takes it). A request is
+/// asked for when it reaches an app whose own paths hold it (or whose dispatch header it
+/// carries) and a caller of that app names its sender.
+fn widenings<'a>(
+    route: &LatticeRoute,
+    policy: &crate::manifest::auth::AuthPolicy,
+    (apps, config): (&ByBackend<'a>, &Config),
+) -> Vec<(usize, Probe, Option<&'a App>)> {
+    let auth = &config.auth;
+    let mut callers: Vec<&Caller> = auth.kong.iter().chain(&auth.callers).collect();
+    for b in route.rules.iter().filter_map(|r| r.backend.as_ref()) {
+        callers.extend(owners(b, apps).iter().flat_map(|a| &a.callers));
+    }
+    let requests = route_requests(route);
+    let space = Space {
+        requests: &requests,
+        callers: &callers,
+        region: auth.region.as_deref().unwrap_or_default(),
+        account: auth.account.as_deref().unwrap_or_default(),
+    };
+    let declared = |p: &Probe| {
+        let Some((app, by_header)) = reached_by(route, &p.path, &p.headers, apps) else {
+            return false;
+        };
+        let owned = by_header
+            || app.paths.iter().any(|m| match m.kind {
+                MatchKind::Exact => m.value == p.path,
+                MatchKind::Prefix => segment_prefix_matches(&m.value, &p.path),
+            });
+        owned && callers_of(app, config).any(|c| p.who.declared_by(c))
+    };
+    (policy.witnesses(&space, &declared).into_iter())
+        .map(|(i, p)| {
+            let app = reached(route, &p.path, &p.headers, apps);
+            (i, p, app)
+        })
+        .collect()
+}
+
+/// A statement that lets in what no declaration asks for.
+fn widening(
+    route: &str,
+    statement: usize,
+    probe: &Probe,
+    app: Option<&App>,
+    at: &Span,
+) -> Diagnostic {
+    let with: Vec<String> = (probe.headers.iter())
+        .map(|(n, v)| format!("`{n}: {v}`"))
+        .collect();
+    let with = match with.is_empty() {
+        true => String::new(),
+        false => format!(" with {}", with.join(" and ")),
+    };
+    let (who, path, n) = (probe.who.show(), &probe.path, statement + 1);
+    let message = match app {
+        Some(a) => format!(
+            "statement {n} of the auth policy of `{route}` lets {who} call app `{}` ({path}{with}), which no declaration asks for",
+            a.name
+        ),
+        None => format!(
+            "statement {n} of the auth policy of `{route}` lets {who} send {path}{with}, which no rule of the route takes and no declaration asks for"
+        ),
+    };
+    let d = Diagnostic::error(Code::AuthMismatch, message)
+    .at(at.clone())
+    .help("a custom template or a hand edit widened the policy: drop that statement and run `latgen render`; to let this caller in, declare it in the app's `callers:`");
+    match app {
+        Some(a) => d.related(
+            Span::new(&a.file, a.name_pos.line, a.name_pos.column),
+            "the app",
+        ),
+        None => d,
+    }
 }
 
 fn mismatch(

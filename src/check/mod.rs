@@ -16,7 +16,7 @@ use crate::input::ProjectPaths;
 use crate::output::{self, manifests};
 use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
-mod auth;
+pub(crate) mod auth;
 mod canary;
 pub(crate) mod environments;
 pub(crate) mod names;

@@ -103,7 +103,7 @@ fn caller(args: &TraceArgs) -> Result<Option<crate::manifest::auth::Identity>, S
         vpcs: args.from_vpc.iter().cloned().collect(),
         methods: vec![args.method.clone()],
     };
-    if let Some((problem, _)) = crate::validate::auth::caller_problems(&c)
+    if let Some((problem, _)) = crate::validate::auth::caller_problems(&c, None)
         .into_iter()
         .next()
     {

@@ -18,6 +18,9 @@ use crate::input::auth::Caller;
 use crate::input::model::MatchKind;
 use crate::manifest::routing::Headers;
 
+mod witness;
+pub(crate) use witness::{Probe, Space};
+
 /// Who sends a request, as a policy sees it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Identity {
@@ -50,7 +53,7 @@ impl Identity {
 
     /// The identities a caller declaration stands for: one for each of its principals (or
     /// an unsigned one, or one signed by an unknown account when only orgs are given), with
-    /// its first org, VPC and method; and one for each further VPC and method.
+    /// its first org, VPC and method; and one for each further org, VPC and method.
     pub fn of_caller(c: &Caller) -> Vec<Identity> {
         let signed = |p: &str| {
             let account = if p.len() == 12 {
@@ -93,6 +96,10 @@ impl Identity {
                     ..base.clone()
                 }),
         );
+        out.extend(c.orgs.iter().skip(1).map(|org| Identity {
+            org: Some(org.clone()),
+            ..base.clone()
+        }));
         out.extend(c.vpcs.iter().skip(1).map(|vpc| Identity {
             vpc: vpc.clone(),
             ..base.clone()
@@ -214,7 +221,8 @@ pub(crate) struct Call<'a> {
 /// The resource of a request to the path `path` of a service, in the account and Region
 /// of the project. The service id is made up: the policies latgen writes name any id.
 pub(crate) fn request_resource(region: &str, account: &str, path: &str) -> String {
-    format!("arn:aws:vpc-lattice:{region}:{account}:service/svc-0latgenprobe00000{path}")
+    let partition = crate::validate::auth::partition(region);
+    format!("arn:{partition}:vpc-lattice:{region}:{account}:service/svc-0latgenprobe00000{path}")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

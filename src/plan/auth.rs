@@ -50,11 +50,7 @@ const CLOSE: &str = "\n]}";
 /// project's account and Region, up to where the request path starts.
 pub(crate) fn service_resource(config: &Config) -> String {
     let auth = &config.auth;
-    let partition = match auth.region.as_deref() {
-        Some(r) if r.starts_with("cn-") => "aws-cn",
-        Some(r) if r.starts_with("us-gov-") => "aws-us-gov",
-        _ => "aws",
-    };
+    let partition = crate::validate::auth::partition(auth.region.as_deref().unwrap_or_default());
     format!(
         "arn:{partition}:vpc-lattice:{}:{}:service/{ANY_SERVICE_ID}",
         auth.region.as_deref().unwrap_or_default(),

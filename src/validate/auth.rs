@@ -22,14 +22,90 @@ fn is_account(s: &str) -> bool {
     s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The partition of Region `region`: the `regionRegex` of each partition in the AWS SDKs'
+/// endpoint data (AWS SDK for JavaScript v3, `packages/util-endpoints/src/lib/aws/
+/// partitions.json`): `cn-…` is `aws-cn`, `us-gov-…` `aws-us-gov`, `us-iso-…` `aws-iso`,
+/// `us-isob-…` `aws-iso-b`, `us-isof-…` `aws-iso-f`, `eu-isoe-…` `aws-iso-e`, `eusc-…`
+/// `aws-eusc`, the rest `aws`. An ARN's second field is its partition, and IAM never lets a
+/// principal of one partition into another's resources.
+pub(crate) fn partition(region: &str) -> &'static str {
+    const PREFIXES: &[(&str, &str)] = &[
+        ("cn-", "aws-cn"),
+        ("us-gov-", "aws-us-gov"),
+        ("us-isob-", "aws-iso-b"),
+        ("us-isof-", "aws-iso-f"),
+        ("us-iso-", "aws-iso"),
+        ("eu-isoe-", "aws-iso-e"),
+        ("eusc-", "aws-eusc"),
+    ];
+    (PREFIXES.iter())
+        .find(|(prefix, _)| region.starts_with(prefix))
+        .map_or("aws", |(_, partition)| partition)
+}
+
+/// The partitions an ARN may name, as [`partition`] gives them.
+const PARTITIONS: &[&str] = &[
+    "aws",
+    "aws-cn",
+    "aws-us-gov",
+    "aws-iso",
+    "aws-iso-b",
+    "aws-iso-e",
+    "aws-iso-f",
+    "aws-eusc",
+];
+
+/// A character of an IAM role's or user's name: the IAM API reference's pattern
+/// `[\w+=,.@-]+` of `RoleName` (CreateRole) and `UserName` (CreateUser).
+fn iam_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_+=,.@-".contains(&b)
+}
+
+/// The problem of the `<path>/<name>` of a role or user ARN (`role/team/reports` gives
+/// `team/reports`). IAM's rules (API reference, CreateRole and CreateUser): a name of 1 to 64
+/// characters of [`iam_name_char`]; a path of at most 512 characters that starts and ends
+/// with `/`. IAM's path pattern takes any printable character between the slashes; latgen
+/// takes a name's characters only, and refuses an empty, `.` or `..` folder and a name
+/// without a letter or digit (`role//`, `role/../x`, `user/@`), which are typing slips, not
+/// roles anyone made.
+fn iam_name_problem(rest: &str) -> Option<&'static str> {
+    let (path, name) = rest.rsplit_once('/').unwrap_or(("", rest));
+    if name.is_empty() {
+        return Some("names no role or user after the last `/`");
+    }
+    if name.len() > 64 || !name.bytes().all(iam_name_char) {
+        return Some(
+            "names a role or user whose name is not 1 to 64 letters, digits and `_+=,.@-` (IAM's rule)",
+        );
+    }
+    if !name.bytes().any(|b| b.is_ascii_alphanumeric()) {
+        return Some("names a role or user whose name has no letter or digit");
+    }
+    if path.is_empty() {
+        return None;
+    }
+    if path.len() + 2 > 512 {
+        return Some("has an IAM path longer than 512 characters (IAM's limit)");
+    }
+    if path
+        .split('/')
+        .any(|folder| matches!(folder, "" | "." | ".."))
+    {
+        return Some("has an empty, `.` or `..` folder in its IAM path");
+    }
+    if !path.bytes().all(|b| b == b'/' || iam_name_char(b)) {
+        return Some("has characters other than letters, digits and `_+=,.@-/` in its IAM path");
+    }
+    None
+}
+
 /// An IAM role or user ARN, an account's root ARN, or an account id.
 fn principal_problem(p: &str) -> Option<&'static str> {
     if is_account(p) {
         return None;
     }
-    let Some(rest) = ["arn:aws:iam::", "arn:aws-cn:iam::", "arn:aws-us-gov:iam::"]
-        .iter()
-        .find_map(|prefix| p.strip_prefix(prefix))
+    let Some(rest) =
+        (PARTITIONS.iter()).find_map(|partition| p.strip_prefix(&format!("arn:{partition}:iam::")))
     else {
         return Some(
             "is neither a 12-digit account id nor an IAM ARN (`arn:aws:iam::<account>:role/<name>`)",
@@ -42,15 +118,21 @@ fn principal_problem(p: &str) -> Option<&'static str> {
     if resource == "root" {
         return None;
     }
-    let name_ok = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+=,.@_-/".contains(c))
-    };
     match resource.split_once('/') {
-        Some(("role" | "user", name)) if name_ok(name) => None,
+        Some(("role" | "user", rest)) => iam_name_problem(rest),
         _ => Some("names no role or user (`…:role/<name>`, `…:user/<name>`, or `…:root`)"),
     }
+}
+
+/// A principal ARN of another partition than Region `region`'s: IAM never lets it in.
+fn partition_problem(p: &str, region: &str) -> Option<String> {
+    let named = p.strip_prefix("arn:")?.split(':').next()?;
+    let want = partition(region);
+    (named != want).then(|| {
+        format!(
+            "is in partition `{named}`, but Region `{region}` is in partition `{want}`, where IAM never lets a principal of `{named}` in"
+        )
+    })
 }
 
 fn org_problem(o: &str) -> Option<&'static str> {
@@ -74,8 +156,9 @@ fn method_problem(m: &str) -> Option<&'static str> {
     (!METHODS.contains(&m)).then_some("is not an HTTP method in upper case (GET, POST, …)")
 }
 
-/// Every problem of one caller, as (message, help).
-pub(crate) fn caller_problems(c: &Caller) -> Vec<(String, &'static str)> {
+/// Every problem of one caller, as (message, help). `region` is `auth.region`, whose
+/// partition every principal ARN must name.
+pub(crate) fn caller_problems(c: &Caller, region: Option<&str>) -> Vec<(String, &'static str)> {
     let mut out = Vec::new();
     type Problem = fn(&str) -> Option<&'static str>;
     let lists: [(&str, &[String], Problem, &'static str); 4] = [
@@ -111,6 +194,19 @@ pub(crate) fn caller_problems(c: &Caller) -> Vec<(String, &'static str)> {
             }
         }
     }
+    let region = region.filter(|r| is_region(r));
+    for p in c
+        .principals
+        .iter()
+        .filter(|p| principal_problem(p).is_none())
+    {
+        if let Some(why) = region.and_then(|r| partition_problem(p, r)) {
+            out.push((
+                format!("principals: `{}` {why}", p.escape_debug()),
+                "give the principal's ARN in the partition of auth.region (`arn:aws:iam::…` outside China and GovCloud), or its 12-digit account id",
+            ));
+        }
+    }
     if c.principals.is_empty() && c.orgs.is_empty() && c.vpcs.is_empty() {
         out.push((
             "a caller with none of `principals`, `orgs` and `vpcs` would let anyone in".into(),
@@ -124,11 +220,12 @@ pub(crate) fn caller_problems(c: &Caller) -> Vec<(String, &'static str)> {
 pub(super) fn validate_callers(
     file: &Path,
     callers: Option<&Vec<Spanned<Caller>>>,
+    config: &Config,
     diags: &mut Diagnostics,
 ) -> Vec<Caller> {
     let mut out = Vec::new();
     for c in callers.into_iter().flatten() {
-        let problems = caller_problems(&c.value);
+        let problems = caller_problems(&c.value, config.auth.region.as_deref());
         for (message, help) in &problems {
             diags.push(
                 Diagnostic::error(Code::InvalidCaller, format!("caller {message}"))
@@ -255,9 +352,56 @@ pub(super) fn validate_auth_config(
         .enumerate()
         .map(|(i, c)| (format!("auth.callers[{i}]"), vec!["auth", "callers"], c));
     for (name, path, c) in named.chain(listed) {
-        for (message, help) in caller_problems(c) {
+        for (message, help) in caller_problems(c, auth.region.as_deref()) {
             bad(&path, format!("{name}: {message}"), help);
         }
+    }
+    if auth.is_on() {
+        check_placement(config, &places, diags);
+    }
+}
+
+/// `lattice.placement` says where the Lattice services are, and the auth policies name
+/// their resources in `auth.account` and `auth.region`: the two must agree. An overlay that
+/// moves an environment's services to another account but keeps `auth.account` from
+/// latgen.yaml would write policies that name the other environment's account, whose
+/// resources no request to these services has: every caller would be kept out.
+fn check_placement(
+    config: &Config,
+    places: &crate::input::places::Places,
+    diags: &mut Diagnostics,
+) {
+    let (auth, placement) = (&config.auth, &config.lattice.placement);
+    for (key, at, policies) in [
+        ("account", &placement.account, &auth.account),
+        ("region", &placement.region, &auth.region),
+    ] {
+        let (Some(at), Some(policies)) = (at, policies) else {
+            continue;
+        };
+        if at == policies {
+            continue;
+        }
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidConfig,
+                format!(
+                    "lattice.placement.{key} `{}` (where the Lattice services are) is not auth.{key} `{}`: the auth policies would name the services of {key} `{}`, match no request to these services and keep every caller out",
+                    at.escape_debug(),
+                    policies.escape_debug(),
+                    policies.escape_debug()
+                ),
+            )
+            .at(places.of(&["lattice", "placement", key]))
+            .related(
+                places.of(&["auth", key]),
+                format!("the auth.{key} the policies name"),
+            )
+            .help(format!(
+                "set auth.{key} to `{}` beside lattice.placement.{key} (in the environment's overlay), or leave lattice.placement.{key} out: it defaults to auth.{key}",
+                at.escape_debug()
+            )),
+        );
     }
 }
 
@@ -296,9 +440,43 @@ mod tests {
             "arn:aws:iam::111122223333:group/x",
             "arn:aws:s3:::bucket",
             "*",
+            "arn:aws:iam::111122223333:role//",
+            "arn:aws:iam::111122223333:role/../x",
+            "arn:aws:iam::111122223333:role/a//x",
+            "arn:aws:iam::111122223333:role/./x",
+            "arn:aws:iam::111122223333:user/@",
+            "arn:aws:iam::111122223333:user/a*",
+            "arn:aws:iam::111122223333:role/team/",
         ] {
             assert!(principal_problem(bad).is_some(), "{bad}");
         }
+        let long = format!("arn:aws:iam::111122223333:role/{}", "a".repeat(64));
+        assert_eq!(principal_problem(&long), None);
+        assert!(principal_problem(&format!("{long}a")).is_some());
+        assert_eq!(
+            principal_problem("arn:aws:iam::111122223333:user/ci@example.com"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_principal_names_its_regions_partition() {
+        assert_eq!(partition("ap-northeast-2"), "aws");
+        assert_eq!(partition("cn-north-1"), "aws-cn");
+        assert_eq!(partition("us-gov-west-1"), "aws-us-gov");
+        assert_eq!(partition("us-isob-east-1"), "aws-iso-b");
+        assert_eq!(partition("us-iso-east-1"), "aws-iso");
+        let china = "arn:aws-cn:iam::111122223333:role/reports";
+        assert_eq!(principal_problem(china), None);
+        assert!(partition_problem(china, "ap-northeast-2").is_some());
+        assert_eq!(partition_problem(china, "cn-northwest-1"), None);
+        assert_eq!(partition_problem("111122223333", "cn-north-1"), None);
+        let c = Caller {
+            principals: vec![china.into()],
+            ..Caller::default()
+        };
+        assert_eq!(caller_problems(&c, Some("ap-northeast-2")).len(), 1);
+        assert!(caller_problems(&c, Some("cn-north-1")).is_empty());
     }
 
     #[test]
@@ -322,6 +500,6 @@ mod tests {
             methods: vec!["GET".into()],
             ..Caller::default()
         };
-        assert_eq!(caller_problems(&open).len(), 1);
+        assert_eq!(caller_problems(&open, None).len(), 1);
     }
 }

@@ -163,7 +163,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
     check_peak_rps(file, decl.peak_rps.as_ref(), config, diags);
     auth::check_paths(file, &paths, config, diags);
-    let callers = auth::validate_callers(file, decl.callers.as_ref(), diags);
+    let callers = auth::validate_callers(file, decl.callers.as_ref(), config, diags);
     let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
     let canary = canary::validate_canary(file, svc, decl.canary.as_ref(), diags);
 

@@ -40,5 +40,6 @@ mod schema_files;
 mod service_names;
 mod stored;
 mod templates;
+mod widening;
 mod write;
 mod yamllint;

@@ -246,17 +246,34 @@ fn an_also_lock_inside_the_project_may_not_link_out_of_it() {
 #[test]
 fn two_routes_of_one_project_with_one_name_are_a_warning_and_trace_and_cost_show_names() {
     let tmp = example_project(PREFIX_SETTING, false);
-    // A host-routed app named like group 1's suffix: `shop-prod-g01` twice.
-    common::app(
-        tmp.path(),
-        "g01",
-        "namespace: team\nservice: { name: g01, port: 8080 }\nhost: g01.example.com\npaths: [/]\n",
+    // A host-routed app named like group 1's suffix would be `shop-prod-g01` twice: refused.
+    let g01 =
+        "namespace: team\nservice: { name: g01, port: 8080 }\nhost: g01.example.com\npaths: [/]\n";
+    common::app(tmp.path(), "g01", g01);
+    let run = latgen(tmp.path(), &["render", "apps/", "-o", "generated/"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error[reserved-name]: host-routed app `g01` would get the Lattice service name `shop-prod-g01`, which is group 1's"),
+        "{}",
+        run.stderr
     );
+    std::fs::remove_file(tmp.path().join("apps/g01.yaml")).unwrap();
+    let run = latgen(tmp.path(), &["render", "apps/", "-o", "generated/"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // A name the lock records for a new route that group 1 has already: a warning.
+    common::app(tmp.path(), "spare", &g01.replace("g01", "spare"));
+    let lock = std::fs::read_to_string(tmp.path().join("latgen.lock")).unwrap();
+    let lock = lock.replacen(
+        "services:\n",
+        "services:\n  spare: {name: shop-prod-g01, set: latgen}\n",
+        1,
+    );
+    std::fs::write(tmp.path().join("latgen.lock"), lock).unwrap();
     let run = latgen(tmp.path(), &["render", "apps/", "-o", "generated/"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         run.stderr.contains("warning[service-name-collision]")
-            && run.stderr.contains("routes `group-01` and `g01`"),
+            && run.stderr.contains("routes `group-01` and `spare`"),
         "{}",
         run.stderr
     );

@@ -286,3 +286,31 @@ fn trace_shows_both_backends_and_their_weights() {
     assert_eq!(v["backends"], serde_json::json!([]));
     assert_eq!(v["backend"]["name"], "cart");
 }
+
+/// `canary-route-change` is for a step that rewrites a canary's route: a step that adds a
+/// route of its own beside it (a host-routed app) leaves the canaries' routes as they are,
+/// and check says nothing of them.
+#[test]
+fn a_step_beside_the_canaries_routes_does_not_warn() {
+    let tmp = common::copy_project(&common::fixture("canary"));
+    let dir = tmp.path();
+    common::git(dir, &["init", "-q"]);
+    assert_eq!(common::latgen(dir, &["render"]).code, Some(0));
+    common::git(dir, &["add", "-A"]);
+    common::git(dir, &["commit", "-q", "-m", "base"]);
+    common::app(
+        dir,
+        "docs",
+        "namespace: team-web\nservice: { name: docs, port: 80 }\nhost: docs.example.com\n",
+    );
+    let render = common::latgen(dir, &["render", "--base", "HEAD"]);
+    assert_eq!(render.code, Some(0), "{}", render.stderr);
+    let check = common::latgen(dir, &["check", "--base", "HEAD", "--format", "json"]);
+    assert!(
+        !check.stdout.contains("canary-route-change"),
+        "{}",
+        check.stdout
+    );
+    // The step did change the Lattice side: a route was written.
+    assert!(dir.join("generated/lattice/httproute-docs.yaml").is_file());
+}

@@ -186,3 +186,70 @@ pub(crate) fn open_windows(
     }
     diags
 }
+
+/// `canary-route-change`: each Lattice route the change rewrites (its file differs from
+/// the base's) that holds canary apps in the base (a rule with more than one backendRef).
+/// The route in Git carries every weight at the stable Service; Argo CD applies a route
+/// that differs from Git as Git has it, weights and all (a `kubectl apply` replaces
+/// `spec.rules` whole), so the sync of this step takes the traffic off any canary of those
+/// apps that runs. Argo CD leaves a route alone while only its weights differ, so a change
+/// that does not touch the route does not warn.
+pub(crate) fn canary_route_changes(
+    old: &BTreeMap<PathBuf, String>,
+    new: &BTreeMap<PathBuf, String>,
+    apps: &[App],
+    out_dir: &Path,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    if apps.iter().all(|a| a.canary.is_none()) {
+        return diags;
+    }
+    for (rel, text) in new {
+        let Some(before_text) = old.get(rel).filter(|t| *t != text) else {
+            continue;
+        };
+        if side_of(rel) != Side::Lattice || !before_text.contains("weight: 0") {
+            continue;
+        }
+        let (Some(before), Some(after)) = (
+            LatticeRoute::parse(rel, before_text),
+            LatticeRoute::parse(rel, text),
+        ) else {
+            continue;
+        };
+        let mut canaries: Vec<String> = Vec::new();
+        for rule in before.rules.iter().filter(|r| r.weighted.len() > 1) {
+            let path = rule.matches.first().map_or("", |m| m.path.as_str());
+            let name = app_name(apps, rule.backend.as_ref(), path);
+            if !canaries.contains(&name) {
+                canaries.push(name);
+            }
+        }
+        if canaries.is_empty() {
+            continue;
+        }
+        let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
+        diags.push(canary_route_change(&after.name, &canaries).at(span));
+    }
+    diags
+}
+
+fn canary_route_change(route: &str, canaries: &[String]) -> Diagnostic {
+    let names: Vec<String> = canaries.iter().map(|c| format!("`{c}`")).collect();
+    let (apps, names) = match names.len() {
+        1 => ("app", names[0].clone()),
+        n => (
+            "apps",
+            format!("{} and {}", names[..n - 1].join(", "), names[n - 1]),
+        ),
+    };
+    Diagnostic::warning(
+        Code::CanaryRouteChange,
+        format!(
+            "this step changes route `{route}`, which holds the canary {apps} {names}: Argo CD applies the route as Git has it, weights included, so while a canary of theirs runs the sync puts all its traffic back on the stable Service, until Argo Rollouts sets the weight again (an analysis meanwhile measures a canary that gets no traffic)"
+        ),
+    )
+    .help(format!(
+        "merge this step while no canary of {names} runs (between canaries), or pause their Rollouts first (`kubectl argo rollouts pause`) and resume them once Argo CD has synced the route"
+    ))
+}

@@ -565,6 +565,15 @@ fn change_findings(
         &prepared.config,
         &opts.out_dir,
     ));
+    // A step against a base: a route it rewrites resets the canaries running on it.
+    if let Some(base) = base {
+        diags.extend(crate::change::warnings::canary_route_changes(
+            base,
+            after,
+            &prepared.apps,
+            &opts.out_dir,
+        ));
+    }
     // Whether the change is safe to roll out and whether it is up to date are independent.
     let (safety, stale) = rayon::join(
         || match (base, states) {

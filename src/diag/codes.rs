@@ -150,6 +150,7 @@ codes! {
     EnvServiceNameClash = "env-service-name-clash", Error, "two environments in one account and Region would create a Lattice service of the same name: their controllers overwrite each other's";
     EnvObjectClash = "env-object-clash", Error, "two environments write the same object into one cluster and namespace";
     EnvNetworkClash = "env-network-clash", Error, "two environments' service networks are associated with one VPC, which takes one service network";
+    CanaryRouteChange = "canary-route-change", Warning, "a step changes a Lattice route that holds canary apps: its sync puts a running canary's traffic back on the stable Service";
 }
 
 impl Code {

@@ -338,11 +338,12 @@ fn weights_expression(
     )
 }
 
-/// The Lattice Application's `ignoreDifferences` for canary weights, and the sync option
-/// that makes a sync leave them alone too (without it Argo CD only hides the diff).
+/// The Lattice Application's `ignoreDifferences` for canary weights: out of the diff only,
+/// so self-heal does not fight the Rollout and a route that differs from Git in nothing
+/// else is Synced, which [`SYNC_OPTIONS`] makes a sync leave alone.
 fn ignore_differences(ignores: &[CanaryWeights]) -> String {
     let mut t = String::from(
-        "  # Argo Rollouts shifts these canary weights in the cluster: Argo CD leaves\n  # them out of the diff and out of every sync.\n  ignoreDifferences:\n",
+        "  # Argo Rollouts shifts these canary weights in the cluster: Argo CD leaves\n  # them out of the diff.\n  ignoreDifferences:\n",
     );
     for i in ignores {
         let _ = write!(
@@ -485,10 +486,21 @@ fn application(
         );
     }
     if !ignores.is_empty() {
-        t.push_str("    syncOptions:\n      - RespectIgnoreDifferences=true\n");
+        t.push_str(SYNC_OPTIONS);
     }
     t
 }
+
+/// The Lattice Application's sync options when it ignores canary weights: a sync applies
+/// only the routes that differ from Git beyond those weights (gitops-engine
+/// `filterOutOfSyncTasks`), so a running canary's route is left alone unless Git changes
+/// it, and a route Git changes is applied as Git has it. Not `RespectIgnoreDifferences`:
+/// for a custom resource Argo CD (v3.5.1 and master, `normalizeTargetResources` in
+/// `controller/sync.go`) copies the live values of ignored fields with a merge patch that
+/// takes an HTTPRoute's whole `spec.rules` from the cluster, so it applied no Git change to
+/// a route with a canary at all. `tests/suite/canary/sync.rs` runs both through a model of
+/// the sync.
+const SYNC_OPTIONS: &str = "    # A sync applies only the routes that differ from Git beyond the ignored\n    # weights, each as Git has it: a route Git changes resets its canaries\n    # (`latgen check --base` warns).\n    syncOptions:\n      - ApplyOutOfSyncOnly=true\n";
 
 /// `check`'s findings about the kit, for a project with `deploy:` set: settings that still
 /// hold the placeholder, and kit files that differ from what `latgen deploy` writes.

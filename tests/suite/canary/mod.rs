@@ -3,16 +3,20 @@
 //! (the `jq` binary, as Argo CD runs each one: `del(EXPR)` on the live and the desired
 //! object before comparing them): a weight change the Rollout makes to a canary app
 //! vanishes from the diff, any other change stays in it, and each expression selects
-//! exactly that app's weights. The jq tests need the `jq` binary, so a plain `cargo test`
+//! exactly that app's weights; and the kit through a model of Argo CD's sync (`argocd.rs`,
+//! `sync.rs`). The jq tests need the `jq` binary, so a plain `cargo test`
 //! ignores them and `.ci/run` installs jq and runs them (`cargo test -- --ignored
 //! suite::canary::`).
 
+mod argocd;
+mod sync;
+
 use super::common;
 use super::project;
+use argocd::{jq, normalized};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -57,7 +61,7 @@ fn the_canary_kit_fits_argocds_crds() {
     let app = &docs["application-lattice.yaml"];
     assert_eq!(
         app["spec"]["syncPolicy"]["syncOptions"],
-        serde_json::json!(["RespectIgnoreDifferences=true"])
+        serde_json::json!(["ApplyOutOfSyncOnly=true"])
     );
     // The Kong side has no weights to ignore.
     assert!(docs["application-kong.yaml"]["spec"]["ignoreDifferences"].is_null());
@@ -80,37 +84,6 @@ fn ignores(files: &BTreeMap<PathBuf, String>) -> Vec<(String, Vec<String>)> {
             (e["name"].as_str().unwrap().to_string(), exprs.collect())
         })
         .collect()
-}
-
-/// Runs jq `program` on `input` and parses its one output.
-fn jq(program: &str, input: &Value) -> Value {
-    let mut child = Command::new("jq")
-        .args(["-c", program])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("jq is installed (.ci/run installs it)");
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "jq {program}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("jq prints JSON")
-}
-
-/// What Argo CD compares of `route`: the object with every expression's paths deleted.
-fn normalized(route: &Value, exprs: &[String]) -> Value {
-    let program: Vec<String> = exprs.iter().map(|e| format!("del({e})")).collect();
-    jq(&program.join(" | "), route)
 }
 
 fn route(files: &BTreeMap<PathBuf, String>, file: &str) -> Value {
@@ -312,4 +285,32 @@ fn trace_shows_both_backends_and_their_weights() {
     let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
     assert_eq!(v["backends"], serde_json::json!([]));
     assert_eq!(v["backend"]["name"], "cart");
+}
+
+/// `canary-route-change` is for a step that rewrites a canary's route: a step that adds a
+/// route of its own beside it (a host-routed app) leaves the canaries' routes as they are,
+/// and check says nothing of them.
+#[test]
+fn a_step_beside_the_canaries_routes_does_not_warn() {
+    let tmp = common::copy_project(&common::fixture("canary"));
+    let dir = tmp.path();
+    common::git(dir, &["init", "-q"]);
+    assert_eq!(common::latgen(dir, &["render"]).code, Some(0));
+    common::git(dir, &["add", "-A"]);
+    common::git(dir, &["commit", "-q", "-m", "base"]);
+    common::app(
+        dir,
+        "docs",
+        "namespace: team-web\nservice: { name: docs, port: 80 }\nhost: docs.example.com\n",
+    );
+    let render = common::latgen(dir, &["render", "--base", "HEAD"]);
+    assert_eq!(render.code, Some(0), "{}", render.stderr);
+    let check = common::latgen(dir, &["check", "--base", "HEAD", "--format", "json"]);
+    assert!(
+        !check.stdout.contains("canary-route-change"),
+        "{}",
+        check.stdout
+    );
+    // The step did change the Lattice side: a route was written.
+    assert!(dir.join("generated/lattice/httproute-docs.yaml").is_file());
 }

@@ -256,6 +256,16 @@ fn unbeaten(
         .collect();
     let beats = |a: &[bool], b: &[bool]| a.iter().zip(b).all(|(x, y)| !x || *y);
     let unsigned = |i: usize| dim == Dim::Principal && values.principals[i].0.is_none();
+    // Usually one value (a stranger) beats every other: found in one pass, as the pairwise
+    // comparison below grows with the square of a policy's principals.
+    let signed = || admitted.iter().filter(|(i, _)| !unsigned(*i));
+    let least = signed().min_by_key(|(_, sig)| sig.iter().filter(|x| **x).count());
+    if let Some((best, sig)) = least
+        && signed().all(|(_, other)| beats(sig, other))
+    {
+        let kept = admitted.iter().map(|(i, _)| *i);
+        return kept.filter(|i| i == best || unsigned(*i)).collect();
+    }
     (admitted.iter().enumerate())
         .filter(|(k, (i, sig))| {
             unsigned(*i)

@@ -150,6 +150,7 @@ codes! {
     EnvServiceNameClash = "env-service-name-clash", Error, "two environments in one account and Region would create a Lattice service of the same name: their controllers overwrite each other's";
     EnvObjectClash = "env-object-clash", Error, "two environments write the same object into one cluster and namespace";
     EnvNetworkClash = "env-network-clash", Error, "two environments' service networks are associated with one VPC, which takes one service network";
+    CommittedTransactionFile = "committed-transaction-file", Error, "a staging folder, journal or pending file of latgen's is committed to the repository, or is what no run of latgen leaves (a link): latgen removes it unread and acts on nothing in it";
 }
 
 impl Code {

@@ -350,6 +350,7 @@ fn stages(project: &Path) -> Stages {
         text: latgen::input::lock::serialize(&plan.lock),
     };
     latgen::output::sync(
+        &paths.root,
         &out,
         &existing,
         std::borrow::Cow::Owned(output),

@@ -9,6 +9,8 @@
 //! committed base and the fixture is the work tree, checked with `--base HEAD`. A fixture
 //! with a `leftover/` folder runs in a scratch copy where `leftover/` is the staging folder
 //! an interrupted render left beside `generated/` (a committed one would be ignored by Git).
+//! A fixture with a `committed/` folder runs in a scratch Git repository where `committed/`
+//! is that staging folder, committed with the rest (`git add -f`, as a PR can).
 //! A fixture with an `environments/` folder is checked with `--env all`.
 
 #[path = "suite/common/mod.rs"]
@@ -82,6 +84,18 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
         }
         copy_dir(dir, scratch.path(), "base");
         args.extend(["--base", "HEAD"]);
+        scratch.path().to_path_buf()
+    } else if dir.join("committed").is_dir() {
+        scratch = tempfile::tempdir().unwrap();
+        copy_dir(dir, scratch.path(), "committed");
+        copy_dir(
+            &dir.join("committed"),
+            &scratch.path().join(".generated.latgen-new"),
+            "\0",
+        );
+        common::git(scratch.path(), &["init", "-q"]);
+        common::git(scratch.path(), &["add", "-A", "-f"]);
+        common::git(scratch.path(), &["commit", "-q", "-m", "pr"]);
         scratch.path().to_path_buf()
     } else if dir.join("leftover").is_dir() {
         scratch = tempfile::tempdir().unwrap();

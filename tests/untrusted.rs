@@ -10,9 +10,16 @@
 //! Each case is its own test, `untrusted::<input>-to-<target>`; the outputs of a refused
 //! case are snapshots in `tests/untrusted/<case>/` (`expected.human`, `expected.json`,
 //! `expected.github` of `check`, `render.stderr`), written with `LATGEN_BLESS=1`.
+//!
+//! What a PR commits where latgen writes (a staging folder's link, a pending file's link,
+//! a link on the way to an output, a planted repository) is in `untrusted_writes.rs`: one
+//! test per attack and writing command, `untrusted::write::<attack>::<command>`, and
+//! `untrusted::planted-repo::<command>`.
 
 #[path = "suite/common/mod.rs"]
 mod common;
+#[path = "untrusted_writes.rs"]
+mod writes;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -266,6 +273,39 @@ fn main() {
             })
         })
         .collect();
+    for &(attack_name, attack) in writes::ATTACKS {
+        for command in writes::COMMANDS {
+            trials.push(Trial::test(
+                format!("untrusted::write::{attack_name}::{}", command.name),
+                move || {
+                    writes::run_case(command, attack);
+                    Ok(())
+                },
+            ));
+        }
+    }
+    for (name, args) in [
+        (
+            "check",
+            &["check", "--env", "production", "--base", "origin/main"][..],
+        ),
+        (
+            "check-env-all",
+            &["check", "--env", "all", "--base", "origin/main"],
+        ),
+        (
+            "render",
+            &["render", "--env", "production", "--base", "origin/main"],
+        ),
+    ] {
+        trials.push(Trial::test(
+            format!("untrusted::planted-repo::{name}"),
+            move || {
+                writes::planted_repo(args);
+                Ok(())
+            },
+        ));
+    }
     trials.push(Trial::test("untrusted::no-stale-snapshots", || {
         no_stale_snapshots();
         Ok(())

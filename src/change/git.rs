@@ -1,6 +1,13 @@
 //! Reading a folder as it was at a Git revision, for `check --base`. Uses the `git` command
 //! (present wherever a PR is checked): `ls-tree` to list, one `cat-file --batch` to read
 //! the files that are not, byte for byte, as they are now.
+//!
+//! The repository is the project's own: found from the project folder, never from a
+//! folder inside the output, and only one a `.git` entry names (Git never commits an entry
+//! of that name). A PR can commit `HEAD`, `config`, `objects/` and `refs/` into any folder,
+//! which Git then takes for a bare repository of the PR's choosing; so every run of `git`
+//! refuses implicit bare repositories (`safe.bareRepository=explicit`, Git 2.38), and the
+//! repository found is checked and then named explicitly (`--git-dir`, `--work-tree`).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -14,10 +21,22 @@ fn git_error(what: String) -> Diagnostic {
     Diagnostic::error(Code::GitError, what).help("run inside the Git repository, with the base revision fetched (e.g. `git fetch origin main`)")
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
-    let out = Command::new("git")
+/// `git` in `dir`, refusing a repository that is a folder of committed files (see the
+/// module's comment).
+fn command(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.args(["-c", "safe.bareRepository=explicit"])
         .arg("-C")
-        .arg(dir)
+        .arg(dir);
+    cmd
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
+    run(command(dir), args)
+}
+
+fn run(mut cmd: Command, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
+    let out = cmd
         .args(args)
         .output()
         .map_err(|e| git_error(format!("cannot run git: {e}")))?;
@@ -31,29 +50,99 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
     Ok(out.stdout)
 }
 
+/// A repository whose work tree holds the project: its top folder and its Git folder,
+/// both canonical.
+struct Repo {
+    top: PathBuf,
+    git_dir: PathBuf,
+}
+
+impl Repo {
+    /// The repository that holds `anchor` (a folder of the project; its parent when it
+    /// does not exist yet), when a `.git` entry at its top names it: a worktree's or a
+    /// submodule's `.git` file, or the `.git` folder itself. Anything else is a folder of
+    /// committed files that looks like a repository, and is refused.
+    fn of(anchor: &Path) -> Result<Repo, Diagnostic> {
+        let anchor = if anchor.exists() {
+            anchor.to_path_buf()
+        } else {
+            anchor.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
+        let anchor = if anchor.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            anchor
+        };
+        let found = git(
+            &anchor,
+            &["rev-parse", "--show-toplevel", "--absolute-git-dir"],
+        )?;
+        let found = String::from_utf8_lossy(&found);
+        let mut lines = found.lines();
+        let (Some(top), Some(git_dir)) = (lines.next(), lines.next()) else {
+            return Err(git_error("git rev-parse named no repository".into()));
+        };
+        let canonical = |p: &str| {
+            Path::new(p)
+                .canonicalize()
+                .map_err(|e| git_error(format!("cannot resolve {p}: {e}")))
+        };
+        let (top, git_dir) = (canonical(top)?, canonical(git_dir)?);
+        let dot = top.join(".git");
+        let named = match std::fs::metadata(&dot) {
+            Ok(m) if m.is_dir() => dot.canonicalize().is_ok_and(|d| d == git_dir),
+            Ok(m) => m.is_file(),
+            Err(_) => false,
+        };
+        if !named {
+            return Err(Diagnostic::error(
+                Code::GitError,
+                format!(
+                    "{} takes {} for its repository, which no `.git` entry names: files committed there (HEAD, objects/, refs/) make it look like one",
+                    anchor.display(),
+                    git_dir.display()
+                ),
+            )
+            .help("latgen reads the base only from the project's own repository: remove the committed repository files, and run inside a clone of the project"));
+        }
+        Ok(Repo { top, git_dir })
+    }
+
+    /// `git` on this repository, named explicitly (nothing below it is looked for).
+    fn git(&self, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
+        run(self.command(), args)
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = command(&self.top);
+        cmd.arg(format!("--git-dir={}", self.git_dir.display()))
+            .arg(format!("--work-tree={}", self.top.display()));
+        cmd
+    }
+}
+
 /// The files under `folder` at revision `rev`, by path relative to `folder`. A file whose
 /// object at `rev` is the text `now` has for it (the folder as it is, which a change leaves
 /// mostly as it was) is taken from `now`: hashing it is far cheaper than having Git read
 /// it. A folder that did not exist at `rev` gives an empty map.
+/// The repository is the one of the project folder `root`.
 pub(crate) fn read_folder_at(
+    root: &Path,
     folder: &Path,
     rev: &str,
     now: &BTreeMap<PathBuf, String>,
 ) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
     use rayon::prelude::*;
-    let top = repository_root(folder)?;
-    let rel = relative_to(folder, &top)?;
+    let repo = Repo::of(root)?;
+    let rel = relative_to(folder, &repo.top)?;
     let rel_str = rel.to_string_lossy().replace('\\', "/");
-    git(
-        &top,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{rev}^{{commit}}"),
-        ],
-    )?;
-    let (names, objects) = list_blobs(&top, rev, &rel_str)?;
+    repo.git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{rev}^{{commit}}"),
+    ])?;
+    let (names, objects) = list_blobs(&repo, rev, &rel_str)?;
     let paths: Vec<PathBuf> = names
         .iter()
         .map(|name| {
@@ -82,7 +171,7 @@ pub(crate) fn read_folder_at(
         .filter(|(_, same)| same.is_none())
         .map(|((name, id), _)| (name.clone(), id.clone()))
         .unzip();
-    let mut read = read_blobs(&top, &unknown_names, &unknown_objects)?.into_iter();
+    let mut read = read_blobs(&repo, &unknown_names, &unknown_objects)?.into_iter();
     let mut tree = Vec::with_capacity(paths.len());
     for (path, same) in paths.into_iter().zip(same) {
         let text = match same {
@@ -108,27 +197,6 @@ fn is_object(text: &str, id: &str) -> bool {
             .all(|(b, pair)| pair == [HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]])
 }
 
-/// The root of the repository `folder` is in, canonical. The folder may not exist in the
-/// work tree: then its parent is asked.
-fn repository_root(folder: &Path) -> Result<PathBuf, Diagnostic> {
-    let anchor = if folder.exists() {
-        folder.to_path_buf()
-    } else {
-        folder.parent().map(Path::to_path_buf).unwrap_or_default()
-    };
-    let anchor = if anchor.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        anchor
-    };
-    let top = String::from_utf8_lossy(&git(&anchor, &["rev-parse", "--show-toplevel"])?)
-        .trim()
-        .to_string();
-    PathBuf::from(top)
-        .canonicalize()
-        .map_err(|e| git_error(format!("cannot resolve the repository root: {e}")))
-}
-
 /// `folder`'s path relative to the repository root `top`.
 fn relative_to(folder: &Path, top: &Path) -> Result<PathBuf, Diagnostic> {
     let abs = absolute(folder)?;
@@ -143,18 +211,15 @@ fn relative_to(folder: &Path, top: &Path) -> Result<PathBuf, Diagnostic> {
 
 /// The files under `rel` (relative to the root `top`) at `rev`: their paths from the root
 /// and their object ids, in the same order.
-fn list_blobs(top: &Path, rev: &str, rel: &str) -> Result<(Vec<String>, Vec<String>), Diagnostic> {
-    let listing = git(
-        top,
-        &[
-            "ls-tree",
-            "-r",
-            "-z",
-            rev,
-            "--",
-            if rel.is_empty() { "." } else { rel },
-        ],
-    )?;
+fn list_blobs(repo: &Repo, rev: &str, rel: &str) -> Result<(Vec<String>, Vec<String>), Diagnostic> {
+    let listing = repo.git(&[
+        "ls-tree",
+        "-r",
+        "-z",
+        rev,
+        "--",
+        if rel.is_empty() { "." } else { rel },
+    ])?;
     // Entries are `<mode> blob <object>\t<path>`: asking cat-file for objects by id is a
     // look-up, while `REV:path` walks the tree again for every file.
     Ok(listing
@@ -172,13 +237,16 @@ fn list_blobs(top: &Path, rev: &str, rel: &str) -> Result<(Vec<String>, Vec<Stri
 
 /// The contents of `objects` (the files `names`, for messages), read through one
 /// `git cat-file --batch`, in order.
-fn read_blobs(top: &Path, names: &[String], objects: &[String]) -> Result<Vec<String>, Diagnostic> {
+fn read_blobs(
+    repo: &Repo,
+    names: &[String],
+    objects: &[String],
+) -> Result<Vec<String>, Diagnostic> {
     if names.is_empty() {
         return Ok(Vec::new());
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
+    let mut child = repo
+        .command()
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -247,11 +315,7 @@ pub(crate) fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diag
     if rev != "auto" {
         return Ok(Some(rev.to_string()));
     }
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
+    let repo = Repo::of(dir)?;
     for branch in [
         "origin/HEAD",
         "origin/main",
@@ -260,10 +324,13 @@ pub(crate) fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diag
         "master",
     ] {
         let spec = format!("{branch}^{{commit}}");
-        if git(dir, &["rev-parse", "--verify", "--quiet", &spec]).is_err() {
+        if repo
+            .git(&["rev-parse", "--verify", "--quiet", &spec])
+            .is_err()
+        {
             continue;
         }
-        let base = git(dir, &["merge-base", "HEAD", branch])?;
+        let base = repo.git(&["merge-base", "HEAD", branch])?;
         return Ok(Some(String::from_utf8_lossy(&base).trim().to_string()));
     }
     Ok(None)
@@ -273,38 +340,50 @@ pub(crate) fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diag
 /// exist there.
 pub(crate) fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Diagnostic> {
     let folder = path.parent().unwrap_or(Path::new(""));
-    let top = repository_root(folder)?;
+    let repo = Repo::of(folder)?;
     let dir = if folder.as_os_str().is_empty() {
         Path::new(".")
     } else {
         folder
     };
     let name = path.file_name().map(PathBuf::from).unwrap_or_default();
-    let rel = relative_to(dir, &top)?.join(name);
+    let rel = relative_to(dir, &repo.top)?.join(name);
     let spec = format!("{rev}:{}", rel.to_string_lossy().replace('\\', "/"));
-    if git(&top, &["cat-file", "-e", &spec]).is_err() {
+    if repo.git(&["cat-file", "-e", &spec]).is_err() {
         return Ok(None);
     }
-    let bytes = git(&top, &["cat-file", "blob", &spec])?;
+    let bytes = repo.git(&["cat-file", "blob", &spec])?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// The base revision, if one is given (`auto`: the merge base with the default branch, or
 /// none when there is no default branch to compare with), and the output folder at it,
 /// read from Git but for the files that are as they are in `now` (the folder as it is,
-/// when it was read).
+/// when it was read). The repository is the project folder `root`'s; an output folder that
+/// holds a repository's files is refused (see [`planted_repository`]).
 pub(crate) fn base_tree(
+    root: &Path,
     rev: Option<&str>,
-    output: &std::path::Path,
+    output: &Path,
     now: &crate::manifest::tree::Tree,
 ) -> Result<Option<(String, crate::manifest::tree::Tree)>, crate::diag::Diagnostic> {
     let Some(rev) = rev else {
         return Ok(None);
     };
-    let anchor = output.parent().unwrap_or(std::path::Path::new("."));
-    match resolve_base(anchor, rev)? {
+    if let Some(found) = planted_repository(root, output, now) {
+        return Err(Diagnostic::error(
+            Code::GitError,
+            format!(
+                "{} holds the files of a Git repository (HEAD, objects/, refs/), which latgen never writes: a base read there would be the repository's, not the project's",
+                found.display()
+            ),
+        )
+        .at(crate::diag::Span::file(&found))
+        .help("remove them from the output folder (it holds latgen's files only); the base is read from the project's own repository"));
+    }
+    match resolve_base(root, rev)? {
         Some(rev) => {
-            let tree = read_folder_at(output, &rev, now)?;
+            let tree = read_folder_at(root, output, &rev, now)?;
             Ok(Some((rev, tree)))
         }
         None => {
@@ -314,6 +393,50 @@ pub(crate) fn base_tree(
             Ok(None)
         }
     }
+}
+
+/// Whether `path` (a file, or a folder with a file in it) is tracked by the repository of
+/// the project folder `root`; false outside a repository.
+pub(crate) fn tracked(root: &Path, path: &Path) -> bool {
+    let (Ok(repo), Ok(path)) = (Repo::of(root), std::path::absolute(path)) else {
+        return false;
+    };
+    let path = path.to_string_lossy();
+    repo.git(&["ls-files", "--error-unmatch", "--", &path])
+        .is_ok()
+}
+
+/// A folder in the output that Git would take for a repository: it holds `HEAD` and
+/// something under `objects/` or `refs/` (read from `now`, the output folder's files);
+/// or the output folder itself, or a folder that holds it below the project folder `root`
+/// (an environment's `generated/`), that does, on disk.
+fn planted_repository(
+    root: &Path,
+    output: &Path,
+    now: &crate::manifest::tree::Tree,
+) -> Option<PathBuf> {
+    let looks = |dir: &Path, has: &dyn Fn(&Path) -> bool| {
+        has(&dir.join("HEAD")) && (has(&dir.join("objects")) || has(&dir.join("refs")))
+    };
+    let on_disk = |p: &Path| p.symlink_metadata().is_ok();
+    let root = crate::input::confine::lexical(if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    });
+    let mut dir = output.to_path_buf();
+    while !dir.as_os_str().is_empty() && crate::input::confine::lexical(&dir) != root {
+        if looks(&dir, &on_disk) {
+            return Some(dir);
+        }
+        dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    }
+    let under = |p: &Path| now.keys().any(|k| k.starts_with(p));
+    now.keys()
+        .filter(|k| k.file_name().is_some_and(|n| n == "HEAD"))
+        .filter_map(|k| k.parent())
+        .find(|dir| looks(dir, &under))
+        .map(|dir| output.join(dir))
 }
 
 #[cfg(test)]
@@ -365,7 +488,7 @@ mod tests {
         let mut now = crate::output::read_tree(&out).unwrap();
         now.insert("kong/b.yaml".into(), "edited\n".into());
         now.remove(Path::new("kong0/a.yaml"));
-        let at = read_folder_at(&out, "HEAD", &now).unwrap();
+        let at = read_folder_at(root, &out, "HEAD", &now).unwrap();
         let want: BTreeMap<PathBuf, String> = names
             .iter()
             .map(|n| {

@@ -316,11 +316,6 @@ fn project_findings(
         rendered_files,
         &opts.out_dir,
     ));
-    diags.extend(
-        output::interrupted_render(&opts.out_dir)
-            .into_iter()
-            .collect(),
-    );
     // Where latgen writes through pending files: beside the lock and the settings, and
     // in the deploy kit's folder.
     let mut deploy = opts.paths.root.join(crate::render::deploy::FOLDER);
@@ -328,11 +323,34 @@ fn project_findings(
         deploy.push(env);
     }
     let lock_dir = opts.paths.lock.parent().unwrap_or(Path::new(""));
-    diags.extend(Diagnostics::from_iter(output::leftovers(
-        &opts.out_dir,
-        &[lock_dir, &opts.paths.root, &deploy],
-    )));
+    let left = (output::interrupted_render(&opts.paths.root, &opts.out_dir).into_iter()).chain(
+        output::leftovers(
+            &opts.paths.root,
+            &opts.out_dir,
+            &[lock_dir, &opts.paths.root, &deploy],
+        ),
+    );
+    diags.extend(Diagnostics::from_iter(
+        left.map(|d| committed_or_left(&opts.paths.root, d)),
+    ));
     diags
+}
+
+/// What an interrupted run left is a warning; the same committed to the repository is an
+/// error: no run of latgen commits it, and a PR that does is steering a later run.
+fn committed_or_left(root: &Path, d: Diagnostic) -> Diagnostic {
+    match &d.span {
+        Some(span)
+            if d.code == Code::InterruptedRender
+                && crate::change::git::tracked(root, &span.file) =>
+        {
+            output::planted_transaction_file(
+                &span.file,
+                "is committed to the repository: latgen's staging folders, journals and pending files are never committed",
+            )
+        }
+        _ => d,
+    }
 }
 
 /// The routing states of a change against a base, read mostly from the render's documents,

@@ -63,6 +63,7 @@ pub(super) fn staleness(
     };
     // Changes on an accepted side are left out.
     let changes = output::change_set(
+        &opts.paths.root,
         &opts.out_dir,
         tree,
         std::borrow::Cow::Borrowed(rendered),

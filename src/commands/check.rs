@@ -191,8 +191,12 @@ fn check_env(
             };
             let committed = crate::output::read_tree(&out);
             let now = committed.as_ref().ok();
-            let base =
-                crate::change::git::base_tree(Some(rev), &out, now.unwrap_or(&Default::default()));
+            let base = crate::change::git::base_tree(
+                &paths.root,
+                Some(rev),
+                &out,
+                now.unwrap_or(&Default::default()),
+            );
             let shipped = match &base {
                 Ok(Some((rev, _))) => crate::change::steps::shipped(&paths.lock, rev),
                 _ => None,

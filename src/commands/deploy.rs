@@ -38,10 +38,12 @@ pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
 fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> Exit {
     // The kit is written beside the output, as a render writes it: one run at a time, after
     // a killed render is finished or undone.
-    let _run = match crate::output::begin_in(&paths.output, !args.check, paths.env.is_some()) {
-        Ok(l) => l,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
+    let _run =
+        match crate::output::begin_in(&paths.root, &paths.output, !args.check, paths.env.is_some())
+        {
+            Ok(l) => l,
+            Err(d) => return ui.fail(d, &Sources::default()),
+        };
     let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
         return Exit::Error;
     };
@@ -65,19 +67,9 @@ fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> E
         return stale(&changes);
     }
     for c in &changes {
-        let written = c
-            .path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .map_err(|e| {
-                Diagnostic::error(
-                    crate::diag::codes::Code::IoError,
-                    format!("cannot create {}: {e}", c.path.display()),
-                )
-            })
-            .and_then(|()| {
-                crate::output::write_atomic(&c.path, c.new.as_deref().unwrap_or("").as_bytes())
-            });
+        // The folders on the way are made, never followed where they are links.
+        let text = c.new.as_deref().unwrap_or("");
+        let written = crate::output::write_atomic(&paths.root, &c.path, text.as_bytes());
         if let Err(d) = written {
             return ui.fail(d, &Sources::default());
         }
@@ -113,7 +105,12 @@ fn changes(root: &std::path::Path, kit: BTreeMap<PathBuf, String>) -> Vec<Change
         } else {
             root.join(rel)
         };
-        let old = std::fs::read_to_string(&path).ok();
+        // Read as an input is: a file of the kit linked out of the project is not shown.
+        let old = (crate::input::confine::Project::new(root)
+            .read(&path)
+            .ok()
+            .flatten())
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
         if old.as_deref() != Some(text.as_str()) {
             let kind = if old.is_some() {
                 ChangeKind::Changed

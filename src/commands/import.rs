@@ -56,6 +56,13 @@ fn import_into(
     diags: &mut Diagnostics,
     ui: Ui,
 ) -> Exit {
+    // The lock is written as a render writes it: one run at a time, and after a killed
+    // render is finished or undone (or the render's roll-forward would put its lock over
+    // the entries this import adds).
+    let _run = match crate::output::begin_in(&paths.root, &paths.output, true, false) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let loaded = crate::input::load(paths, diags);
     if diags.has_errors() {
         ui.report(diags, &loaded.sources);
@@ -127,14 +134,36 @@ fn write(
 ) -> Result<(), Diagnostic> {
     use rayon::prelude::*;
     imported.apps.par_iter().try_for_each(|app| {
-        let dir = apps_dir.join(&app.folder);
-        std::fs::create_dir_all(&dir).map_err(|e| io(&dir, &e))?;
-        let file = dir.join(format!("{}.yaml", app.name));
+        let dir = apps_dir.join(visible(&app.folder));
+        // Made one name at a time from the project folder, never through a link.
+        let folder = crate::input::beneath::Folder::open(root, &dir, true)?;
+        let name = std::ffi::OsString::from(format!("{}.yaml", app.name));
+        let file = dir.join(&name);
         let text =
             crate::import::write::declaration(app, &source_of(app), &schema_path(root, &dir));
-        std::fs::write(&file, text).map_err(|e| io(&file, &e))
+        (folder.clear(&name))
+            .and_then(|_| folder.create_new_unsynced(&name, text.as_bytes()))
+            .map_err(|e| io(&file, &e))
     })?;
-    crate::output::write_atomic(lock_path, crate::input::lock::serialize(lock).as_bytes())
+    let lock_text = crate::input::lock::serialize(lock);
+    crate::output::write_atomic(root, lock_path, lock_text.as_bytes())
+}
+
+/// A route's folder as the declaration's folder: each name without its leading dots. The
+/// loader skips hidden folders (`apps/.team/`), so a declaration written there would drop
+/// out of the next render.
+fn visible(folder: &Path) -> PathBuf {
+    folder
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(n) => {
+                let n = n.to_string_lossy();
+                let name = n.trim_start_matches('.');
+                (!name.is_empty()).then(|| name.to_string())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn source_of(app: &ImportedApp) -> String {

@@ -46,7 +46,8 @@ pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     }
     // The lock is written: no render of this project may run meanwhile, and a killed
     // render's lock is put in place (or dropped) before this one is read.
-    let _run = match crate::output::begin_in(&paths.output, true, paths.env.is_some()) {
+    let _run = match crate::output::begin_in(&paths.root, &paths.output, true, paths.env.is_some())
+    {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -62,7 +63,7 @@ pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
     {
         Ok(result) => {
             let text = crate::input::lock::serialize(&result.lock);
-            if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
+            if let Err(d) = crate::output::write_atomic(&paths.root, &paths.lock, text.as_bytes()) {
                 return ui.fail(d, &Sources::default());
             }
             println!("{}", result.message);
@@ -111,7 +112,7 @@ fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Opt
         );
         return Some(Exit::Found);
     }
-    let base = match crate::change::git::base_tree(args.base.as_deref(), &out, &here) {
+    let base = match crate::change::git::base_tree(&paths.root, args.base.as_deref(), &out, &here) {
         Ok(b) => b,
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };

@@ -43,7 +43,12 @@ fn plan_env(args: &PlanArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit
     }
     // One run at a time, as `move`: the plan reads the lock and, with --apply, writes it,
     // after a killed render is finished or undone.
-    let _run = match crate::output::begin_in(&paths.output, args.apply, paths.env.is_some()) {
+    let _run = match crate::output::begin_in(
+        &paths.root,
+        &paths.output,
+        args.apply,
+        paths.env.is_some(),
+    ) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -195,7 +200,7 @@ fn record(
     // The output has not changed: it is still the step of a rollout the lock records.
     lock.rollout = rollout;
     let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(&paths.lock, text.as_bytes()) {
+    if let Err(d) = crate::output::write_atomic(&paths.root, &paths.lock, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(

@@ -44,7 +44,7 @@ pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {
         return ui.fail(d, &Sources::default());
     }
     // The target's lock is written: one run at a time, as `plan --apply`.
-    let _run = match crate::output::begin_in(&to.output, args.apply, true) {
+    let _run = match crate::output::begin_in(&to.root, &to.output, args.apply, true) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -63,7 +63,7 @@ pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {
     let mut lock = p.after.plan.lock.clone();
     lock.rollout = target.rollout;
     let text = crate::input::lock::serialize(&lock);
-    if let Err(d) = crate::output::write_atomic(&to.lock, text.as_bytes()) {
+    if let Err(d) = crate::output::write_atomic(&to.root, &to.lock, text.as_bytes()) {
         return ui.fail(d, &Sources::default());
     }
     println!(

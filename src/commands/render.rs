@@ -58,7 +58,7 @@ fn render_all(args: &RenderArgs, envs: &[crate::input::ProjectPaths], ui: Ui) ->
         return ui.fail(d, &Sources::default());
     }
     let outs: Vec<&Path> = envs.iter().map(|p| p.output.as_path()).collect();
-    let _run = match output::begin_all(&outs) {
+    let _run = match output::begin_all(&envs[0].root, &outs) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -107,7 +107,7 @@ fn render_env(args: &RenderArgs, paths: crate::input::ProjectPaths, ui: Ui) -> E
     }
     // One run at a time per output folder, from reading the project to swapping the new
     // tree in; a run that writes first finishes what a killed one began.
-    let _run = match output::begin_in(&out, !args.check, paths.env.is_some()) {
+    let _run = match output::begin_in(&paths.root, &out, !args.check, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -157,9 +157,9 @@ fn write_built(
         text: text.clone(),
     }));
     let synced = if args.check {
-        output::change_set(&out, &existing, Cow::Owned(all), outside, keep)
+        output::change_set(&paths.root, &out, &existing, Cow::Owned(all), outside, keep)
     } else {
-        output::sync(&out, &existing, Cow::Owned(all), outside, keep)
+        output::sync(&paths.root, &out, &existing, Cow::Owned(all), outside, keep)
     };
     crate::diag::progress::clear();
     let changes = match synced {

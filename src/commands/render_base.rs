@@ -27,7 +27,12 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     let paths = &args.paths;
     // One run at a time per output folder, from reading the project to writing the step;
     // one that writes first finishes what a killed run began.
-    let _run = match output::begin_in(args.output, !args.check, args.paths.env.is_some()) {
+    let _run = match output::begin_in(
+        &args.paths.root,
+        args.output,
+        !args.check,
+        args.paths.env.is_some(),
+    ) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
@@ -36,15 +41,19 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
         Ok(t) => t.verifying(args.verify),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) =
-        match crate::change::git::base_tree(Some(rev), args.output, &Default::default()) {
-            Ok(Some((resolved, b))) => (
-                output::manifests(&b).into_owned(),
-                crate::change::steps::shipped(&paths.lock, &resolved),
-            ),
-            Ok(None) => Default::default(),
-            Err(d) => return ui.fail(d, &Sources::default()),
-        };
+    let (base, shipped) = match crate::change::git::base_tree(
+        &paths.root,
+        Some(rev),
+        args.output,
+        &Default::default(),
+    ) {
+        Ok(Some((resolved, b))) => (
+            output::manifests(&b).into_owned(),
+            crate::change::steps::shipped(&paths.lock, &resolved),
+        ),
+        Ok(None) => Default::default(),
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let step = match crate::change::steps::next_step(paths, &templates, &base, shipped) {
         Ok(s) => s,
         Err(NoStep::Inputs(f)) => {
@@ -68,9 +77,13 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
     };
     let (out, files) = (args.output, Cow::Owned(files));
     let synced = if args.check {
-        output::change_set(out, &existing, files, Some(lock), |_| true)
+        output::change_set(&args.paths.root, out, &existing, files, Some(lock), |_| {
+            true
+        })
     } else {
-        output::sync(out, &existing, files, Some(lock), |_| true)
+        output::sync(&args.paths.root, out, &existing, files, Some(lock), |_| {
+            true
+        })
     };
     crate::diag::progress::clear();
     let changes = match synced {

@@ -94,12 +94,12 @@ fn rollout(paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
     };
     let out = paths.output.clone();
     let env = paths.env_flag();
-    let (resolved, base) = match crate::change::git::base_tree(Some(rev), &out, &Default::default())
-    {
-        Ok(Some(b)) => b,
-        Ok(None) => return Exit::Success,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
+    let (resolved, base) =
+        match crate::change::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Exit::Success,
+            Err(d) => return ui.fail(d, &Sources::default()),
+        };
     let base = crate::output::manifests(&base).into_owned();
     let shipped = crate::change::steps::shipped(&paths.lock, &resolved);
     match crate::change::steps::next_step(paths, &templates, &base, shipped) {

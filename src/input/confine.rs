@@ -116,6 +116,12 @@ impl Project {
             .map_err(|e| cannot_read(path, &e.to_string()))
     }
 
+    /// Whether `path`, by its name (no link followed), lies in the project folder: a path
+    /// outside it was named on the command line.
+    pub fn holds_lexically(&self, path: &Path) -> bool {
+        holds(&self.given, &lexical(path))
+    }
+
     /// An output folder given inside the project must not lead out of it through a link.
     /// One given outside it is where the user asked the output to go.
     pub fn output_folder(&self, out: &Path) -> Option<Diagnostic> {
@@ -176,7 +182,7 @@ fn holds(root: &Path, path: &Path) -> bool {
 
 /// `path` made absolute against the current folder, `.` and `..` worked out by name (no
 /// link is followed).
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for c in absolute.components() {

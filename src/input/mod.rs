@@ -3,6 +3,7 @@
 //! diagnostics. Nothing here judges the values; that is `validate`'s job.
 
 pub(crate) mod auth;
+pub(crate) mod beneath;
 pub(crate) mod canary;
 pub(crate) mod config;
 pub(crate) mod confine;
@@ -97,14 +98,8 @@ impl ProjectPaths {
             if dir.as_os_str().is_empty() {
                 continue;
             }
-            std::fs::create_dir_all(dir).map_err(|e| {
-                Diagnostic::error(
-                    Code::IoError,
-                    format!("cannot create {}: {e}", dir.display()),
-                )
-                .at(Span::file(dir))
-                .help("check that the project folder is writable")
-            })?;
+            // Made one name at a time from the project folder, never through a link.
+            beneath::Folder::open(&self.root, dir, true)?;
         }
         Ok(())
     }

@@ -7,9 +7,11 @@
 //! latgen did not generate (no header) are never touched. `--check` computes the same
 //! changes and shows them as a unified diff instead.
 
+mod journal;
 pub(crate) mod previous;
 mod transaction;
 
+pub(crate) use journal::planted as planted_transaction_file;
 pub(crate) use transaction::{
     IGNORED, apply, begin_all, begin_in, interrupted_render, leftovers, write_atomic,
 };
@@ -58,6 +60,25 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_error(path, "read", &e)),
     }
+}
+
+/// The text of a file outside the output folder (the lock, a file of the deploy kit), None
+/// when there is none. Inside the project it is read as an input is (`confine.rs`: a link
+/// out of the project or into .git is refused), through folders that are no links (as it
+/// is written).
+fn read_outside(root: &Path, path: &Path) -> Result<Option<String>, Diagnostic> {
+    let project = crate::input::confine::Project::new(root);
+    if !project.holds_lexically(path) {
+        return read_if_exists(path);
+    }
+    let parent = transaction::parent_of(path);
+    if parent.symlink_metadata().is_err() {
+        return Ok(None);
+    }
+    crate::input::beneath::Folder::open(root, &parent, false)?;
+    Ok(project
+        .read(path)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned()))
 }
 
 /// Every file under `dir`, by path relative to it, read in parallel (a large tree has tens
@@ -231,6 +252,7 @@ pub struct LockFile<'a> {
 /// by their path under the output folder (to leave one side exactly as it is); the files
 /// outside, when given, are always in it. Sorted by path.
 pub(crate) fn change_set<'a>(
+    root: &Path,
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Rendered>,
@@ -241,7 +263,7 @@ pub(crate) fn change_set<'a>(
         .into_iter()
         .map(|l| (l.path.to_path_buf(), l.text))
         .collect();
-    let mut all = changes(out_dir, existing, output, &outside)?;
+    let mut all = changes(root, out_dir, existing, output, &outside)?;
     all.retain(|c| {
         outside.iter().any(|(p, _)| c.path == *p)
             || keep(c.path.strip_prefix(out_dir).unwrap_or(&c.path))
@@ -252,14 +274,15 @@ pub(crate) fn change_set<'a>(
 /// Brings the output folder, whose files are `existing`, and the files outside it (the
 /// lock, the deploy kit) to the rendered state: the change set of [`change_set`], applied.
 pub fn sync<'a>(
+    root: &Path,
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Rendered>,
     outside: impl IntoIterator<Item = LockFile<'a>>,
     keep: impl Fn(&Path) -> bool,
 ) -> Result<Vec<Change>, Diagnostic> {
-    let changes = change_set(out_dir, existing, output, outside, keep)?;
-    apply(out_dir, existing, &changes)?;
+    let changes = change_set(root, out_dir, existing, output, outside, keep)?;
+    apply(root, out_dir, existing, &changes)?;
     Ok(changes)
 }
 
@@ -315,6 +338,7 @@ fn absolute(p: &Path) -> Option<PathBuf> {
 /// [`read_tree`]), into `output`, plus `extra` files such as the lock. Files without
 /// latgen's header are never touched. Sorted by path.
 fn changes(
+    root: &Path,
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     output: Cow<'_, Rendered>,
@@ -372,7 +396,7 @@ fn changes(
         }
     }
     for (path, new) in extra {
-        let old = read_if_exists(path)?;
+        let old = read_outside(root, path)?;
         change(Path::new(""), path, old.as_ref(), Some(Cow::Borrowed(new)));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

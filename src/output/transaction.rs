@@ -4,59 +4,74 @@
 //! state or the new one — tree and lock together — and the next run finishes or undoes what
 //! a killed one began.
 //!
-//! The order: the new tree is built in the staging folder; each outside file's new text is
-//! written beside it as `.<name>.latgen-tmp`; the journal (where the new tree is, by its
-//! identity on disk, and which outside files change) is written in the staging folder; all
-//! of it is flushed to disk; then the exchange. From that moment the journal says "done":
-//! the outside files are renamed into place. A run that finds a journal checks whether the
-//! output folder is the journal's tree: if it is, the exchange happened and it renames the
-//! rest into place (roll forward); if not, it removes the pending files (roll back).
+//! The order: the staging folder is made anew (`mkdir`, which fails on anything of that
+//! name) and the new tree built in it; each outside file's new text is written beside it
+//! as a new file `.<name>.latgen-tmp`; the journal (the identities on disk of the staging
+//! folder, the new tree, the old tree and each pending file, and which outside files
+//! change) is written in the staging folder; all of it is flushed to disk; then the
+//! exchange. From that moment the journal says "done": the outside files are renamed into
+//! place. A run that finds a journal of its own (`journal.rs`) checks whether the output
+//! folder is the journal's tree: if it is, the exchange happened and it renames the rest
+//! into place (roll forward); if not, it removes the pending files (roll back).
+//!
+//! Every folder written in is opened from the project folder without following a link
+//! (`input/beneath.rs`), so no write lands outside the project.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::journal::{self, JOURNAL, Journal, Outside};
 use super::{Change, io_error};
+use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
-use crate::diag::{Diagnostic, Span};
+use crate::input::beneath::{Entry, Folder, Identity};
 
 /// Holds the output folder for one run: renders of the same folder never interleave.
 pub(crate) struct RunLock {
     _file: fs::File,
 }
 
-/// Takes an exclusive lock for runs on `out_dir`, waiting for another run to finish. The
-/// lock is on the folder that holds `out_dir` (the output folder itself is replaced by
-/// each run, so it cannot carry the lock), and goes with the process.
 /// Takes the run lock of `out_dir` (see [`lock_output`]) before anything of the project is
 /// read; a run that `writes` also finishes or undoes what a killed run left, so that the
 /// lock it plans from and the tree it compares with are whole, never a killed run's half
-/// state (a run that only looks, such as `render --check`, changes nothing).
+/// state (a run that only looks, such as `render --check`, changes nothing). `root` is the
+/// project folder, below which nothing is written through a link.
 ///
 /// An environment's output folder (`in_env`: `generated/staging`) has a parent its first
 /// render makes: until then, the run lock is on the nearest folder there is.
-pub(crate) fn begin_in(out_dir: &Path, writes: bool, in_env: bool) -> Result<RunLock, Diagnostic> {
+pub(crate) fn begin_in(
+    root: &Path,
+    out_dir: &Path,
+    writes: bool,
+    in_env: bool,
+) -> Result<RunLock, Diagnostic> {
     let run = lock_output(out_dir, in_env)?;
-    if writes {
-        recover(out_dir, &staging(out_dir))?;
+    if writes && let Some(place) = Place::open(root, out_dir, false)? {
+        journal::recover(root, &place)?;
     }
     Ok(run)
 }
 
 /// [`begin_in`] for the output folders of several environments, which share the folder that
 /// holds them (`generated/`): one run lock for all, and each folder made whole.
-pub(crate) fn begin_all(out_dirs: &[&Path]) -> Result<RunLock, Diagnostic> {
+pub(crate) fn begin_all(root: &Path, out_dirs: &[&Path]) -> Result<RunLock, Diagnostic> {
     let Some(first) = out_dirs.first() else {
         return lock_output(Path::new("."), true);
     };
     let run = lock_output(first, true)?;
     for dir in out_dirs {
-        recover(dir, &staging(dir))?;
+        if let Some(place) = Place::open(root, dir, false)? {
+            journal::recover(root, &place)?;
+        }
     }
     Ok(run)
 }
 
+/// Takes an exclusive lock for runs on `out_dir`, waiting for another run to finish. The
+/// lock is on the folder that holds `out_dir` (the output folder itself is replaced by
+/// each run, so it cannot carry the lock), and goes with the process.
 fn lock_output(out_dir: &Path, in_env: bool) -> Result<RunLock, Diagnostic> {
     let mut parent = parent_of(out_dir);
     // An environment's output (`generated/staging`) before its first render.
@@ -68,7 +83,7 @@ fn lock_output(out_dir: &Path, in_env: bool) -> Result<RunLock, Diagnostic> {
     Ok(RunLock { _file: file })
 }
 
-fn parent_of(dir: &Path) -> PathBuf {
+pub(super) fn parent_of(dir: &Path) -> PathBuf {
     match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -85,76 +100,64 @@ pub(crate) const IGNORED: &[&str] = &[".*.latgen-new/", ".*.latgen-tmp"];
 const STAGING_GITIGNORE: &str = "# latgen's staging folder: a render builds the new output tree here and swaps it in.\n\
 # A folder left behind was interrupted; the next `latgen render` removes it.\n*\n";
 
-/// Where a run builds the new output tree: `.<output>.latgen-new/`, a hidden folder beside
-/// the output folder that ignores itself (see [`STAGING_GITIGNORE`]). The tree is built in
-/// its `tree/`, which the swap exchanges with the output folder, so the `.gitignore` never
-/// ends up in the output.
-struct Staging {
-    dir: PathBuf,
-    /// The new tree while it is built; the old one once swapped.
-    tree: PathBuf,
-    /// The old tree between the two renames of a swap without an atomic exchange.
-    old: PathBuf,
+/// The output folder's place: the folder that holds it, opened without following a link
+/// below the project folder, and the names of the output folder and of its staging folder
+/// `.<output>.latgen-new/` in it (a hidden folder that ignores itself, see
+/// [`STAGING_GITIGNORE`]). The tree is built in the staging folder's `tree/`, which the
+/// swap exchanges with the output folder, so the `.gitignore` never ends up in the output.
+pub(crate) struct Place {
+    pub parent: Folder,
+    pub out_name: OsString,
+    pub staging_name: OsString,
+    /// The output folder as given, for messages.
+    pub out_dir: PathBuf,
 }
 
-fn staging(out_dir: &Path) -> Staging {
-    let beside = |suffix: &str| match out_dir.file_name() {
-        Some(name) => out_dir.with_file_name(format!(".{}.{suffix}", name.to_string_lossy())),
-        None => parent_of(out_dir).join(format!(".generated.{suffix}")),
-    };
-    let dir = beside("latgen-new");
-    Staging {
-        tree: dir.join("tree"),
-        old: dir.join("old"),
-        dir,
+impl Place {
+    /// The place of `out_dir`; None when the folder that would hold it does not exist and
+    /// `create` is not asked for.
+    pub fn open(root: &Path, out_dir: &Path, create: bool) -> Result<Option<Place>, Diagnostic> {
+        let Some(name) = out_dir.file_name() else {
+            return Err(Diagnostic::error(
+                Code::InvalidOutput,
+                format!("output {} names no folder", out_dir.display()),
+            )
+            .help("give a folder for -o, e.g. `-o generated/`"));
+        };
+        let parent = parent_of(out_dir);
+        if !create && parent.symlink_metadata().is_err() {
+            return Ok(None);
+        }
+        Ok(Some(Place {
+            parent: Folder::open(root, &parent, create)?,
+            out_name: name.to_os_string(),
+            staging_name: format!(".{}.latgen-new", name.to_string_lossy()).into(),
+            out_dir: out_dir.to_path_buf(),
+        }))
+    }
+
+    pub fn staging_path(&self) -> PathBuf {
+        self.parent.path().join(&self.staging_name)
     }
 }
 
-/// A finding when an interrupted run left its staging folder beside `out_dir`. The output
-/// folder itself is whole (the old tree or the new one); when the run was stopped after the
-/// exchange, the lock and the deploy kit still wait in their pending files, which the next
-/// render puts in place.
-pub(crate) fn interrupted_render(out_dir: &Path) -> Option<Diagnostic> {
-    let staging = staging(out_dir);
-    let left = staging.dir;
-    left.symlink_metadata().ok()?;
-    let half = Journal::read(&left).filter(|j| j.swapped(out_dir));
-    let (message, help) = match half {
-        Some(j) => (
-            format!(
-                "a render of {} was interrupted after it replaced the folder and before it wrote {}",
-                out_dir.display(),
-                j.files
-                    .iter()
-                    .map(|(p, _)| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            "run `latgen render`: it puts the files the render had written aside in place; do not commit before",
-        ),
-        None => (
-            format!(
-                "a render of {} was interrupted and left {} beside it",
-                out_dir.display(),
-                left.display()
-            ),
-            "run `latgen render` (it removes the folder) or delete the folder; do not commit it",
-        ),
-    };
-    Some(
-        Diagnostic::warning(Code::InterruptedRender, message)
-            .at(Span::file(&left))
-            .help(help),
-    )
+/// A finding when an interrupted run left its staging folder beside `out_dir` (see
+/// [`journal::staging_finding`]).
+pub(crate) fn interrupted_render(root: &Path, out_dir: &Path) -> Option<Diagnostic> {
+    let place = Place::open(root, out_dir, false).ok()??;
+    journal::staging_finding(&place)
 }
 
 /// Findings for the pending files (`.<name>.latgen-tmp`) an interrupted write left in
 /// `folders` and no journal accounts for: Git would commit them in a project made before
-/// `latgen init` added the ignore line. Each folder is read once, not walked.
-pub(crate) fn leftovers(out_dir: &Path, folders: &[&Path]) -> Vec<Diagnostic> {
-    if staging(out_dir).dir.symlink_metadata().is_ok() {
-        return Vec::new(); // the interrupted render's finding covers its pending files
-    }
+/// `latgen init` added the ignore line. A pending file that is not a file (a link, say) no
+/// run of latgen left: that is an error. Each folder is read once, not walked, and only
+/// when no link leads to it.
+pub(crate) fn leftovers(root: &Path, out_dir: &Path, folders: &[&Path]) -> Vec<Diagnostic> {
+    let staged = Place::open(root, out_dir, false)
+        .ok()
+        .flatten()
+        .is_some_and(|p| p.parent.entry(&p.staging_name) == Some(Entry::Folder));
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out = Vec::new();
     for dir in folders {
@@ -167,33 +170,39 @@ pub(crate) fn leftovers(out_dir: &Path, folders: &[&Path]) -> Vec<Diagnostic> {
             continue;
         }
         seen.push(dir.to_path_buf());
+        let Ok(folder) = Folder::open(root, dir, false) else {
+            continue;
+        };
         let Ok(entries) = fs::read_dir(dir) else {
             continue;
         };
-        let mut found: Vec<PathBuf> = entries
+        let mut found: Vec<OsString> = entries
             .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
+            .map(|e| e.file_name())
+            .filter(|n| {
+                n.to_str()
                     .is_some_and(|n| n.starts_with('.') && n.ends_with(".latgen-tmp"))
             })
             .collect();
         found.sort();
-        for p in found {
-            let shown = if dir == Path::new(".") {
-                p.strip_prefix("./").unwrap_or(&p).to_path_buf()
-            } else {
-                p.clone()
-            };
-            out.push(
-                Diagnostic::warning(
-                    Code::InterruptedRender,
-                    format!("an interrupted write left {}", shown.display()),
-                )
-                .at(Span::file(&shown))
-                .help("delete it (latgen wrote the file beside it whole, or not at all); do not commit it"),
-            );
+        for name in found {
+            let p = dir.join(&name);
+            let shown = p.strip_prefix(".").unwrap_or(&p).to_path_buf();
+            match folder.entry(&name) {
+                Some(Entry::File) if staged => {} // the interrupted render's finding covers it
+                Some(Entry::File) => out.push(
+                    Diagnostic::warning(
+                        Code::InterruptedRender,
+                        format!("an interrupted write left {}", shown.display()),
+                    )
+                    .at(crate::diag::Span::file(&shown))
+                    .help("delete it (latgen wrote the file beside it whole, or not at all); do not commit it"),
+                ),
+                _ => out.push(journal::planted(
+                    &shown,
+                    "is not a file (a link, or a folder): no write of latgen's leaves that",
+                )),
+            }
         }
     }
     out
@@ -202,51 +211,80 @@ pub(crate) fn leftovers(out_dir: &Path, folders: &[&Path]) -> Vec<Diagnostic> {
 /// Applies the changes as one transaction (see the module's comment). Files outside the
 /// output folder alone (a run that changes only the lock) are written each atomically.
 pub(crate) fn apply(
+    root: &Path,
     out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     changes: &[Change],
 ) -> Result<(), Diagnostic> {
-    let staging = staging(out_dir);
-    recover(out_dir, &staging)?;
+    let Some(place) = Place::open(root, out_dir, true)? else {
+        unreachable!("the folder that holds the output is made when asked for");
+    };
+    journal::recover(root, &place)?;
     let (inside, outside): (Vec<&Change>, Vec<&Change>) =
         changes.iter().partition(|c| c.path.starts_with(out_dir));
+    let mut outside = open_outside(root, &outside)?;
     if inside.is_empty() {
         return write_outside(&outside);
     }
-    let prepared = build_staging(out_dir, &staging, existing, &inside)
-        .and_then(|()| stage_outside(&outside))
-        .and_then(|()| write_journal(&staging, &outside))
-        .and_then(|()| flush(&staging.dir));
-    if let Err(e) = prepared {
-        undo_outside(&outside);
-        let _ = remove_dir(&staging.dir);
-        return Err(e);
+    if place.parent.entry(&place.out_name) == Some(Entry::Link) {
+        return Err(link_in_place(out_dir));
     }
+    let staging_path = place.staging_path();
+    let staging = build_staging(&place, out_dir, existing, &inside);
+    let prepared = staging.and_then(|staging| {
+        stage_outside(&mut outside)?;
+        write_journal(&place, &staging, &outside)?;
+        flush(&staging_path)?;
+        Ok(staging)
+    });
+    let staging = match prepared {
+        Ok(s) => s,
+        Err(e) => {
+            undo_outside(&outside);
+            let _ = remove_dir(&staging_path);
+            return Err(e);
+        }
+    };
     abort_for_test("before-swap");
-    if let Err(e) = swap(out_dir, &staging) {
+    if let Err(e) = swap(&place, &staging) {
         undo_outside(&outside);
-        let _ = remove_dir(&staging.dir);
+        let _ = remove_dir(&staging_path);
         return Err(e);
     }
-    sync_dir(&parent_of(out_dir));
+    place.parent.sync();
     abort_for_test("after-swap");
     // After the swap the old tree, if there was one, is where the new one was built.
-    let had_old = staging.tree.exists();
+    let had_old = staging.entry(OsStr::new("tree")).is_some();
     if let Err(e) = commit_outside(&outside) {
         // Put the old state back so that a failed run changes nothing. The journal goes
         // first: a run killed while this undoes must not roll the half-undone state forward.
-        let _ = fs::remove_file(staging.dir.join(JOURNAL));
+        let _ = staging.clear(OsStr::new(JOURNAL));
         restore_outside(&outside);
         if had_old {
-            let _ = swap(out_dir, &staging);
+            let _ = swap(&place, &staging);
         } else {
             let _ = remove_dir(out_dir);
         }
-        let _ = remove_dir(&staging.dir);
+        let _ = remove_dir(&staging_path);
         return Err(e);
     }
-    let _ = remove_dir(&staging.dir);
+    let _ = remove_dir(&staging_path);
     Ok(())
+}
+
+/// The output folder is a link (inside the project, or `check_location` would have
+/// refused it): the exchange would put a real folder in its place, and latgen writes
+/// through real folders only.
+fn link_in_place(out_dir: &Path) -> Diagnostic {
+    Diagnostic::error(
+        Code::InvalidOutput,
+        format!(
+            "output {} is a symbolic link: latgen does not write through it",
+            out_dir.display()
+        ),
+    )
+    .at(crate::diag::Span::file(out_dir))
+    .help("make the output a real folder (or give the folder it links to with -o)")
 }
 
 /// A debug build stops dead (as a kill would) at `point` when `LATGEN_TEST_ABORT_AT` names
@@ -261,39 +299,12 @@ fn abort_for_test(point: &str) {
     let _ = point;
 }
 
-/// Clears what a killed run left: finishes or undoes its outside files by its journal,
-/// restores an old tree swapped out without an atomic exchange when the output folder is
-/// missing, and removes the staging folder.
-fn recover(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
-    // A link in the staging folder's place (committed by someone, say) is not latgen's:
-    // remove the link, never what it points at, and read nothing through it.
-    if fs::symlink_metadata(&staging.dir).is_ok_and(|m| !m.is_dir()) {
-        return fs::remove_file(&staging.dir).map_err(|e| io_error(&staging.dir, "remove", &e));
-    }
-    let old = &staging.old;
-    if old.symlink_metadata().is_ok() {
-        if out_dir.exists() {
-            remove_dir(old)?;
-        } else {
-            fs::rename(old, out_dir).map_err(|e| io_error(old, "restore", &e))?;
-        }
-    }
-    if let Some(journal) = Journal::read(&staging.dir) {
-        if journal.swapped(out_dir) {
-            journal.roll_forward()?;
-        } else {
-            journal.roll_back();
-        }
-    }
-    if staging.dir.symlink_metadata().is_ok() {
-        remove_dir(&staging.dir)?;
-    }
-    Ok(())
-}
-
 /// Removes a folder of latgen's, made writable first only when a plain removal fails (the
-/// old tree of an output whose `kong/` was `chmod a-w`).
-fn remove_dir(dir: &Path) -> Result<(), Diagnostic> {
+/// old tree of an output whose `kong/` was `chmod a-w`). No link in it is followed.
+pub(super) fn remove_dir(dir: &Path) -> Result<(), Diagnostic> {
+    if fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return fs::remove_file(dir).map_err(|e| io_error(dir, "remove", &e));
+    }
     if fs::remove_dir_all(dir).is_ok() {
         return Ok(());
     }
@@ -301,167 +312,138 @@ fn remove_dir(dir: &Path) -> Result<(), Diagnostic> {
     fs::remove_dir_all(dir).map_err(|e| io_error(dir, "remove", &e))
 }
 
-/// The journal's name in the staging folder.
-const JOURNAL: &str = "journal";
-
-/// What a transaction changes outside the output folder, and which tree it swaps in.
-struct Journal {
-    /// The new tree's identity on disk (`device:inode`), or empty where it cannot be told.
-    tree: String,
-    /// Each outside file: `Some(pending)` to rename into place, `None` to remove.
-    files: Vec<(PathBuf, Option<PathBuf>)>,
+/// A file outside the output folder that the transaction changes: its folder, opened
+/// without following a link below the project folder, and its names there.
+struct OutsideFile<'a> {
+    change: &'a Change,
+    folder: Folder,
+    name: OsString,
+    pending: OsString,
+    /// The pending file's identity, once written.
+    staged: Option<Identity>,
 }
 
-impl Journal {
-    fn read(dir: &Path) -> Option<Journal> {
-        let path = dir.join(JOURNAL);
-        if !fs::symlink_metadata(dir).ok()?.is_dir() || !fs::symlink_metadata(&path).ok()?.is_file()
-        {
-            return None;
-        }
-        let text = fs::read_to_string(path).ok()?;
-        let mut lines = text.lines();
-        let tree = lines.next()?.to_string();
-        let files = lines
-            .filter_map(|l| {
-                let (op, path) = l.split_once('\t')?;
-                let path = PathBuf::from(path);
-                // Written absolute, so that a run from another folder finds the files.
-                if !path.is_absolute() {
-                    return None;
-                }
-                Some(match op {
-                    "put" => (path.clone(), Some(pending(&path))),
-                    _ => (path, None),
-                })
+fn open_outside<'a>(
+    root: &Path,
+    changes: &[&'a Change],
+) -> Result<Vec<OutsideFile<'a>>, Diagnostic> {
+    changes
+        .iter()
+        .map(|c| {
+            Ok(OutsideFile {
+                change: c,
+                folder: Folder::open(root, &parent_of(&c.path), true)?,
+                name: c.path.file_name().unwrap_or_default().to_os_string(),
+                pending: journal::pending_name(&c.path),
+                staged: None,
             })
-            .collect();
-        Some(Journal { tree, files })
-    }
-
-    /// Whether the output folder is the tree this journal's run built: the exchange
-    /// happened.
-    fn swapped(&self, out_dir: &Path) -> bool {
-        !self.tree.is_empty() && identity(out_dir).is_some_and(|id| id == self.tree)
-    }
-
-    fn roll_forward(&self) -> Result<(), Diagnostic> {
-        for (path, pending) in &self.files {
-            match pending {
-                Some(p) if p.exists() => {
-                    fs::rename(p, path).map_err(|e| io_error(path, "finish writing", &e))?;
-                }
-                Some(_) => {}
-                None => match fs::remove_file(path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(io_error(path, "remove", &e));
-                    }
-                    _ => {}
-                },
-            }
-            sync_dir(&parent_of(path));
-        }
-        Ok(())
-    }
-
-    fn roll_back(&self) {
-        for (_, pending) in &self.files {
-            if let Some(p) = pending {
-                let _ = fs::remove_file(p);
-            }
-        }
-    }
+        })
+        .collect()
 }
 
-/// A folder's identity on disk, which a rename keeps: `device:inode`.
-fn identity(dir: &Path) -> Option<String> {
-    #[cfg(unix)]
+/// Removes what is at the temporary name `name` before a new file takes it: a leftover of
+/// an interrupted write, or something a commit put there (reported: never written through).
+fn clear_temporary(folder: &Folder, name: &OsStr) -> std::io::Result<()> {
+    if let Some(entry) = folder.clear(name)?
+        && entry != Entry::File
     {
-        use std::os::unix::fs::MetadataExt;
-        let m = fs::symlink_metadata(dir).ok()?;
-        Some(format!("{}:{}", m.dev(), m.ino()))
+        journal::report_removed(
+            &folder.path().join(name),
+            "was not a file (a link, or a folder)",
+        );
     }
-    #[cfg(not(unix))]
-    {
-        let _ = dir;
-        None
-    }
+    Ok(())
 }
 
-/// Where an outside file's new text waits for the exchange: beside it, so that the rename
-/// into place stays on its file system.
-fn pending(path: &Path) -> PathBuf {
-    temp_beside(path, "")
-}
-
-/// `.<name><tag>.latgen-tmp` beside `path`: the pattern `init` has Git ignore.
-fn temp_beside(path: &Path, tag: &str) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}{tag}.latgen-tmp"))
-}
-
-/// Writes each outside file's new text to its pending file, flushed to disk.
-fn stage_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
-    for c in changes {
-        if let Some(text) = &c.new {
-            let tmp = pending(&c.path);
-            write_synced(&tmp, text.as_bytes()).map_err(|e| io_error(&c.path, "write", &e))?;
+/// Writes each outside file's new text to its pending file, a new entry, flushed to disk.
+fn stage_outside(outside: &mut [OutsideFile<'_>]) -> Result<(), Diagnostic> {
+    for o in outside {
+        if let Some(text) = &o.change.new {
+            clear_temporary(&o.folder, &o.pending)
+                .and_then(|()| o.folder.create_new(&o.pending, text.as_bytes()))
+                .map_err(|e| io_error(&o.change.path, "write", &e))?;
+            o.staged = o.folder.identity_of(&o.pending);
+            if o.staged.is_none() {
+                return Err(unidentified(&o.change.path));
+            }
         }
     }
     Ok(())
 }
 
-fn write_journal(staging: &Staging, changes: &[&Change]) -> Result<(), Diagnostic> {
-    let mut text = identity(&staging.tree).unwrap_or_default();
-    text.push('\n');
-    for c in changes {
-        let op = if c.new.is_some() { "put" } else { "remove" };
-        let path = std::path::absolute(&c.path).map_err(|e| io_error(&c.path, "locate", &e))?;
-        text.push_str(&format!("{op}\t{}\n", path.display()));
-    }
-    let path = staging.dir.join(JOURNAL);
-    write_synced(&path, text.as_bytes()).map_err(|e| io_error(&path, "write", &e))
+fn unidentified(path: &Path) -> Diagnostic {
+    io_error(
+        path,
+        "tell the identity on disk of",
+        &std::io::Error::other("the file system gives none"),
+    )
+}
+
+fn write_journal(
+    place: &Place,
+    staging: &Folder,
+    outside: &[OutsideFile<'_>],
+) -> Result<(), Diagnostic> {
+    let (Some(staging_id), Some(tree)) = (staging.identity(), staging.identity_of("tree".as_ref()))
+    else {
+        return Err(unidentified(staging.path()));
+    };
+    let files = outside
+        .iter()
+        .map(|o| {
+            let path = std::path::absolute(&o.change.path)
+                .map_err(|e| io_error(&o.change.path, "locate", &e))?;
+            Ok(Outside {
+                path,
+                pending: o.staged.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>, Diagnostic>>()?;
+    let journal = Journal {
+        staging: staging_id,
+        tree,
+        old: place.parent.identity_of(&place.out_name),
+        files,
+    };
+    (staging.create_new(OsStr::new(JOURNAL), journal.text().as_bytes()))
+        .map_err(|e| io_error(&staging.path().join(JOURNAL), "write", &e))
 }
 
 /// Renames each pending file into place (or removes the file), after the exchange.
-fn commit_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
-    for c in changes {
-        match &c.new {
-            Some(_) => {
-                fs::rename(pending(&c.path), &c.path).map_err(|e| io_error(&c.path, "write", &e))?
-            }
-            None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e))?,
-        }
-        sync_dir(&parent_of(&c.path));
+fn commit_outside(outside: &[OutsideFile<'_>]) -> Result<(), Diagnostic> {
+    for o in outside {
+        let done = match &o.change.new {
+            Some(_) => o.folder.rename(&o.pending, &o.name),
+            None => o.folder.clear(&o.name).map(drop),
+        };
+        done.map_err(|e| io_error(&o.change.path, "write", &e))?;
+        o.folder.sync();
     }
     Ok(())
 }
 
 /// Removes what [`stage_outside`] wrote, when the exchange did not happen.
-fn undo_outside(changes: &[&Change]) {
-    for c in changes {
-        let _ = fs::remove_file(pending(&c.path));
+fn undo_outside(outside: &[OutsideFile<'_>]) {
+    for o in outside {
+        if o.staged.is_some() && o.folder.identity_of(&o.pending) == o.staged {
+            let _ = o.folder.clear(&o.pending);
+        }
     }
 }
 
 /// Gives the outside files their old text back after a failed [`commit_outside`].
-fn restore_outside(changes: &[&Change]) {
-    for c in changes {
-        let _ = match &c.old {
-            Some(old) => write_atomic(&c.path, old.as_bytes()),
-            None => fs::remove_file(&c.path).map_err(|e| io_error(&c.path, "remove", &e)),
+fn restore_outside(outside: &[OutsideFile<'_>]) {
+    for o in outside {
+        let _ = match &o.change.old {
+            Some(old) => write_in(&o.folder, &o.change.path, old.as_bytes()),
+            None => o
+                .folder
+                .clear(&o.name)
+                .map(drop)
+                .map_err(|e| io_error(&o.change.path, "remove", &e)),
         };
-        let _ = fs::remove_file(pending(&c.path));
     }
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+    undo_outside(outside);
 }
 
 /// Flushes the new tree to disk before the exchange makes it the output: without it, a
@@ -484,17 +466,6 @@ fn flush(dir: &Path) -> Result<(), Diagnostic> {
         }
         Ok(())
     }
-}
-
-/// Flushes a folder's entries (a rename in it) to disk; where a folder cannot be opened
-/// for that, the rename stands without it.
-fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(f) = fs::File::open(dir) {
-        let _ = f.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
 }
 
 /// Makes each folder under `dir` writable by its owner, so its entries can be removed.
@@ -523,9 +494,30 @@ fn make_removable(dir: &Path) {
     let _ = dir;
 }
 
+/// Makes the staging folder anew (`mkdir` fails on anything of its name: recovery removed
+/// what was there) with its `.gitignore`, and builds the new tree in its `tree/`.
 fn build_staging(
+    place: &Place,
     out_dir: &Path,
-    staging: &Staging,
+    existing: &BTreeMap<PathBuf, String>,
+    changes: &[&Change],
+) -> Result<Folder, Diagnostic> {
+    let staging_path = place.staging_path();
+    let made = place.parent.make(&place.staging_name).and_then(|staging| {
+        staging.create_new(".gitignore".as_ref(), STAGING_GITIGNORE.as_bytes())?;
+        staging.make("tree".as_ref())?;
+        Ok(staging)
+    });
+    let staging = made.map_err(|e| io_error(&staging_path, "create", &e))?;
+    fill_tree(&staging_path.join("tree"), out_dir, existing, changes)?;
+    Ok(staging)
+}
+
+/// Writes the new tree in `tree`, a folder this run made: the changed files, and links to
+/// the unchanged ones of the output folder.
+fn fill_tree(
+    tree: &Path,
+    out_dir: &Path,
     existing: &BTreeMap<PathBuf, String>,
     changes: &[&Change],
 ) -> Result<(), Diagnostic> {
@@ -557,20 +549,15 @@ fn build_staging(
         .collect();
     let folders: std::collections::BTreeSet<&Path> =
         jobs.iter().filter_map(|(rel, _)| rel.parent()).collect();
-    fs::create_dir_all(&staging.dir).map_err(|e| io_error(&staging.dir, "create", &e))?;
-    let ignore = staging.dir.join(".gitignore");
-    fs::write(&ignore, STAGING_GITIGNORE).map_err(|e| io_error(&ignore, "write", &e))?;
-    let staging = &staging.tree;
-    fs::create_dir_all(staging).map_err(|e| io_error(staging, "create", &e))?;
     for folder in folders {
-        let to = staging.join(folder);
+        let to = tree.join(folder);
         fs::create_dir_all(&to).map_err(|e| io_error(&to, "create", &e))?;
     }
     crate::diag::progress::stage("writing files", Some(jobs.len()));
     use rayon::prelude::*;
     jobs.into_par_iter().try_for_each(|(rel, text)| {
         crate::diag::progress::advance(1);
-        let to = staging.join(rel);
+        let to = tree.join(rel);
         match text {
             Some(text) => fs::write(&to, text).map_err(|e| io_error(&to, "write", &e)),
             None => {
@@ -584,37 +571,47 @@ fn build_staging(
     })
 }
 
-/// Exchanges the staging tree and `out_dir` atomically where the system can (Linux
-/// `renameat2(RENAME_EXCHANGE)`), else with two renames that `recover` can finish.
-fn swap(out_dir: &Path, staging: &Staging) -> Result<(), Diagnostic> {
-    let (tree, old) = (&staging.tree, &staging.old);
-    if !out_dir.exists() {
-        return fs::rename(tree, out_dir).map_err(|e| io_error(out_dir, "create", &e));
+/// Exchanges the staging tree and the output folder atomically where the system can
+/// (Linux `renameat2(RENAME_EXCHANGE)`), else with two renames that recovery can finish.
+/// Each rename is of a name in a folder opened without following links.
+fn swap(place: &Place, staging: &Folder) -> Result<(), Diagnostic> {
+    let (tree, old) = (OsStr::new("tree"), OsStr::new("old"));
+    let (parent, out) = (place.parent.fd(), place.out_name.as_os_str());
+    let shown = &place.out_dir;
+    if place.parent.entry(out).is_none() {
+        return rustix::fs::renameat(staging.fd(), tree, parent, out)
+            .map_err(|e| io_error(shown, "create", &e.into()));
     }
     #[cfg(target_os = "linux")]
     {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        if renameat_with(CWD, tree, CWD, out_dir, RenameFlags::EXCHANGE).is_ok() {
+        use rustix::fs::{RenameFlags, renameat_with};
+        if renameat_with(staging.fd(), tree, parent, out, RenameFlags::EXCHANGE).is_ok() {
             return Ok(());
         }
     }
-    fs::rename(out_dir, old).map_err(|e| io_error(out_dir, "move aside", &e))?;
-    fs::rename(tree, out_dir).map_err(|e| io_error(out_dir, "replace", &e))?;
-    fs::rename(old, tree).map_err(|e| io_error(old, "move", &e))
+    rustix::fs::renameat(parent, out, staging.fd(), old)
+        .map_err(|e| io_error(shown, "move aside", &e.into()))?;
+    rustix::fs::renameat(staging.fd(), tree, parent, out)
+        .map_err(|e| io_error(shown, "replace", &e.into()))?;
+    staging
+        .rename(old, tree)
+        .map_err(|e| io_error(&staging.path().join(old), "move", &e))
 }
 
 /// Writes the files outside the output folder (the lock, the deploy kit), each
 /// atomically; when one fails, those written before it get their old text back, so that a
 /// failed run changes none of them.
-fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
-    let put = |path: &Path, text: Option<&String>| match text {
-        Some(text) => write_atomic(path, text.as_bytes()),
-        None => fs::remove_file(path).map_err(|e| io_error(path, "remove", &e)),
+fn write_outside(outside: &[OutsideFile<'_>]) -> Result<(), Diagnostic> {
+    let put = |o: &OutsideFile<'_>, text: Option<&String>| match text {
+        Some(text) => write_in(&o.folder, &o.change.path, text.as_bytes()),
+        None => {
+            (o.folder.clear(&o.name).map(drop)).map_err(|e| io_error(&o.change.path, "remove", &e))
+        }
     };
-    for (i, c) in changes.iter().enumerate() {
-        if let Err(e) = put(&c.path, c.new.as_ref()) {
-            for done in &changes[..i] {
-                let _ = put(&done.path, done.old.as_ref());
+    for (i, o) in outside.iter().enumerate() {
+        if let Err(e) = put(o, o.change.new.as_ref()) {
+            for done in &outside[..i] {
+                let _ = put(done, done.change.old.as_ref());
             }
             return Err(e);
         }
@@ -622,21 +619,57 @@ fn write_outside(changes: &[&Change]) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// Writes through a temporary file in the same folder and renames it into place, so a
-/// reader never sees half a file.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
+/// Writes `path` through a temporary file in the same folder, renamed into place, so a
+/// reader never sees half a file; the folder is opened from the project folder `root`
+/// without following a link (and made where missing).
+pub(crate) fn write_atomic(root: &Path, path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
+    let folder = Folder::open(root, &parent_of(path), true)?;
+    write_in(&folder, path, bytes)
+}
+
+/// [`write_atomic`] in a folder already opened.
+fn write_in(folder: &Folder, path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
     // Not the transaction's pending name: a write of the lock beside a render (or after a
     // killed one) must not take the render's pending file. Still `.*.latgen-tmp`, so Git
     // ignores it and `check` reports one left behind.
-    let tmp = temp_beside(path, &format!(".{}", std::process::id()));
-    let result = (|| {
-        write_synced(&tmp, bytes)?;
-        fs::rename(&tmp, path)?;
-        sync_dir(&parent_of(path));
-        Ok(())
-    })();
-    result.map_err(|e: std::io::Error| {
-        let _ = fs::remove_file(&tmp);
+    let tmp = journal::tagged_name(path, &format!(".{}", std::process::id()));
+    let name = path.file_name().unwrap_or_default();
+    let result = clear_temporary(folder, &tmp)
+        .and_then(|()| folder.create_new(&tmp, bytes))
+        .and_then(|()| folder.rename(&tmp, name));
+    folder.sync();
+    result.map_err(|e| {
+        if folder.identity_of(&tmp).is_some() {
+            let _ = folder.clear(&tmp);
+        }
         io_error(path, "write", &e)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run killed between the two renames of a swap without an atomic exchange leaves
+    /// the old tree in the staging folder's `old/` and no output folder: the next run's
+    /// recovery puts it back, because its journal names it.
+    #[test]
+    fn an_old_tree_moved_aside_is_put_back_by_its_journal() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (root, out) = (tmp.path(), tmp.path().join("generated"));
+        fs::create_dir_all(out.join("lattice")).unwrap();
+        fs::write(out.join("lattice/a.yaml"), "old\n").unwrap();
+        let existing = super::super::read_tree(&out).unwrap();
+        let place = Place::open(root, &out, true).unwrap().unwrap();
+        let staging = build_staging(&place, &out, &existing, &[]).unwrap();
+        write_journal(&place, &staging, &[]).unwrap();
+        rustix::fs::renameat(place.parent.fd(), "generated", staging.fd(), "old").unwrap();
+        drop(staging);
+        journal::recover(root, &place).unwrap();
+        assert_eq!(
+            fs::read_to_string(out.join("lattice/a.yaml")).unwrap(),
+            "old\n"
+        );
+        assert!(!place.staging_path().exists());
+    }
 }

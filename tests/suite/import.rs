@@ -423,4 +423,24 @@ fn a_file_over_the_cap_is_refused_unread() {
             .unwrap_or_else(|| panic!("no peak in {stderr}"));
         assert!(peak_kib < 256 * 1024, "peak {peak_kib} KiB");
     }
+/// A route's manifest under a hidden folder (`gateway/.identity/`) is declared in a folder
+/// the loader reads (`apps/identity/`): under `apps/.identity/` it would drop out of the
+/// next render.
+#[test]
+fn a_route_under_a_hidden_folder_is_declared_where_the_loader_reads() {
+    let tmp = before();
+    let gateway = tmp.path().join("gateway");
+    std::fs::rename(gateway.join("identity"), gateway.join(".identity")).unwrap();
+    let run = latgen(tmp.path(), &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(tmp.path().join("apps/identity/login.yaml").is_file());
+    assert!(!tmp.path().join("apps/.identity").exists());
+    let render = latgen(tmp.path(), &["render"]);
+    assert_eq!(render.code, Some(0), "{}", render.stderr);
+    assert!(
+        tmp.path()
+            .join("generated/kong/httproute-login.yaml")
+            .is_file(),
+        "the imported app is rendered"
+    );
 }

@@ -412,3 +412,80 @@ fn a_render_stopped_after_the_swap_is_finished_from_another_folder() {
     render(&proj);
     assert_eq!(state(&proj), new);
 }
+
+/// `import` after a render stopped between the swap and the lock (its new lock waiting
+/// beside the old one): the import finishes the render first, so the lock it writes has
+/// the render's groups and its own entries, and the next render keeps both.
+#[test]
+fn an_import_after_a_killed_render_keeps_what_it_placed() {
+    let (old, new, _keep) = before_and_after_with_a_new_lock();
+    let (dir, _, _) = stopped_at("after-swap", &old);
+    let before = common::root().join("examples/before");
+    for folder in ["workload", "gateway"] {
+        common::write_tree(
+            &dir.path().join(folder),
+            &common::read_tree(&before.join(folder)),
+        );
+    }
+    let run = common::latgen(dir.path(), &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let imported = std::fs::read_to_string(dir.path().join("latgen.lock")).unwrap();
+    assert!(imported.contains("adopted:"), "{imported}");
+    render(dir.path());
+    let lock = std::fs::read_to_string(dir.path().join("latgen.lock")).unwrap();
+    let adopted = |text: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("adopted:"))
+            .skip(1)
+            .take_while(|l| l.starts_with(' '))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(!adopted(&imported).is_empty());
+    assert_eq!(
+        adopted(&lock),
+        adopted(&imported),
+        "the render lost the import's entries"
+    );
+    for line in new.1.lines().filter(|l| l.starts_with("  app")) {
+        assert!(lock.contains(line), "the killed render's {line} is lost");
+    }
+}
+
+/// A journal that is not this tool's (the form a PR can commit: `put` of a path anywhere)
+/// is never acted on: the file it names and that file's pending name outside the project
+/// are left alone, and the staging folder is removed.
+#[test]
+fn a_forged_journal_is_removed_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), 3, 8080);
+    render(dir.path());
+    let outside = tempfile::tempdir().unwrap();
+    let notes = outside.path().join("notes");
+    let pending = outside.path().join(".notes.latgen-tmp");
+    std::fs::write(&notes, "mine\n").unwrap();
+    std::fs::write(&pending, "also mine\n").unwrap();
+    let staging = dir.path().join(".generated.latgen-new");
+    std::fs::create_dir(&staging).unwrap();
+    for journal in [
+        format!("1:2\nput\t{}\n", notes.display()),
+        format!(
+            "latgen journal 2\nstaging\t0.0:1\ntree\t0.0:2\nput\t0.0:3\t{}\n",
+            notes.display()
+        ),
+    ] {
+        std::fs::create_dir_all(&staging).unwrap();
+        std::fs::write(staging.join("journal"), journal).unwrap();
+        let check = common::latgen(dir.path(), &["check", "--format", "json"]);
+        assert!(
+            check.stdout.contains("committed-transaction-file"),
+            "{}",
+            check.stdout
+        );
+        project(dir.path(), 4, 8080);
+        render(dir.path());
+        assert!(!staging.exists());
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine\n");
+        assert_eq!(std::fs::read_to_string(&pending).unwrap(), "also mine\n");
+    }
+}

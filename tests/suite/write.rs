@@ -35,7 +35,14 @@ fn apply(
         path,
         text: text.to_string(),
     });
-    let changes = output::sync(out, &existing, Cow::Borrowed(files), lock, |_| true)?;
+    let changes = output::sync(
+        out.parent().unwrap(),
+        out,
+        &existing,
+        Cow::Borrowed(files),
+        lock,
+        |_| true,
+    )?;
     Ok(changes.into_iter().map(|c| (c.path, c.kind)).collect())
 }
 
@@ -177,17 +184,16 @@ fn what_a_killed_run_left_beside_the_output_is_cleared() {
         format!("{HEADER_LINES}a: 2\n")
     );
     assert!(!tmp.path().join(".generated.latgen-new").exists());
-    // An old tree moved aside with the output folder missing, as a run killed between two
-    // renames leaves it on systems without an atomic exchange: it is restored.
+    // An old tree moved aside with the output folder missing (a run killed between the two
+    // renames of a swap without an atomic exchange) is restored by its journal: the unit
+    // test `an_old_tree_moved_aside_is_put_back_by_its_journal` in `output/transaction.rs`.
+    // Without a journal of this tool's, a folder `old` is no old tree: it goes.
     let staging = tmp.path().join(".generated.latgen-new");
     std::fs::create_dir(&staging).unwrap();
     std::fs::rename(&out, staging.join("old")).unwrap();
     let existing = output::read_tree(&out).unwrap();
-    output::apply(&out, &existing, &[]).unwrap();
-    assert_eq!(
-        common::read_tree(&out)[Path::new("lattice/a.yaml")],
-        format!("{HEADER_LINES}a: 2\n")
-    );
+    output::apply(tmp.path(), &out, &existing, &[]).unwrap();
+    assert!(!staging.exists() && !out.exists());
 }
 
 #[test]
@@ -202,6 +208,7 @@ fn the_diff_names_changed_missing_and_extra_files() {
     .unwrap();
     let existing = output::read_tree(&out).unwrap();
     let changes = output::change_set(
+        tmp.path(),
         &out,
         &existing,
         Cow::Owned(output(&[("k/a.yaml", "a: 2"), ("k/c.yaml", "c: 1")])),
@@ -228,4 +235,43 @@ fn the_diff_names_changed_missing_and_extra_files() {
         diff.contains(&format!("--- /dev/null\n+++ b/{c}\n")),
         "{diff}"
     );
+}
+
+/// The temporary file of an atomic write (`.<name>.<pid>.latgen-tmp`, the form `move`,
+/// `plan --apply`, `import` and `promote` write the lock through) committed as a link to a
+/// file outside the project: the link is unlinked, never written through, and the lock
+/// becomes a file of its own.
+#[cfg(unix)]
+#[test]
+fn a_link_at_an_atomic_write_s_temporary_name_is_not_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let secret = tmp.path().join("secret");
+    std::fs::write(&secret, "untouched\n").unwrap();
+    let lock = root.join("latgen.lock");
+    let temporary = root.join(format!(".latgen.lock.{}.latgen-tmp", std::process::id()));
+    std::os::unix::fs::symlink(&secret, &temporary).unwrap();
+    crate::output::write_atomic(&root, &lock, b"version: 1\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "untouched\n");
+    assert!(!lock.is_symlink());
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), "version: 1\n");
+    assert!(temporary.symlink_metadata().is_err());
+}
+
+/// A link on the way to the lock's folder (`locks -> /outside`) is refused: nothing is
+/// written outside the project.
+#[cfg(unix)]
+#[test]
+fn a_link_on_the_way_to_a_written_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("locks")).unwrap();
+    let err =
+        crate::output::write_atomic(&root, &root.join("locks/staging.lock"), b"x\n").unwrap_err();
+    assert_eq!(err.code, "invalid-output");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
 }

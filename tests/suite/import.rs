@@ -423,6 +423,8 @@ fn a_file_over_the_cap_is_refused_unread() {
             .unwrap_or_else(|| panic!("no peak in {stderr}"));
         assert!(peak_kib < 256 * 1024, "peak {peak_kib} KiB");
     }
+}
+
 /// A route's manifest under a hidden folder (`gateway/.identity/`) is declared in a folder
 /// the loader reads (`apps/identity/`): under `apps/.identity/` it would drop out of the
 /// next render.

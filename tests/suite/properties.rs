@@ -33,14 +33,14 @@ const ROOTS: &[&str] = &[
 const SUBS: &[&str] = &["", "/cart", "/v2", "/v22", "/x", "/faq"];
 
 #[derive(Debug, Clone)]
-struct Spec {
+pub(super) struct Spec {
     paths: Vec<(usize, usize, bool)>,
     backend: u8,
     isolate: bool,
     rps: Option<u16>,
 }
 
-fn spec() -> impl Strategy<Value = Spec> {
+pub(super) fn spec() -> impl Strategy<Value = Spec> {
     (
         prop::collection::vec((0..ROOTS.len(), 0..SUBS.len(), any::<bool>()), 1..4),
         0u8..6,
@@ -106,7 +106,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
     }
 }
 
-fn apps_from(specs: &[Spec]) -> Vec<App> {
+pub(super) fn apps_from(specs: &[Spec]) -> Vec<App> {
     let mut used = BTreeSet::new();
     specs
         .iter()
@@ -577,7 +577,7 @@ proptest! {
 
 /// Callers an app may declare: IAM roles (a long name, so that a few callers fill a
 /// policy), an account, the organization, VPCs and methods.
-fn caller() -> impl Strategy<Value = latgen::input::auth::Caller> {
+pub(super) fn caller() -> impl Strategy<Value = latgen::input::auth::Caller> {
     let roles: Vec<String> = (0..8)
         .map(|i| format!("arn:aws:iam::111122223333:role/team-{i}/a-service-role-with-a-long-name"))
         .collect();
@@ -610,7 +610,7 @@ fn caller() -> impl Strategy<Value = latgen::input::auth::Caller> {
 }
 
 /// The order tests' settings with auth on: Kong calls from its own VPC.
-fn auth_config(header: bool) -> Config {
+pub(super) fn auth_config(header: bool) -> Config {
     let mut c = order_config(header);
     c.auth = latgen::input::auth::AuthConfig {
         mode: latgen::input::auth::AuthMode::Iam,

@@ -1,9 +1,10 @@
-//! Where a batch of apps without a group goes: the new apps of a render (the whole project
+//! Layer 3, plan (stage 3): where a batch of apps without a group goes: the new apps of a render (the whole project
 //! on a first render), the adopted apps `import` consolidates, the apps `plan --apply`
 //! moves out of the groups it empties, and those it separates.
 //!
 //! Each app still goes to the lowest-numbered group with room that it may join; what is
-//! chosen is the order the batch is placed in. First the most constrained first (first-fit
+//! chosen is the order the batch is placed in. Name order where that reaches the lower
+//! bound (groups then hold runs of names); else the most constrained first (first-fit
 //! decreasing): the apps that may share a group with the fewest others (overlapping paths,
 //! isolation), then those that take the largest share of a group by their tightest limit.
 //! When that ends above the lower bound, an exact search ([`search`]) looks for a placement
@@ -83,9 +84,15 @@ impl<'a> Planner<'a> {
         }
         let _ = budget.spend(cost);
         let model = Model::new(self, &batch);
-        let order: Vec<AppId> = model.items.iter().map(|i| i.id).collect();
-        let mut best = self.trial(&order, new);
         let bound = model.lower_bound();
+        // Name order where it reaches the bound: groups then hold runs of names, as
+        // one-at-a-time placement gave them.
+        let by_name = self.trial(&batch, new);
+        if by_name.as_ref().is_some_and(|t| t.0.groups.len() <= bound) {
+            return self.settle(by_name?);
+        }
+        let order: Vec<AppId> = model.items.iter().map(|i| i.id).collect();
+        let mut best = fewer_groups(by_name, self.trial(&order, new));
         loop {
             let limit = match &best {
                 Some(b) if b.0.groups.len() > bound => b.0.groups.len() - 1,
@@ -167,5 +174,17 @@ impl<'a> Planner<'a> {
             .into_iter()
             .map(|(_, item)| model.items[item].id)
             .collect()
+    }
+}
+
+/// The trial with fewer groups; `a` on a tie, and whichever placed the batch at all.
+fn fewer_groups<'a, T>(
+    a: Option<(Planner<'a>, T)>,
+    b: Option<(Planner<'a>, T)>,
+) -> Option<(Planner<'a>, T)> {
+    match (a, b) {
+        (Some(a), Some(b)) if b.0.groups.len() < a.0.groups.len() => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
     }
 }

@@ -2,9 +2,10 @@
 //! every route's rules.
 //!
 //! Apps keep the group the lock gives them, and an app in the middle of a move is in both its
-//! groups until the move ends; a `group:` pin places a new app; other new apps go, in name
-//! order, to the lowest-numbered group with room (an emptied group's number
-//! counts as a group with room, so it is reused first). Room means: rules within the quota,
+//! groups until the move ends; a `group:` pin places a new app; other new apps go, as one
+//! batch in the order that needs the fewest groups (`placement`), each to the lowest-numbered
+//! group with room (an emptied group's number counts as a group with room, so it is reused
+//! first). Room means: rules within the quota,
 //! distinct backends within the target-group quota, no second isolated app, the declared rps
 //! within the per-service budget, and no path of another app that one request could match
 //! together with one of this app's (Lattice compares paths as strings: `/shop` and
@@ -14,6 +15,7 @@
 
 pub(crate) mod auth;
 pub(crate) mod observed;
+pub(crate) mod placement;
 pub(crate) mod prepared;
 pub(crate) mod previews;
 pub(crate) mod rebalance;
@@ -172,7 +174,7 @@ pub(crate) fn app_rules(apps: &[App], id: AppId) -> Vec<Rule> {
 }
 
 /// What a group holds so far, kept so that "does this app fit?" costs no scan of its rules.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct GroupState {
     rules: u32,
     backends: BTreeMap<Backend, u32>,
@@ -235,6 +237,7 @@ enum Overlaps {
     Keep,
 }
 
+#[derive(Clone)]
 struct Planner<'a> {
     apps: &'a [App],
     config: &'a Config,
@@ -505,8 +508,15 @@ impl<'a> Occupancy<'a> {
         self.planner.fits(number, app).err()
     }
 
-    pub fn place(&mut self, number: u32, app: AppId) {
-        self.planner.place(number, app);
+    /// Places `batch` as one batch (see `placement`) and returns where each app went; None,
+    /// placing nothing, when `new` keeps to the groups in use and they have no room for it.
+    pub fn place_batch(
+        &mut self,
+        batch: &[AppId],
+        new: placement::NewGroups,
+        budget: &mut placement::Budget,
+    ) -> Option<Vec<(AppId, u32)>> {
+        self.planner.place_batch(batch, new, budget)
     }
 
     /// The lowest-numbered group in use with room for `app`, if any.
@@ -893,16 +903,16 @@ impl Passes<'_> {
     }
 
     /// Pass 5: the new apps without a pin (everything placed so far was locked or pinned),
-    /// each into the lowest-numbered group with room; in a switch of dispatch mode, every
-    /// app, pinned or not (a pin names a group of the old mode).
+    /// as one batch (`placement`): each into the lowest-numbered group with room, in the
+    /// order that needs the fewest groups; in a switch of dispatch mode, every app, pinned
+    /// or not (a pin names a group of the old mode).
     fn place_new(&self, planner: &mut Planner, order: &[AppId], switching: bool) {
-        for &id in order {
-            if (self.apps[id].pin.is_some() && !switching) || self.in_lock(id) {
-                continue;
-            }
-            let number = planner.first_fit(id);
-            planner.place(number, id);
-        }
+        let batch: Vec<AppId> = (order.iter().copied())
+            .filter(|&id| (self.apps[id].pin.is_none() || switching) && !self.in_lock(id))
+            .collect();
+        let open = placement::NewGroups::Open;
+        // Open groups always have room: a new one if none else.
+        let _ = planner.place_batch(&batch, open, &mut placement::Budget::new());
     }
 
     /// The plan of the placed apps: each group's members and rules, the dedicated routes,

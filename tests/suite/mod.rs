@@ -25,6 +25,7 @@ mod interrupt;
 mod kubernetes;
 mod layers;
 mod observed;
+mod placement;
 mod planning;
 mod previews;
 mod project;

@@ -106,7 +106,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
     }
 }
 
-fn apps_from(specs: &[Spec]) -> Vec<App> {
+pub(super) fn apps_from(specs: &[Spec]) -> Vec<App> {
     let mut used = BTreeSet::new();
     specs
         .iter()

@@ -291,15 +291,15 @@ fn a_pin_to_a_group_that_does_not_exist_is_refused_as_a_move_there_is() {
     let (headline, help) = headline_and_help(&pinned.stderr);
     assert_eq!(
         headline,
-        "group-09 does not exist, and a new group would be group-04"
+        "group-09 does not exist, and a new group would be group-03"
     );
-    assert_eq!(help, "name a group in use, or group-04 to open a new one");
+    assert_eq!(help, "name a group in use, or group-03 to open a new one");
     assert_eq!(headline_and_help(&moved.stderr), (headline, help));
     // The next new group is taken.
     common::app(
         dir,
         "news",
-        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 4\n",
+        "namespace: web\nservice: { name: news, port: 80 }\npaths: [/news]\ngroup: 3\n",
     );
     assert_eq!(latgen(dir, &["render"]).code, Some(0));
 }

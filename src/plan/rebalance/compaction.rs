@@ -7,6 +7,7 @@ use crate::plan::prepared::Prepared;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::input::model::{AppId, Backend, MatchKind};
+use crate::plan::placement::{Budget, NewGroups};
 use crate::plan::{Group, Occupancy, Plan};
 
 /// A proposal to bring the number of shared groups down.
@@ -49,6 +50,8 @@ pub(crate) fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> 
         groups_after: n,
         moves: Vec::new(),
     };
+    // One budget for every candidate: past it, each is packed without a search.
+    let mut budget = Budget::new();
     for k in lower_bound..n {
         let candidates: Vec<Vec<usize>> = if n <= EXHAUSTIVE_UP_TO {
             let mut all = combinations(n, k);
@@ -62,7 +65,8 @@ pub(crate) fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> 
             keep.sort();
             vec![keep]
         };
-        if let Some(moves) = candidates.iter().find_map(|keep| pack(prepared, keep)) {
+        if let Some(moves) = (candidates.iter()).find_map(|keep| pack(prepared, keep, &mut budget))
+        {
             best = Compaction {
                 groups_after: k,
                 moves,
@@ -193,36 +197,31 @@ fn evicted_apps(plan: &Plan, keep: &[usize]) -> usize {
         .sum()
 }
 
-/// Moves that empty every group not in `keep` into the kept ones (largest apps first, each
-/// to the lowest kept group with room), or None when they do not fit.
-fn pack(prepared: &Prepared, keep: &[usize]) -> Option<Vec<(String, u32, u32)>> {
+/// Moves that empty every group not in `keep` into the kept ones (placed as one batch, as
+/// a render places new apps: each app to the lowest kept group with room, in the order
+/// that fits them), or None when they do not fit.
+fn pack(
+    prepared: &Prepared,
+    keep: &[usize],
+    budget: &mut Budget,
+) -> Option<Vec<(String, u32, u32)>> {
     let plan = &prepared.plan;
     let kept: Vec<u32> = keep.iter().map(|&g| plan.groups[g].number).collect();
     let mut occupancy = Occupancy::of(plan, &prepared.apps, &prepared.config, |n| {
         kept.contains(&n)
     });
-    let mut evicted: Vec<(AppId, u32)> = (0..plan.groups.len())
+    let evicted: BTreeMap<AppId, u32> = (0..plan.groups.len())
         .filter(|g| !keep.contains(g))
         .flat_map(|g| {
             let group = &plan.groups[g];
             group.members().map(move |id| (id, group.number))
         })
         .collect();
-    evicted.sort_by_key(|&(id, _)| {
-        (
-            std::cmp::Reverse(prepared.apps[id].rule_count()),
-            prepared.apps[id].name.clone(),
-        )
-    });
-    let mut moves = Vec::new();
-    for (id, from) in evicted {
-        let to = kept
-            .iter()
-            .copied()
-            .find(|&n| occupancy.no_room(id, n).is_none())?;
-        occupancy.place(to, id);
-        moves.push((prepared.apps[id].name.clone(), from, to));
-    }
+    let batch: Vec<AppId> = evicted.keys().copied().collect();
+    let placed = occupancy.place_batch(&batch, NewGroups::Closed, budget)?;
+    let mut moves: Vec<(String, u32, u32)> = (placed.into_iter())
+        .map(|(id, to)| (prepared.apps[id].name.clone(), evicted[&id], to))
+        .collect();
     moves.sort();
     Some(moves)
 }

@@ -9,7 +9,9 @@
 use crate::input::model::AppId;
 use crate::input::platform::lattice_matches_overlap;
 use crate::plan::Occupancy;
+use crate::plan::placement::{Budget, NewGroups};
 use crate::plan::prepared::Prepared;
+use std::collections::BTreeMap;
 
 /// Two apps of one group whose paths one request can match both.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,18 +53,19 @@ pub(crate) fn separation(
                 .map(|a| (a, group.number)),
         );
     }
-    // Each evicted app to the lowest-numbered group with room (a new one if none has),
-    // counting those already placed: the groups it leaves still hold it until its move ends.
+    // The evicted apps as one batch, each to the lowest-numbered group with room (a new one
+    // if none has), counting those already placed: the groups it leaves still hold it until
+    // its move ends.
     let mut occupancy = Occupancy::of(plan, apps, config, |_| true);
-    evicted.sort_by(|a, b| apps[a.0].name.cmp(&apps[b.0].name));
-    let mut moves = Vec::new();
-    for (id, from) in evicted {
-        let to = occupancy
-            .first_with_room(id)
-            .unwrap_or_else(|| occupancy.next_new_group());
-        occupancy.place(to, id);
-        moves.push((apps[id].name.clone(), from, to));
-    }
+    let from: BTreeMap<AppId, u32> = evicted.into_iter().collect();
+    let batch: Vec<AppId> = from.keys().copied().collect();
+    let placed = occupancy
+        .place_batch(&batch, NewGroups::Open, &mut Budget::new())
+        .unwrap_or_default();
+    let mut moves: Vec<(String, u32, u32)> = (placed.into_iter())
+        .map(|(id, to)| (apps[id].name.clone(), from[&id], to))
+        .collect();
+    moves.sort_by(|a, b| a.0.cmp(&b.0));
     (pairs, moves)
 }
 

@@ -24,9 +24,9 @@ use super::common;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Attack {
-    StagingLink,
-    PendingLink,
-    ParentLink,
+    Staging,
+    Pending,
+    Parent,
 }
 
 /// A writing command: its name, arguments, the environment it writes (None: a project
@@ -84,9 +84,9 @@ pub(crate) const COMMANDS: &[Command] = &[
 ];
 
 pub(crate) const ATTACKS: &[(&str, Attack)] = &[
-    ("staging-link", Attack::StagingLink),
-    ("pending-link", Attack::PendingLink),
-    ("parent-link", Attack::ParentLink),
+    ("staging-link", Attack::Staging),
+    ("pending-link", Attack::Pending),
+    ("parent-link", Attack::Parent),
 ];
 
 fn write(path: &Path, text: &str) {
@@ -163,18 +163,18 @@ fn places(command: &Command) -> (PathBuf, PathBuf, PathBuf) {
 /// clean PR (`planted` false) makes the same change but for the planted entry.
 fn commit_attack(origin: &Path, command: &Command, attack: Attack, outside: &Path, planted: bool) {
     let (out, staging, lock) = places(command);
-    if attack == Attack::StagingLink {
+    if attack == Attack::Staging {
         let _ = std::fs::remove_dir_all(origin.join(&out));
     }
     match attack {
         _ if !planted => {}
-        Attack::StagingLink => {
+        Attack::Staging => {
             std::fs::create_dir_all(origin.join(&staging)).unwrap();
             let up = "../".repeat(staging.components().count());
             std::os::unix::fs::symlink(format!("{up}.git"), origin.join(&staging).join("old"))
                 .unwrap();
         }
-        Attack::PendingLink => {
+        Attack::Pending => {
             let name = format!(
                 ".{}.latgen-tmp",
                 lock.file_name().unwrap().to_string_lossy()
@@ -183,7 +183,7 @@ fn commit_attack(origin: &Path, command: &Command, attack: Attack, outside: &Pat
             std::fs::create_dir_all(pending.parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(outside.join("target"), pending).unwrap();
         }
-        Attack::ParentLink => {
+        Attack::Parent => {
             let folder = origin.join(command.parent);
             let _ = std::fs::remove_dir_all(&folder);
             std::os::unix::fs::symlink(outside, folder).unwrap();
@@ -278,7 +278,7 @@ pub(crate) fn run_case(command: &Command, attack: Attack) {
         "{case}: wrote outside the project"
     );
     let (out, staging, lock) = places(command);
-    if attack == Attack::ParentLink {
+    if attack == Attack::Parent {
         assert_ne!(got.code, Some(0), "{case}: not refused\n{}", got.stderr);
         return;
     }

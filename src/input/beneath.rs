@@ -273,7 +273,7 @@ fn refused(dir: &Path, at: &Path, what: &str) -> Diagnostic {
     .help("latgen writes inside the project through real folders only: replace the link with a folder (or remove it), or name a folder outside the project on the command line")
 }
 
-fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Diagnostic {
+pub(crate) fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Diagnostic {
     Diagnostic::error(
         Code::IoError,
         format!("cannot {what} {}: {e}", path.display()),

@@ -45,14 +45,8 @@ pub struct Change {
     pub new: Option<String>,
 }
 
-fn io_error(path: &Path, what: &str, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(
-        Code::IoError,
-        format!("cannot {what} {}: {e}", path.display()),
-    )
-    .at(Span::file(path))
-    .help("check that the folder exists and is writable")
-}
+// One wording for a failed read or write, shared with the folder handles that write it.
+use crate::input::beneath::io_error;
 
 fn read_if_exists(path: &Path) -> Result<Option<String>, Diagnostic> {
     match fs::read(path) {

@@ -11,10 +11,10 @@
 //! | 1 | [`input`] | stage 1, load: declarations, `latgen.yaml`, the lock, confined to the project |
 //! | 2 | [`validate`] | stage 2: declarations become apps; settings that cannot work together |
 //! | 3 | [`plan`] | stage 3: groups, rule order, service names; moves, compaction, cost |
-//! | 4 | [`manifest`] | what the output files are: layout, the routing model, stored form, trees |
+//! | 4 | [`manifest`] | what the output files are: the layout and header, trees of files and their documents |
 //! | 5 | [`render`] | stage 4: the plan becomes manifests (and the deploy kit), in memory |
 //! | 6 | [`output`] | stage 5: the one module that reads and writes the output folder |
-//! | 7 | [`pipeline`] | stages 1 to 5 in one call ([`pipeline::prepare`], [`pipeline::build`]) |
+//! | 7 | [`pipeline`] | stages 1 to 4 in one call ([`pipeline::prepare`], [`pipeline::build`]) |
 //! | 8 | [`change`] | between two outputs: the rollout judge, safe steps, what a PR does |
 //! | 9 | [`check`] | the PR gate, and following one request |
 //! | 10 | [`report`] | findings and summaries as JSON, GitHub, SARIF and Markdown |

@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use crate::manifest::auth::{AuthProbe, Identity, probe_headers};
-use crate::manifest::routing::{Headers, LatticeRoute, Network};
+use latgen_sim::iam::{AuthProbe, Identity, probe_headers};
+use latgen_sim::routing::{Headers, LatticeRoute, Network};
 
 /// A request straight to a Lattice service: its domain, path and headers, and who sends it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -100,7 +100,7 @@ impl AuthExpect {
                         .headers
                         .first()
                         .and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
-                    for path in crate::manifest::auth::probe_paths(m.kind, &m.path) {
+                    for path in latgen_sim::iam::probe_paths(m.kind, &m.path) {
                         requests.insert((domain.clone(), path, probe_headers(header)));
                     }
                 }
@@ -139,7 +139,7 @@ impl AuthExpect {
             if bad(now, *before, *after) {
                 let request = format!(
                     "Kong's request for {}",
-                    crate::manifest::routing::show_request(h, p)
+                    latgen_sim::routing::show_request(h, p)
                 );
                 return Some(Violation {
                     request,

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
-use crate::manifest::routing::{Doc, Network, Outcome};
 use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
+use latgen_sim::routing::{Doc, Network, Outcome};
 
 /// What of a change the networks of its trees show it can affect: the requests it can
 /// reroute (of those any of the networks probes), and every file their way depends on in
@@ -33,7 +33,7 @@ impl Scope {
         // Each network's part is found on its own, in parallel: each is a pass over the
         // routes of a whole tree, and the first request followed through a network
         // indexes it.
-        let mut keys = crate::manifest::routing::Reroutable::default();
+        let mut keys = latgen_sim::routing::Reroutable::default();
         for k in nets
             .par_iter()
             .map(|n| n.reroutable(changed))
@@ -89,7 +89,7 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
 pub(crate) struct Gate {
     /// The most rules a Lattice route may hold.
     pub rule_limit: usize,
-    pub auth: Option<crate::manifest::auth::AuthProbe>,
+    pub auth: Option<latgen_sim::iam::AuthProbe>,
 }
 
 impl Gate {
@@ -106,7 +106,7 @@ impl Gate {
     pub fn of(config: &crate::input::config::Config) -> Gate {
         Gate {
             rule_limit: config.quotas.rules_per_service as usize,
-            auth: crate::manifest::auth::AuthProbe::of(config),
+            auth: config.auth.probe(),
         }
     }
 }
@@ -139,7 +139,7 @@ pub(crate) struct Judge {
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
 type RuleKey = (String, String, String);
 
-fn rule_keys(route: &crate::manifest::routing::LatticeRoute) -> BTreeSet<RuleKey> {
+fn rule_keys(route: &latgen_sim::routing::LatticeRoute) -> BTreeSet<RuleKey> {
     route
         .rules
         .iter()
@@ -270,7 +270,8 @@ impl Judge {
                 .filter_map(|(rel, text)| {
                     let doc = match self.known_doc(rel, text) {
                         Some(doc) => doc.clone(),
-                        None => Doc::parse(rel, text).ok()?,
+                        None => Doc::parse(rel, text, crate::manifest::layout::is_kong_file(rel))
+                            .ok()?,
                     };
                     Some((rel.clone(), doc))
                 })

@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::model::App;
 use crate::manifest::layout::Side;
 use crate::manifest::layout::{route_of, side_of};
-use crate::manifest::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
+use latgen_sim::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
 
 /// A rule's matches as `Type path` keys.
 fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
@@ -59,7 +59,7 @@ pub(crate) fn change_warnings(
         ) else {
             continue;
         };
-        let at = |m: &crate::manifest::routing::PathRule| {
+        let at = |m: &latgen_sim::routing::PathRule| {
             Span::new(out_dir.join(rel), m.pos.line.max(1), m.pos.column)
         };
         let had: BTreeSet<_> = before.order_dependent().iter().map(|p| p.key()).collect();
@@ -83,7 +83,7 @@ fn app_name(apps: &[App], backend: Option<&BackendRef>, path: &str) -> String {
     let Some(b) = backend else {
         return "no backend".to_string();
     };
-    let mut on_it = apps.iter().filter(|a| b.is_of(a));
+    let mut on_it = apps.iter().filter(|a| a.is_backend(b));
     let declares = |a: &&App| a.paths.iter().any(|p| p.value == path);
     match (on_it.clone().find(declares), on_it.next()) {
         (Some(a), _) | (None, Some(a)) => a.name.clone(),
@@ -98,12 +98,12 @@ pub(crate) fn order_dependence(
     pair: &OrderDependence<'_>,
     apps: &[App],
     severity: Severity,
-    at: &dyn Fn(&crate::manifest::routing::PathRule) -> Span,
+    at: &dyn Fn(&latgen_sim::routing::PathRule) -> Span,
 ) -> Diagnostic {
     let ((first, first_backend), (then, then_backend)) = (pair.first, pair.then);
     let right = app_name(apps, first_backend, &first.path);
     let wrong = app_name(apps, then_backend, &then.path);
-    let shown = |m: &crate::manifest::routing::PathRule| match m.kind {
+    let shown = |m: &latgen_sim::routing::PathRule| match m.kind {
         crate::input::model::MatchKind::Exact => format!("`{}` (Exact)", m.path),
         crate::input::model::MatchKind::Prefix => format!("`{}`", m.path),
     };

@@ -4,7 +4,7 @@
 //! request must be allowed when the app it reaches declares the caller, and denied when
 //! not — also after a hand edit of a committed policy. Then each statement that allows is
 //! searched for a request it lets in that no declaration asks for, over every value the
-//! declarations and the policy name (see [`crate::manifest::auth::Space`]): what a custom
+//! declarations and the policy name (see [`latgen_sim::iam::Space`]): what a custom
 //! template or a hand edit adds (another VPC, method, header, account, organization or
 //! path) is found whatever values it names.
 
@@ -15,12 +15,10 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
-use crate::input::platform::segment_prefix_matches;
-use crate::manifest::auth::{
-    Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource,
-};
-use crate::manifest::routing::{BackendRef, Headers, LatticeRoute, Network};
 use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
+use latgen_sim::iam::{Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource};
+use latgen_sim::platform::segment_prefix_matches;
+use latgen_sim::routing::{BackendRef, Headers, LatticeRoute, Network};
 
 /// The apps by the name of their Service, so that a rule's app is a look-up.
 type ByBackend<'a> = HashMap<&'a str, Vec<&'a App>>;
@@ -38,7 +36,11 @@ fn owners<'a>(backend: &BackendRef, apps: &ByBackend<'a>) -> Vec<&'a App> {
     let named = apps
         .get(backend.name.as_str())
         .map_or(&[][..], Vec::as_slice);
-    named.iter().copied().filter(|a| backend.is_of(a)).collect()
+    named
+        .iter()
+        .copied()
+        .filter(|a| a.is_backend(backend))
+        .collect()
 }
 
 /// The app of the rule of `route` that Lattice sends `path` with `headers` to.
@@ -69,7 +71,7 @@ fn reached_by<'a>(
     // Apps that share a Service are told apart by the match the rule has.
     let by_match = std::iter::once(first)
         .chain(owners)
-        .find(|a| rule.matches.iter().any(|m| m.is_of(a)));
+        .find(|a| rule.matches.iter().any(|m| a.writes(m)));
     Some((by_match.unwrap_or(first), by_header))
 }
 
@@ -183,7 +185,7 @@ fn route_findings(
 /// the (app, identity) pairs reported, to report each once.
 fn probe_declared(
     route: &LatticeRoute,
-    policy: &crate::manifest::auth::AuthPolicy,
+    policy: &latgen_sim::iam::AuthPolicy,
     (apps, config): (&ByBackend, &Config),
     (name, at): (&str, &Span),
     told: &mut BTreeSet<(String, Identity)>,
@@ -252,7 +254,7 @@ fn route_requests(route: &LatticeRoute) -> Vec<(String, Headers)> {
 /// carries) and a caller of that app names its sender.
 fn widenings<'a>(
     route: &LatticeRoute,
-    policy: &crate::manifest::auth::AuthPolicy,
+    policy: &latgen_sim::iam::AuthPolicy,
     (apps, config): (&ByBackend<'a>, &Config),
 ) -> Vec<(usize, Probe, Option<&'a App>)> {
     let auth = &config.auth;
@@ -329,7 +331,7 @@ fn mismatch(
     who: &Identity,
     path: &str,
     declared: bool,
-    decision: crate::manifest::auth::Decision,
+    decision: latgen_sim::iam::Decision,
     at: &Span,
 ) -> Diagnostic {
     let (message, help) = if declared {

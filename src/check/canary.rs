@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::model::App;
-use crate::manifest::routing::Network;
 use crate::plan::prepared::Prepared;
+use latgen_sim::routing::Network;
 
 fn at_app(app: &App) -> Span {
     Span::new(&app.file, app.name_pos.line, app.name_pos.column)

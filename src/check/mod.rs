@@ -27,7 +27,8 @@ mod routes;
 mod staleness;
 pub(crate) mod trace;
 
-use crate::manifest::routing::{Doc, Network, Source, is_kong_file};
+use crate::manifest::layout::is_kong_file;
+use latgen_sim::routing::{Doc, Network, Source};
 use rollout::rollout_safety;
 use routes::{order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules};
 use staleness::staleness;
@@ -596,7 +597,7 @@ fn change_findings(
     let (safety, stale) = rayon::join(
         || match (base, states) {
             (Some(base), Some(states)) => {
-                let auth = crate::manifest::auth::AuthProbe::of(&prepared.config);
+                let auth = prepared.config.auth.probe();
                 rollout_safety(opts, base, committed, rendered, states, auth.as_ref())
             }
             _ => Diagnostics::new(),
@@ -641,7 +642,7 @@ fn committed_findings(
     let known = known.filter(|_| {
         (manifests.iter())
             .filter(|m| m.read.is_none())
-            .all(|m| crate::manifest::routing::Doc::parse(m.path, m.text).is_ok())
+            .all(|m| latgen_sim::routing::Doc::parse(m.path, m.text, is_kong_file(m.path)).is_ok())
     });
     let mut read = None;
     let net = match known {

@@ -13,9 +13,9 @@ use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
 use crate::input::config::{Config, PLACEHOLDER};
 use crate::input::confine::Project;
 use crate::input::lock::NamedBy;
-use crate::input::platform;
 use crate::plan::prepared::Prepared;
 use crate::plan::services::{annotation_in, effective, routes};
+use latgen_sim::platform;
 
 /// The committed trees a route may already exist in: the head's, and the base's.
 pub(crate) struct Committed<'a> {

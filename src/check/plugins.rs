@@ -19,7 +19,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::ProjectPaths;
 use crate::input::config::Config;
 use crate::input::confine::Project;
-use crate::manifest::routing::{KongRoute, Network};
+use latgen_sim::routing::{KongRoute, Network};
 
 /// The plugin KIC makes of a route's filters.
 const REQUEST_TRANSFORMER: &str = "request-transformer";
@@ -107,7 +107,7 @@ impl Catalog {
     /// with `observability.prometheus`): a route finds them as KIC would.
     pub fn add_committed(&mut self, tree: &BTreeMap<PathBuf, String>, out: &Path) {
         let ours = tree.iter().filter(|(rel, _)| {
-            crate::manifest::routing::is_kong_file(rel)
+            crate::manifest::layout::is_kong_file(rel)
                 && (rel.file_name()).is_some_and(|n| n.to_string_lossy().starts_with("kongplugin-"))
         });
         for (rel, text) in ours {

@@ -9,9 +9,9 @@ use crate::change::judge::{Scope, acceptable};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::manifest::layout::Side;
-use crate::manifest::routing::{Network, Outcome};
 use crate::manifest::tree::{Docs, changed_files, state, subtree};
 use crate::render::Rendered;
+use latgen_sim::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
 type Expected<'a> = (&'a (String, String), Outcome, Outcome);
@@ -87,7 +87,7 @@ pub(super) fn rollout_safety(
     committed: &BTreeMap<PathBuf, String>,
     rendered: &Rendered,
     nets: &ChangeStates,
-    auth: Option<&crate::manifest::auth::AuthProbe>,
+    auth: Option<&latgen_sim::iam::AuthProbe>,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Only the requests the change can reroute are followed, and only the files on their
@@ -167,7 +167,7 @@ pub(super) fn rollout_safety(
                     Code::UnsafeRollout,
                     format!(
                         "if {when}, {} goes to {os} (before: {ob}; after: {or})",
-                        crate::manifest::routing::show_request(host, path)
+                        latgen_sim::routing::show_request(host, path)
                     ),
                 )
                 .at(place(opts, committed, kong, path))
@@ -183,7 +183,7 @@ pub(super) fn rollout_safety(
 fn place(
     opts: &CheckOptions,
     committed: &BTreeMap<PathBuf, String>,
-    kong: Option<&crate::manifest::routing::KongRoute>,
+    kong: Option<&latgen_sim::routing::KongRoute>,
     path: &str,
 ) -> Span {
     let matched = kong.and_then(|k| {

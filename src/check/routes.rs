@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::model::MatchKind;
-use crate::input::platform;
-use crate::manifest::routing::Network;
 use crate::plan::prepared::Prepared;
+use latgen_sim::platform;
+use latgen_sim::routing::Network;
 /// In each Lattice route, in rule order under string-prefix first match: an earlier rule
 /// that takes all of a later rule's traffic, and prefixes of different backends nested
 /// segment-wise (the outer app's `…x` traffic goes to the inner app) unless the inner one
@@ -18,17 +18,16 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
     for route in &net.lattice {
         let rules: Vec<(
             usize,
-            &crate::manifest::routing::PathRule,
-            Option<&crate::manifest::routing::BackendRef>,
+            &latgen_sim::routing::PathRule,
+            Option<&latgen_sim::routing::BackendRef>,
         )> = route
             .rules
             .iter()
             .enumerate()
             .flat_map(|(i, r)| r.matches.iter().map(move |m| (i, m, r.backend.as_ref())))
             .collect();
-        let at = |m: &crate::manifest::routing::PathRule| {
-            Span::new(&route.file, m.pos.line, m.pos.column)
-        };
+        let at =
+            |m: &latgen_sim::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
         let mut reported = BTreeSet::new();
         for (j, later, later_backend) in &rules {
             for (i, earlier, earlier_backend) in &rules {
@@ -81,14 +80,13 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
 }
 
 /// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
-/// only in their committed order (see [`crate::manifest::routing::LatticeRoute::order_dependent`]).
+/// only in their committed order (see [`latgen_sim::routing::LatticeRoute::order_dependent`]).
 /// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
 pub(super) fn order_dependence(net: &Network, apps: &[crate::input::model::App]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
-        let at = |m: &crate::manifest::routing::PathRule| {
-            Span::new(&route.file, m.pos.line, m.pos.column)
-        };
+        let at =
+            |m: &latgen_sim::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
         for pair in route.order_dependent() {
             diags.push(crate::change::warnings::order_dependence(
                 route,
@@ -148,7 +146,7 @@ pub(super) fn resolution(
 /// and port) is.
 fn kong_resolution(
     net: &Network,
-    kong: &crate::manifest::routing::KongRoute,
+    kong: &latgen_sim::routing::KongRoute,
     want: Option<(&String, &String, i32)>,
     flagged: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
@@ -157,8 +155,8 @@ fn kong_resolution(
         .hostnames
         .first()
         .map(String::as_str)
-        .unwrap_or(crate::manifest::routing::ANY_HOST);
-    let no_headers = crate::manifest::routing::Headers::new();
+        .unwrap_or(latgen_sim::routing::ANY_HOST);
+    let no_headers = latgen_sim::routing::Headers::new();
     for m in &kong.matches {
         // A prefix is also followed one segment further down.
         let below =
@@ -203,7 +201,7 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Kong routes by the host they rewrite to, looked up once per Lattice route: a scan of
     // every Kong route per Lattice route grew with the square of the apps.
-    let mut by_host: std::collections::HashMap<&str, Vec<&crate::manifest::routing::KongRoute>> =
+    let mut by_host: std::collections::HashMap<&str, Vec<&latgen_sim::routing::KongRoute>> =
         std::collections::HashMap::new();
     for k in &net.kong {
         if let Some(host) = k.rewrite_host.as_deref() {
@@ -246,7 +244,7 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
 
 /// Where a Kong route sets a header to a value other than its own app's name (header
 /// dispatch names the app that way), what it sets, as a clause.
-fn other_app_header(kong: &crate::manifest::routing::KongRoute) -> Option<String> {
+fn other_app_header(kong: &latgen_sim::routing::KongRoute) -> Option<String> {
     let app = match (kong.app.as_deref()?, kong.preview.as_deref()) {
         (app, Some(preview)) => format!("{preview}.{app}"),
         (app, None) => app.to_string(),

@@ -11,12 +11,14 @@ use serde_json::{Value, json};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::input::model::MatchKind;
-use crate::input::platform::{segment_prefix_matches, string_prefix_matches};
-use crate::manifest::auth::{AuthPolicy, Call, Decision, Identity};
-use crate::manifest::routing::{
+use latgen_sim::iam::{AuthPolicy, Call, Decision, Identity};
+use latgen_sim::platform::{segment_prefix_matches, string_prefix_matches};
+use latgen_sim::routing::{
     BackendRef, Bridge, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Network, Outcome,
-    PathRule, is_kong_file,
+    PathRule,
 };
+
+use crate::manifest::layout::is_kong_file;
 
 /// A request to follow. `host` is None for a bare path without `--host`: then only Kong
 /// routes that take any host match.

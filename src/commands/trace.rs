@@ -93,7 +93,7 @@ pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
 
 /// The caller `--as`, `--from-vpc`, `--org` and `--method` describe; None when none of the
 /// first three is given.
-fn caller(args: &TraceArgs) -> Result<Option<crate::manifest::auth::Identity>, String> {
+fn caller(args: &TraceArgs) -> Result<Option<latgen_sim::iam::Identity>, String> {
     if args.principal.is_none() && args.from_vpc.is_none() && args.org.is_none() {
         return Ok(None);
     }
@@ -109,9 +109,7 @@ fn caller(args: &TraceArgs) -> Result<Option<crate::manifest::auth::Identity>, S
     {
         return Err(format!("the caller's {problem}"));
     }
-    Ok(crate::manifest::auth::Identity::of_caller(&c)
-        .into_iter()
-        .next())
+    Ok(latgen_sim::iam::Identity::of_caller(&c).into_iter().next())
 }
 
 /// The output folder followed: `-o` as given, or its environment's folder in it. The

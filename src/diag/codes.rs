@@ -189,6 +189,18 @@ impl PartialEq<&str> for Code {
     }
 }
 
+/// The code of a path that the platform refuses, by the rule that refuses it.
+impl From<latgen_sim::platform::PathFault> for Code {
+    fn from(fault: latgen_sim::platform::PathFault) -> Code {
+        use latgen_sim::platform::PathFault;
+        match fault {
+            PathFault::Invalid => Code::InvalidPath,
+            PathFault::TooLong => Code::PathTooLong,
+            PathFault::TrailingSlash => Code::TrailingSlash,
+        }
+    }
+}
+
 impl serde::Serialize for Code {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())

@@ -244,7 +244,7 @@ fn check_names<'a>(
     route: &'a Object,
     rewrite: &str,
 ) -> Result<(), (&'a Object, Refusal)> {
-    use crate::input::platform::{DNS1123_LABEL_MAX, dns1123_label_problem, hostname_problem};
+    use latgen_sim::platform::{DNS1123_LABEL_MAX, dns1123_label_problem, hostname_problem};
     let max = DNS1123_LABEL_MAX - crate::input::model::BRIDGE_SUFFIX.len();
     let app = dns1123_label_problem(&kong.name)
         .or_else(|| (kong.name.len() > max).then(|| format!("is over {max} characters")))
@@ -413,7 +413,7 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
     }
     let named = route
         .annotations
-        .get(crate::plan::services::OVERRIDE_ANNOTATION);
+        .get(latgen_sim::platform::OVERRIDE_ANNOTATION);
     if let Some(name) = named {
         let services = lock.services.get_or_insert_with(BTreeMap::new);
         services.insert(

@@ -17,29 +17,7 @@ pub(crate) enum AuthMode {
     Iam,
 }
 
-/// One kind of caller: every listed condition must hold (a principal of `principals`, in
-/// an organization of `orgs`, from a VPC of `vpcs`, with a method of `methods`); a field
-/// left out does not restrict. At least one of `principals`, `orgs` and `vpcs` is given.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct Caller {
-    /// IAM principals that sign their requests (SigV4): role or user ARNs
-    /// (`arn:aws:iam::111122223333:role/reports`) or 12-digit account ids (any principal of
-    /// that account). Unset = any caller, signed or not (`Principal: "*"`), so that unsigned
-    /// traffic such as Kong's is let in by `vpcs`.
-    #[serde(default)]
-    pub principals: Vec<String>,
-    /// AWS Organizations ids (`o-…`) the signing principal must belong to
-    /// (`aws:PrincipalOrgID`).
-    #[serde(default)]
-    pub orgs: Vec<String>,
-    /// VPC ids (`vpc-…`) the request must come from (`vpc-lattice-svcs:SourceVpc`).
-    #[serde(default)]
-    pub vpcs: Vec<String>,
-    /// HTTP methods allowed (`vpc-lattice-svcs:RequestMethod`), upper case; unset = any.
-    #[serde(default)]
-    pub methods: Vec<String>,
-}
+pub(crate) use latgen_sim::iam::Caller;
 
 /// The `auth:` section of `latgen.yaml`.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -71,5 +49,19 @@ pub(crate) struct AuthConfig {
 impl AuthConfig {
     pub fn is_on(&self) -> bool {
         self.mode == AuthMode::Iam
+    }
+
+    /// What probing the project's auth policies needs (how Kong calls Lattice, the
+    /// account and Region in the services' ARNs); None when auth is off or incomplete.
+    pub fn probe(&self) -> Option<latgen_sim::iam::AuthProbe> {
+        if !self.is_on() {
+            return None;
+        }
+        let (kong, region, account) = (
+            self.kong.as_ref()?,
+            self.region.as_ref()?,
+            self.account.as_ref()?,
+        );
+        Some(latgen_sim::iam::AuthProbe::new(kong, region, account))
     }
 }

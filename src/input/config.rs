@@ -406,7 +406,7 @@ pub(crate) struct Pricing {
 }
 
 /// The HTTPRoute CRD allows at most 16 rules per route.
-const CRD_MAX_RULES: u32 = crate::input::platform::CRD_MAX_RULES as u32;
+const CRD_MAX_RULES: u32 = latgen_sim::platform::CRD_MAX_RULES as u32;
 
 impl Default for LatticeConfig {
     fn default() -> Self {
@@ -539,7 +539,7 @@ pub(crate) fn prefix_problem(prefix: &str) -> Option<String> {
     if prefix.contains(PLACEHOLDER) {
         return None;
     }
-    crate::input::platform::lattice_service_name_problem(&format!("{prefix}-g01"))
+    latgen_sim::platform::lattice_service_name_problem(&format!("{prefix}-g01"))
 }
 
 #[cfg(test)]

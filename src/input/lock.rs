@@ -349,10 +349,10 @@ fn checked_services(
     let mut services = BTreeMap::new();
     for (route, entry) in raw {
         let pos = Pos::of(&entry);
-        let problem = if crate::input::platform::dns1123_label_problem(&route).is_some() {
+        let problem = if latgen_sim::platform::dns1123_label_problem(&route).is_some() {
             Some(format!("`{route}` under services is not a route name"))
         } else {
-            crate::input::platform::lattice_service_name_problem(&entry.value.name).map(|p| {
+            latgen_sim::platform::lattice_service_name_problem(&entry.value.name).map(|p| {
                 format!(
                     "the Lattice service name of route `{route}` is `{}`, which {p}",
                     entry.value.name
@@ -380,7 +380,7 @@ fn checked_adopted(
     file: &Path,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, Adopted> {
-    use crate::input::platform::{dns1123_label_problem, hostname_problem};
+    use latgen_sim::platform::{dns1123_label_problem, hostname_problem};
     let mut adopted = BTreeMap::new();
     for (app, entry) in raw {
         let pos = Pos::of(&entry);

@@ -13,7 +13,6 @@ pub mod lock;
 pub(crate) mod model;
 pub(crate) mod observability;
 pub(crate) mod places;
-pub(crate) mod platform;
 pub(crate) mod previews;
 pub(crate) mod schema;
 pub(crate) mod yaml;

@@ -9,6 +9,10 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+pub use latgen_sim::Pos;
+pub(crate) use latgen_sim::platform::MatchKind;
+use latgen_sim::routing::{BackendRef, PathRule};
+
 /// Suffix of the name of an app's bridge Service in the gateway cluster.
 pub(crate) const BRIDGE_SUFFIX: &str = "-lattice";
 
@@ -113,23 +117,6 @@ pub(crate) struct HealthCheck {
     pub interval_seconds: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum MatchKind {
-    /// Listed first so that, on equal length, Exact sorts before PathPrefix.
-    Exact,
-    Prefix,
-}
-
-impl MatchKind {
-    /// The Gateway API `path.type` value.
-    pub fn gateway_api_type(self) -> &'static str {
-        match self {
-            MatchKind::Exact => "Exact",
-            MatchKind::Prefix => "PathPrefix",
-        }
-    }
-}
-
 /// One entry of `paths:`: a bare string is a prefix; `{prefix: …}` or `{exact: …}` says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathDecl {
@@ -213,22 +200,6 @@ impl schemars::JsonSchema for PathDecl {
     }
 }
 
-/// A position in a declaration file (1-based line and column).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Pos {
-    pub line: u32,
-    pub column: u32,
-}
-
-impl Pos {
-    pub fn of<T>(s: &Spanned<T>) -> Pos {
-        Pos {
-            line: s.referenced.line() as u32,
-            column: s.referenced.column() as u32,
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PathMatch {
     pub kind: MatchKind,
@@ -265,6 +236,25 @@ pub struct App {
 }
 
 impl App {
+    /// Whether a route's match is one that this app's declaration writes: one of its
+    /// paths, or a dispatch header set to its name. Apps that share a Service are told
+    /// apart by it.
+    pub fn writes(&self, m: &PathRule) -> bool {
+        self.paths
+            .iter()
+            .any(|p| p.kind == m.kind && p.value == m.path)
+            || m.headers
+                .iter()
+                .any(|(_, v)| v.as_deref() == Some(self.name.as_str()))
+    }
+
+    /// Whether a route's backend is this app's Service, on its port.
+    pub fn is_backend(&self, b: &BackendRef) -> bool {
+        b.namespace == self.namespace
+            && b.name == self.service
+            && b.port == Some(i32::from(self.port))
+    }
+
     pub fn is_path_routed(&self) -> bool {
         self.host.is_none()
     }

@@ -66,6 +66,12 @@ pub(crate) fn is_kustomization(rel: &Path) -> bool {
     rel.file_name().is_some_and(|n| n == "kustomization.yaml")
 }
 
+/// Whether a file under the output folder is on the Kong side: its HTTPRoutes are Kong's,
+/// not Lattice's.
+pub(crate) fn is_kong_file(path: &Path) -> bool {
+    side_of(path) == Side::Kong
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

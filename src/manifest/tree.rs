@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::manifest::layout::{Side, is_kustomization, side_of};
-use crate::manifest::routing::{Doc, Network, Source};
+use crate::manifest::layout::{Side, is_kong_file, is_kustomization, side_of};
+use latgen_sim::routing::{Doc, Network, Source};
 
 /// Files under the output folder, by relative path.
 pub(crate) type Tree = BTreeMap<PathBuf, String>;
@@ -23,7 +23,9 @@ impl Docs {
             files
                 .par_iter()
                 .filter(|(rel, _)| !is_kustomization(rel))
-                .filter_map(|(rel, text)| Some((rel.clone(), Doc::parse(rel, text).ok()?)))
+                .filter_map(|(rel, text)| {
+                    Some((rel.clone(), Doc::parse(rel, text, is_kong_file(rel)).ok()?))
+                })
                 .collect(),
         )
     }
@@ -42,7 +44,7 @@ impl Docs {
                 .filter_map(|(rel, text, known)| {
                     let doc = match known {
                         Some((t, d)) if t == text => d.clone(),
-                        _ => Doc::parse(rel, text).ok()?,
+                        _ => Doc::parse(rel, text, is_kong_file(rel)).ok()?,
                     };
                     Some((rel.clone(), doc))
                 })

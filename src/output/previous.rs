@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::input::config::Config;
 use crate::input::confine::Project;
 use crate::input::model::App;
-use crate::manifest::routing::LatticeRoute;
+use latgen_sim::routing::LatticeRoute;
 
 /// The Lattice routes of an output folder, each read the first time a group is asked about.
 pub(crate) struct PreviousOutput<'a> {
@@ -47,7 +47,7 @@ impl crate::plan::Previous for PreviousOutput<'_> {
         let mut routes = self.routes.borrow_mut();
         let route = routes.entry(number).or_insert_with(|| self.route(number));
         let rules = route.as_ref()?.rules.iter();
-        let of_app = rules.filter(|r| r.backend.as_ref().is_some_and(|b| b.is_of(app)));
+        let of_app = rules.filter(|r| r.backend.as_ref().is_some_and(|b| app.is_backend(b)));
         Some(of_app.count() as u32)
     }
 }

@@ -20,6 +20,7 @@ use serde_json::Value;
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
+use latgen_sim::iam::{PRINCIPAL_ORG, REQUEST_METHOD, SOURCE_VPC};
 
 /// The largest auth policy this tool writes, in bytes: the VPC Lattice quota is "10 KB, not
 /// adjustable" (quotas page), and older API references give the policy a maximum length of
@@ -33,9 +34,6 @@ pub(crate) const ANY_SERVICE_ID: &str = "svc-?????????????????";
 /// The action of every statement.
 pub(crate) const INVOKE: &str = "vpc-lattice-svcs:Invoke";
 
-pub(crate) const SOURCE_VPC: &str = "vpc-lattice-svcs:SourceVpc";
-pub(crate) const REQUEST_METHOD: &str = "vpc-lattice-svcs:RequestMethod";
-pub(crate) const PRINCIPAL_ORG: &str = "aws:PrincipalOrgID";
 /// The condition key of a request header: this, then the header's name.
 pub(crate) const REQUEST_HEADER: &str = "vpc-lattice-svcs:RequestHeader/";
 
@@ -50,7 +48,7 @@ const CLOSE: &str = "\n]}";
 /// project's account and Region, up to where the request path starts.
 pub(crate) fn service_resource(config: &Config) -> String {
     let auth = &config.auth;
-    let partition = crate::validate::auth::partition(auth.region.as_deref().unwrap_or_default());
+    let partition = latgen_sim::platform::partition(auth.region.as_deref().unwrap_or_default());
     format!(
         "arn:{partition}:vpc-lattice:{}:{}:service/{ANY_SERVICE_ID}",
         auth.region.as_deref().unwrap_or_default(),

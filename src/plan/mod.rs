@@ -29,7 +29,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::Config;
 use crate::input::lock::{Lock, LockState, Move, MoveStep};
 use crate::input::model::{App, AppId, Backend, MatchKind, PathMatch, Pos};
-use crate::input::platform;
+use latgen_sim::platform;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {

@@ -15,11 +15,8 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::{Config, PLACEHOLDER};
 use crate::input::lock::{Lock, NamedBy, ServiceName};
 use crate::input::model::{App, AppId};
-use crate::input::platform;
 use crate::plan::Plan;
-
-/// The controller's annotation that names a route's Lattice service (controller ≥ 2.0).
-pub(crate) const OVERRIDE_ANNOTATION: &str = "application-networking.k8s.aws/service-name-override";
+use latgen_sim::platform::{self, OVERRIDE_ANNOTATION};
 
 /// A route with a Lattice service of its own: a group's or a host-routed app's.
 #[derive(Debug, Clone, PartialEq, Eq)]

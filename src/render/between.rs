@@ -9,9 +9,9 @@ use super::{
 };
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
-use crate::manifest::crd::iamauthpolicy::IamAuthPolicy;
-use crate::manifest::routing::LatticeRoute;
 use crate::manifest::tree::{Keep, Versions};
+use latgen_sim::crd::iamauthpolicy::IamAuthPolicy;
+use latgen_sim::routing::LatticeRoute;
 use std::path::Path;
 
 /// Renders the objects between two versions with a project's templates and settings.

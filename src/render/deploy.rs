@@ -287,7 +287,7 @@ pub(crate) struct CanaryWeights {
 /// zero weight are read: latgen writes a canary's backendRef at weight 0, and a route
 /// without one has nothing to ignore.
 pub(crate) fn canary_weights(output: &Rendered) -> Vec<CanaryWeights> {
-    use crate::manifest::routing::LatticeRoute;
+    use latgen_sim::routing::LatticeRoute;
     let mut out = Vec::new();
     for (path, text) in &output.files {
         if crate::manifest::layout::side_of(path) != Side::Lattice || !text.contains("weight: 0") {
@@ -318,10 +318,7 @@ pub(crate) fn canary_weights(output: &Rendered) -> Vec<CanaryWeights> {
 /// Service name and port, in its namespace (a backendRef without one is in the route's,
 /// as Gateway API says). The Rollout finds backendRefs by name alone; the expression is
 /// narrower, so another app's weights are never ignored.
-fn weights_expression(
-    route_ns: &str,
-    refs: &[(crate::manifest::routing::BackendRef, i32)],
-) -> String {
+fn weights_expression(route_ns: &str, refs: &[(latgen_sim::routing::BackendRef, i32)]) -> String {
     let namespace = refs.first().map_or(route_ns, |(b, _)| b.namespace.as_str());
     let names: Vec<String> = refs
         .iter()

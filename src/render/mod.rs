@@ -16,8 +16,8 @@ use crate::input::config::{Config, GatewayRef};
 use crate::input::confine::Project;
 use crate::input::model::{App, AppId};
 use crate::input::observability::PrometheusConfig;
-use crate::manifest::routing::Doc;
 use crate::plan::{Plan, Rule};
+use latgen_sim::routing::Doc;
 
 use crate::manifest::layout::{HEADER_COMMENT, HEADER_LINES, Side};
 
@@ -26,7 +26,7 @@ use crate::manifest::layout::{HEADER_COMMENT, HEADER_LINES, Side};
 pub struct Rendered {
     pub files: BTreeMap<PathBuf, String>,
     /// Objects a template wrote without fields the API server would add: Argo CD would
-    /// never see them in sync (see [`crate::manifest::stored`]). Only custom templates are looked at:
+    /// never see them in sync (see [`latgen_sim::stored`]). Only custom templates are looked at:
     /// tests/suite/stored.rs proves that the built-in ones leave nothing out.
     pub not_stored: Vec<NotStored>,
 }
@@ -38,7 +38,7 @@ pub(crate) struct NotStored {
     pub file: PathBuf,
     pub template: &'static str,
     /// What the API server would add to it.
-    pub added: Vec<crate::manifest::stored::Added>,
+    pub added: Vec<latgen_sim::stored::Added>,
 }
 
 /// The embedded templates, by name.
@@ -412,7 +412,7 @@ struct RenderedObject {
     /// The routing model of the object, when asked for.
     doc: Option<Doc>,
     /// Fields the API server would add to it.
-    added: Vec<crate::manifest::stored::Added>,
+    added: Vec<latgen_sim::stored::Added>,
 }
 
 /// The routing model of each rendered object, by path relative to the output folder in
@@ -1119,7 +1119,7 @@ type Parts = (
     String,
     Option<Doc>,
     &'static str,
-    Vec<crate::manifest::stored::Added>,
+    Vec<latgen_sim::stored::Added>,
 );
 
 /// The rendered files (`names`, with their `parts` in the same order) as a tree, with

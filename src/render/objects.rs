@@ -25,11 +25,12 @@ use minijinja::value::Serde;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use crate::manifest::crd::iamauthpolicy::{IamAuthPolicySpec, IamAuthPolicyTargetRef};
-use crate::manifest::crd::targetgrouppolicy::{
+use crate::manifest::layout::is_kong_file;
+use latgen_sim::crd::iamauthpolicy::{IamAuthPolicySpec, IamAuthPolicyTargetRef};
+use latgen_sim::crd::targetgrouppolicy::{
     TargetGroupPolicyHealthCheck, TargetGroupPolicySpec, TargetGroupPolicyTargetRef,
 };
-use crate::manifest::routing::{APP_LABEL as APP_NAME, Doc};
+use latgen_sim::routing::{APP_LABEL as APP_NAME, Doc};
 
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "latgen");
 const GROUP_LABEL: &str = "latgen.dev/group";
@@ -245,7 +246,12 @@ impl Model {
             | Model::PrometheusRule(_)
             | Model::KongPlugin(_)
             | Model::AccessLogPolicy(_) => Some(Doc::other()),
-            Model::Route(r) => Some(Doc::from_route(file, &r.metadata, &r.spec)),
+            Model::Route(r) => Some(Doc::from_route(
+                file,
+                &r.metadata,
+                &r.spec,
+                is_kong_file(file),
+            )),
             Model::Service(s) => {
                 let external = s.spec.as_ref().and_then(|s| s.external_name.as_deref());
                 Some(Doc::from_service(file, &s.metadata, external))
@@ -377,7 +383,7 @@ fn meta(name: &str, namespace: &str, labels: BTreeMap<String, String>) -> Object
 fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectMeta {
     meta.annotations = service_name.map(|s| {
         BTreeMap::from([(
-            crate::plan::services::OVERRIDE_ANNOTATION.to_string(),
+            latgen_sim::platform::OVERRIDE_ANNOTATION.to_string(),
             s.clone(),
         )])
     });
@@ -503,11 +509,11 @@ fn lattice_spec(
 
 /// What the routing model reads of a Kong route (the one rule of [`kong_route_spec`]): the
 /// match paths, the Host rewrite, the dispatch header set, the bridge.
-fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routing::KongRoute {
+fn kong_routing(c: &KongRoute, file: &std::path::Path) -> latgen_sim::routing::KongRoute {
     use crate::input::model::MatchKind;
-    let pos = crate::manifest::routing::no_position();
+    let pos = latgen_sim::routing::no_position();
     let matches = (c.matches.iter())
-        .map(|r| crate::manifest::routing::PathRule {
+        .map(|r| latgen_sim::routing::PathRule {
             kind: match r.kind {
                 "Exact" => MatchKind::Exact,
                 _ => MatchKind::Prefix,
@@ -517,13 +523,13 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
             headers: Vec::new(),
         })
         .collect();
-    let mut header_changes = crate::manifest::routing::HeaderChanges::default();
+    let mut header_changes = latgen_sim::routing::HeaderChanges::default();
     if let Some(header) = c.dispatch_header.filter(|h| !h.is_empty()) {
         header_changes
             .set
             .push((header.to_string(), c.dispatch_value.to_string()));
     }
-    crate::manifest::routing::KongRoute {
+    latgen_sim::routing::KongRoute {
         file: file.to_path_buf(),
         namespace: c.namespace.to_string(),
         name: c.name.to_string(),
@@ -535,7 +541,7 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
         header_changes,
         plugins: (!c.plugins.is_empty()).then(|| c.plugins.join(",")),
         name_pos: pos,
-        backend: Some(crate::manifest::routing::BackendRef {
+        backend: Some(latgen_sim::routing::BackendRef {
             namespace: c.namespace.to_string(),
             name: c.bridge.clone(),
             port: Some(i32::from(c.port)),
@@ -546,12 +552,12 @@ fn kong_routing(c: &KongRoute, file: &std::path::Path) -> crate::manifest::routi
 fn kong_route_meta(c: &KongRoute) -> ObjectMeta {
     let mut labels = labels(Some(c.app));
     if let Some(p) = c.preview {
-        labels.insert(crate::manifest::routing::PREVIEW_LABEL.into(), p.into());
+        labels.insert(latgen_sim::routing::PREVIEW_LABEL.into(), p.into());
     }
     let mut meta = meta(c.name, c.namespace, labels);
     if !c.plugins.is_empty() {
         meta.annotations = Some(BTreeMap::from([(
-            crate::manifest::routing::PLUGINS_ANNOTATION.to_string(),
+            latgen_sim::routing::PLUGINS_ANNOTATION.to_string(),
             c.plugins.join(","),
         )]));
     }

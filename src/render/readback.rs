@@ -10,7 +10,8 @@ use super::objects::{Kustomization, Model, Typed};
 use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
-use crate::manifest::routing::Doc;
+use crate::manifest::layout::is_kong_file;
+use latgen_sim::routing::Doc;
 
 /// A rendered object as it is written, and what its read-back found.
 pub(super) struct CheckedFile {
@@ -18,7 +19,7 @@ pub(super) struct CheckedFile {
     /// The routing model of a route or Service, when asked for.
     pub doc: Option<Doc>,
     /// Fields the API server would add to the object.
-    pub added: Vec<crate::manifest::stored::Added>,
+    pub added: Vec<latgen_sim::stored::Added>,
 }
 
 /// What the read-back of a rendered object finds besides checking it.
@@ -70,16 +71,16 @@ pub(super) struct ReadBack {
     /// The routing model of a route or Service, when asked for.
     pub doc: Option<Doc>,
     /// Fields the API server would add to the object.
-    pub added: Vec<crate::manifest::stored::Added>,
+    pub added: Vec<latgen_sim::stored::Added>,
 }
 
 /// The fields the API server would add to a typed object; `spec` alone for a custom
 /// resource, where the CRD's defaults apply under `spec`.
 fn added_by_server<T: Serialize>(
-    kind: crate::manifest::stored::StoredKind,
+    kind: latgen_sim::stored::StoredKind,
     spec: &T,
-) -> Vec<crate::manifest::stored::Added> {
-    use crate::manifest::stored::{StoredKind, missing_defaults};
+) -> Vec<latgen_sim::stored::Added> {
+    use latgen_sim::stored::{StoredKind, missing_defaults};
     if kind == StoredKind::NoDefaults {
         return Vec::new();
     }
@@ -127,12 +128,12 @@ pub(super) fn typed_check(
     expect: &Expect,
     read: ReadOptions,
 ) -> Result<ReadBack, String> {
-    use crate::manifest::crd::targetgrouppolicy::TargetGroupPolicySpec;
-    use crate::manifest::stored::StoredKind;
     use gateway_api::apis::standard::{
         httproutes::HttpRouteSpec, referencegrants::ReferenceGrantSpec,
     };
     use k8s_openapi::api::core::v1::Service;
+    use latgen_sim::crd::targetgrouppolicy::TargetGroupPolicySpec;
+    use latgen_sim::stored::StoredKind;
     let keep = read.keep_doc;
     let stored = |kind| {
         if read.stored_form {
@@ -146,7 +147,7 @@ pub(super) fn typed_check(
         Kind::HttpRoute => {
             let d: Typed<HttpRouteSpec> = parse_typed(text)?;
             same_as_model(&d, read.model)?;
-            let doc = keep.map(|file| Doc::from_route(file, &d.metadata, &d.spec));
+            let doc = keep.map(|f| Doc::from_route(f, &d.metadata, &d.spec, is_kong_file(f)));
             let added = added_by_server(stored(StoredKind::HttpRoute), &d.spec);
             (d.api_version, d.kind, d.metadata, doc, added)
         }
@@ -220,11 +221,11 @@ fn check_override(
         let have = meta
             .annotations
             .as_ref()
-            .and_then(|a| a.get(crate::plan::services::OVERRIDE_ANNOTATION));
+            .and_then(|a| a.get(latgen_sim::platform::OVERRIDE_ANNOTATION));
         if have != Some(want) {
             return Err(format!(
                 "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
-                crate::plan::services::OVERRIDE_ANNOTATION
+                latgen_sim::platform::OVERRIDE_ANNOTATION
             ));
         }
     }
@@ -343,11 +344,11 @@ type ReadParts = (
     String,
     k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     Option<Doc>,
-    Vec<crate::manifest::stored::Added>,
+    Vec<latgen_sim::stored::Added>,
 );
 
 fn auth_policy_read(text: &str, read: &ReadOptions) -> Result<ReadParts, String> {
-    use crate::manifest::crd::iamauthpolicy::IamAuthPolicySpec;
+    use latgen_sim::crd::iamauthpolicy::IamAuthPolicySpec;
     let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
     same_as_model(&d, read.model)?;
     let doc = (read.keep_doc).map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));

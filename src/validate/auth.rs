@@ -11,7 +11,7 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{PathMatch, Pos};
-use crate::input::platform;
+use latgen_sim::platform::{self, partition};
 
 /// The HTTP methods `vpc-lattice-svcs:RequestMethod` takes.
 const METHODS: &[&str] = &[
@@ -20,27 +20,6 @@ const METHODS: &[&str] = &[
 
 fn is_account(s: &str) -> bool {
     s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// The partition of Region `region`: the `regionRegex` of each partition in the AWS SDKs'
-/// endpoint data (AWS SDK for JavaScript v3, `packages/util-endpoints/src/lib/aws/
-/// partitions.json`): `cn-…` is `aws-cn`, `us-gov-…` `aws-us-gov`, `us-iso-…` `aws-iso`,
-/// `us-isob-…` `aws-iso-b`, `us-isof-…` `aws-iso-f`, `eu-isoe-…` `aws-iso-e`, `eusc-…`
-/// `aws-eusc`, the rest `aws`. An ARN's second field is its partition, and IAM never lets a
-/// principal of one partition into another's resources.
-pub(crate) fn partition(region: &str) -> &'static str {
-    const PREFIXES: &[(&str, &str)] = &[
-        ("cn-", "aws-cn"),
-        ("us-gov-", "aws-us-gov"),
-        ("us-isob-", "aws-iso-b"),
-        ("us-isof-", "aws-iso-f"),
-        ("us-iso-", "aws-iso"),
-        ("eu-isoe-", "aws-iso-e"),
-        ("eusc-", "aws-eusc"),
-    ];
-    (PREFIXES.iter())
-        .find(|(prefix, _)| region.starts_with(prefix))
-        .map_or("aws", |(_, partition)| partition)
 }
 
 /// The partitions an ARN may name, as [`partition`] gives them.

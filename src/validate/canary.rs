@@ -9,7 +9,7 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::canary::{Canary, CanaryDecl};
 use crate::input::model::{Pos, ServiceDecl};
-use crate::input::platform;
+use latgen_sim::platform;
 
 fn at<T>(file: &Path, s: &Spanned<T>) -> Span {
     Span::new(file, Pos::of(s).line, Pos::of(s).column)

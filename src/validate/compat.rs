@@ -75,7 +75,7 @@ fn deploy_names(
     ]
     .into_iter()
     .filter_map(|(key, value, checked)| {
-        let problem = crate::input::platform::dns1123_label_problem(checked)?;
+        let problem = latgen_sim::platform::dns1123_label_problem(checked)?;
         let what = if checked == value.as_str() {
             format!("deploy.{key} `{value}` {problem}")
         } else {

@@ -13,7 +13,7 @@ use crate::input::Loaded;
 use crate::input::config::Config;
 use crate::input::kong::{KongDecl, KongSettings, Millis, RETRIES, TIMEOUT_MS, Timeouts};
 use crate::input::model::{App, Pos};
-use crate::input::platform;
+use latgen_sim::platform;
 
 fn at<T>(file: &Path, s: &Spanned<T>) -> Span {
     Span::new(file, Pos::of(s).line, Pos::of(s).column)

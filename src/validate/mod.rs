@@ -20,8 +20,8 @@ use crate::input::config::Config;
 use crate::input::model::{
     App, BRIDGE_SUFFIX, HealthCheck, MatchKind, PathDecl, PathMatch, Pos, ServiceDecl,
 };
-use crate::input::platform;
 use crate::input::{Loaded, LoadedDecl};
+use latgen_sim::platform;
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
@@ -443,7 +443,7 @@ fn validate_path(
     let refused = !problems.is_empty();
     for prob in problems {
         diags.push(
-            Diagnostic::error(prob.code, prob.message)
+            Diagnostic::error(Code::from(prob.fault), prob.message)
                 .at(span(file, pos))
                 .help(prob.help),
         );
@@ -550,9 +550,12 @@ fn validate_health_check(
         if let Some(p) = &h.value.path {
             for prob in platform::path_problems(p) {
                 diags.push(
-                    Diagnostic::error(prob.code, format!("health check {}", prob.message))
-                        .at(span(file, Pos::of(h)))
-                        .help(prob.help),
+                    Diagnostic::error(
+                        Code::from(prob.fault),
+                        format!("health check {}", prob.message),
+                    )
+                    .at(span(file, Pos::of(h)))
+                    .help(prob.help),
                 );
             }
         }

@@ -11,8 +11,8 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span, did_you_mean};
 use crate::input::Loaded;
 use crate::input::model::{App, AppId, Pos};
-use crate::input::platform;
 use crate::input::previews::{LoadedPreview, Preview, host_of, route_name};
+use latgen_sim::platform;
 
 fn at<T>(file: &Path, s: &Spanned<T>) -> Span {
     Span::new(file, Pos::of(s).line, Pos::of(s).column)

@@ -1,5 +1,5 @@
-//! The AWS Gateway API Controller's policy types (`src/manifest/crd/targetgrouppolicy.rs`,
-//! `src/manifest/crd/iamauthpolicy.rs`) are generated from the controller's own CRDs, kept in
+//! The AWS Gateway API Controller's policy types (`crates/latgen-sim/src/crd/targetgrouppolicy.rs`,
+//! `crates/latgen-sim/src/crd/iamauthpolicy.rs`) are generated from the controller's own CRDs, kept in
 //! `tests/data/aws/`. These tests fail when a type and its CRD disagree: for each kind, the
 //! type must be the CRD's kind, group, version and scope, have exactly the CRD's fields and
 //! round-trip every example of that kind the controller ships; and the policies latgen writes
@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 use kube::CustomResourceExt;
 use latgen::input::ProjectPaths;
-use latgen::manifest::crd::iamauthpolicy::IamAuthPolicy;
-use latgen::manifest::crd::targetgrouppolicy::TargetGroupPolicy;
 use latgen::render::Templates;
+use latgen_sim::crd::iamauthpolicy::IamAuthPolicy;
+use latgen_sim::crd::targetgrouppolicy::TargetGroupPolicy;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -354,7 +354,7 @@ fn written_iam_auth_policies_fit_the_strict_crd_schema() {
             path.display()
         );
         // And the auth model, which evaluates only what it can read, reads all of it.
-        let model = latgen::manifest::auth::AuthPolicy::read(
+        let model = latgen_sim::iam::AuthPolicy::read(
             path.to_path_buf(),
             "ns".into(),
             "route".into(),

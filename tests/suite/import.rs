@@ -82,7 +82,7 @@ fn what_import_cannot_know_is_only_peak_rps_isolate_and_callers() {
 fn stored_objects(
     files: &BTreeMap<std::path::PathBuf, String>,
 ) -> BTreeMap<String, serde_json::Value> {
-    use latgen::manifest::stored::{StoredKind, missing_defaults};
+    use latgen_sim::stored::{StoredKind, missing_defaults};
     let mut out = BTreeMap::new();
     for text in files.values() {
         for doc in serde_saphyr::from_multiple::<Option<serde_json::Value>>(text).unwrap() {

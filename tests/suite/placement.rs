@@ -12,7 +12,7 @@ use latgen::diag::Diagnostics;
 use latgen::input::config::Config;
 use latgen::input::lock::Lock;
 use latgen::input::model::App;
-use latgen::input::platform::lattice_matches_overlap;
+use latgen_sim::platform::lattice_matches_overlap;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use latgen::input::model::MatchKind;
-use latgen::input::platform::nests_under;
+use latgen_sim::platform::nests_under;
 use pretty_assertions::assert_eq;
 
 fn lock_of(dir: &Path) -> BTreeMap<String, u32> {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use latgen::input::model::App;
-use latgen::manifest::routing::Headers;
+use latgen_sim::routing::Headers;
 
 /// The fixture's apps, and each preview as the host-routed app Gateway API semantics see
 /// in its Kong route: the app's paths on the preview's host, to the preview's Service.

@@ -15,8 +15,8 @@ use latgen::diag::Diagnostics;
 use latgen::input::config::Config;
 use latgen::input::lock::{Lock, LockState, Move, MoveStep};
 use latgen::input::model::{App, MatchKind, PathMatch, Pos};
-use latgen::input::platform::{lattice_matches_overlap, nests_under};
 use latgen::plan::{self, Plan};
+use latgen_sim::platform::{lattice_matches_overlap, nests_under};
 use proptest::prelude::*;
 
 const ROOTS: &[&str] = &[
@@ -350,7 +350,7 @@ proptest! {
         let t = latgen::render::Templates::load(None).unwrap();
         let out = latgen::render::render(&p, &apps, &config, &t).unwrap();
         let net = project::network(&out.files);
-        let forged: Vec<latgen::manifest::routing::Headers> = [None, Some("app-000"), Some("APP-001")]
+        let forged: Vec<latgen_sim::routing::Headers> = [None, Some("app-000"), Some("APP-001")]
             .iter()
             .map(|v| v.iter().map(|v| ("x-latgen-app".to_string(), v.to_string())).collect())
             .collect();
@@ -459,9 +459,9 @@ fn shuffle<T>(items: &mut [T], seed: u64) {
 /// `net` with every Lattice route's rules in another order (driven by `seed`): an order the
 /// controller could leave them in.
 fn with_rules_shuffled(
-    net: &latgen::manifest::routing::Network,
+    net: &latgen_sim::routing::Network,
     seed: u64,
-) -> latgen::manifest::routing::Network {
+) -> latgen_sim::routing::Network {
     let mut out = net.clone();
     for (k, route) in out.lattice.iter_mut().enumerate() {
         let mut r = (**route).clone();
@@ -493,7 +493,7 @@ fn order_config(header: bool) -> Config {
 }
 
 /// Plans, renders and models `apps`: the plan and the routing model of its output.
-fn planned_network(apps: &[App], config: &Config) -> (Plan, latgen::manifest::routing::Network) {
+fn planned_network(apps: &[App], config: &Config) -> (Plan, latgen_sim::routing::Network) {
     let (p, files) = project::plan_and_render(apps, config);
     (p, project::network(&files))
 }
@@ -540,13 +540,13 @@ proptest! {
         let apps = own_backend_apps(&specs);
         let config = order_config(header);
         let (p, net) = planned_network(&apps, &config);
-        let forged: Vec<latgen::manifest::routing::Headers> = if header {
+        let forged: Vec<latgen_sim::routing::Headers> = if header {
             [None, Some("app-000"), Some("APP-001")]
                 .iter()
                 .map(|v| v.iter().map(|v| ("x-latgen-app".to_string(), v.to_string())).collect())
                 .collect()
         } else {
-            vec![latgen::manifest::routing::Headers::new()]
+            vec![latgen_sim::routing::Headers::new()]
         };
         for k in 0..32u64 {
             let shuffled = with_rules_shuffled(&net, seed.wrapping_add(k.wrapping_mul(0x9e37_79b9)));

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::{Run, latgen};
-use latgen::manifest::routing::Outcome;
+use latgen_sim::routing::Outcome;
 use pretty_assertions::assert_eq;
 
 /// A project with ten one-path apps in two groups (quota 6), rendered and committed.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{example_repo, git, latgen, path_app};
-use latgen::manifest::routing::{Network, Outcome};
+use latgen_sim::routing::{Network, Outcome};
 
 /// A project of five path-routed apps in one group, rendered and committed.
 fn five_apps() -> tempfile::TempDir {
@@ -525,7 +525,7 @@ fn assert_states_in(
                     panic!("step {}, {when}: {e}", k + 1);
                 }
             }
-            let client = [latgen::manifest::routing::Headers::new()];
+            let client = [latgen_sim::routing::Headers::new()];
             let as_before = before
                 .is_some_and(|b| project::oracle::misroutes(b, config, &net, &client).is_ok());
             if let Err(e) = project::oracle::misroutes(apps, config, &net, &client)

@@ -8,7 +8,7 @@ use super::project;
 
 use std::path::Path;
 
-use latgen::manifest::routing::{Headers, Network, Outcome};
+use latgen_sim::routing::{Headers, Network, Outcome};
 
 fn assert_routing_equivalent(dir: &Path) -> usize {
     assert_routes_with(dir, &[Headers::new()])
@@ -206,8 +206,9 @@ fn typed_read_back_models_header_dispatch_as_parsing_it_does() {
 
 fn read_back_models_as_parsing(root: &Path) {
     use latgen::input::ProjectPaths;
-    use latgen::manifest::routing::{Source, is_kong_file};
+    use latgen::manifest::layout::is_kong_file;
     use latgen::render::Templates;
+    use latgen_sim::routing::Source;
     let prepared = latgen::pipeline::prepare(&ProjectPaths::at_root(root))
         .prepared
         .unwrap();
@@ -252,7 +253,7 @@ fn read_back_models_as_parsing(root: &Path) {
 fn empty_fields_model_alike_from_text_and_from_typed_objects() {
     use gateway_api::apis::standard::httproutes::HttpRoute;
     use k8s_openapi::api::core::v1::Service;
-    use latgen::manifest::routing::{Doc, Source};
+    use latgen_sim::routing::{Doc, Source};
     let route = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: kong-routes\n  labels:\nspec:\n  hostnames:\n  parentRefs:\n    - name: kong\n  rules:\n    - matches:\n      filters:\n      backendRefs:\n    - matches:\n        - path:\n            type: Exact\n            value: /a\n      backendRefs:\n        - name: a-lattice\n          port: 80\n";
     let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a-lattice\n  namespace: kong-routes\n  labels:\nspec:\n  type: ExternalName\n  externalName: group-01.lattice.internal\n";
     let typed_route: HttpRoute = serde_saphyr::from_str(route).unwrap();
@@ -263,6 +264,7 @@ fn empty_fields_model_alike_from_text_and_from_typed_objects() {
             Path::new(paths[0]),
             &typed_route.metadata,
             &typed_route.spec,
+            true,
         ),
         Doc::from_service(
             Path::new(paths[1]),
@@ -300,9 +302,9 @@ fn empty_fields_model_alike_from_text_and_from_typed_objects() {
 /// (`rule_synthesizer.go`, `adjustPriorities`), which the Lattice API caps at 5 rules. So in
 /// a route of more than 5 rules the late app's rules stay last.
 fn added_last(
-    route: &latgen::manifest::routing::LatticeRoute,
-    late: &latgen::manifest::routing::BackendRef,
-) -> latgen::manifest::routing::LatticeRoute {
+    route: &latgen_sim::routing::LatticeRoute,
+    late: &latgen_sim::routing::BackendRef,
+) -> latgen_sim::routing::LatticeRoute {
     const BATCH_UPDATE_MAX: usize = 5;
     let mut r = route.clone();
     if r.rules.len() > BATCH_UPDATE_MAX {
@@ -341,7 +343,7 @@ fn example_routes_right_whichever_app_of_a_group_was_added_last() {
 
 /// A Lattice route of two rules to two Services: `first` then `then`, each a match given
 /// as YAML.
-fn two_rule_route(first: &str, then: &str) -> latgen::manifest::routing::LatticeRoute {
+fn two_rule_route(first: &str, then: &str) -> latgen_sim::routing::LatticeRoute {
     let rule = |m: &str, svc: &str| {
         format!(
             "    - matches:\n        - {m}\n      backendRefs:\n        - name: {svc}\n          port: 80\n"
@@ -352,11 +354,8 @@ fn two_rule_route(first: &str, then: &str) -> latgen::manifest::routing::Lattice
         rule(first, "shop"),
         rule(then, "promo")
     );
-    latgen::manifest::routing::LatticeRoute::parse(
-        Path::new("lattice/httproute-group-01.yaml"),
-        &text,
-    )
-    .expect("a Lattice route")
+    latgen_sim::routing::LatticeRoute::parse(Path::new("lattice/httproute-group-01.yaml"), &text)
+        .expect("a Lattice route")
 }
 
 /// A pair is order-dependent where the written order routes right: `/shopping` before

@@ -280,7 +280,7 @@ proptest::proptest! {
         tail in "[a-zA-Z0-9/._~!$&'()*+,;=:@%?# \\-]{0,24}|(/[a-z%0-9FfzZ.?]{0,5}){1,4}",
     ) {
         let path = format!("/{tail}");
-        if latgen::input::platform::path_problems(&path).is_empty() {
+        if latgen_sim::platform::path_problems(&path).is_empty() {
             for kind in ["PathPrefix", "Exact"] {
                 let broken = RULES.with(|rules| cel_path_breaks(rules, kind, &path));
                 proptest::prop_assert!(broken.is_empty(), "{kind} {path:?} breaks {broken:?}");

@@ -8,8 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{latgen, read_tree};
-use latgen::input::platform::lattice_service_name_problem;
-use latgen::plan::services::{OVERRIDE_ANNOTATION, annotation_in};
+use latgen::plan::services::annotation_in;
+use latgen_sim::platform::OVERRIDE_ANNOTATION;
+use latgen_sim::platform::lattice_service_name_problem;
 
 const PREFIX_SETTING: &str = "lattice:\n  serviceNamePrefix: shop-prod\n";
 

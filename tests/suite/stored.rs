@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use latgen::input::config::{Config, Protocol};
 use latgen::input::model::{App, HealthCheck, MatchKind, PathMatch, Pos};
-use latgen::manifest::stored::{Added, prune_to_defaults, structural_default};
+use latgen_sim::stored::{Added, prune_to_defaults, structural_default};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -116,7 +116,7 @@ fn added_by_server(
         let kind = object["kind"].as_str().unwrap_or_default().to_string();
         let mut added: Vec<Added> = Vec::new();
         if (api.as_str(), kind.as_str()) == ("v1", "Service") {
-            latgen::manifest::stored::default_service(&mut object, &mut added);
+            latgen_sim::stored::default_service(&mut object, &mut added);
         } else {
             let schema = crds
                 .get(&(api.as_str(), kind.as_str()))
@@ -151,7 +151,7 @@ fn the_route_defaults_latgen_knows_are_the_httproute_crds() {
     let pruned = prune_to_defaults(&schema, &[]).expect("the HTTPRoute CRD has defaults");
     let text = serde_json::to_string_pretty(&pruned).unwrap() + "\n";
     common::assert_snapshot(
-        &common::root().join("src/manifest/stored/httproute.defaults.json"),
+        &common::root().join("crates/latgen-sim/src/stored/httproute.defaults.json"),
         &text,
     );
 }

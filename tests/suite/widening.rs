@@ -13,9 +13,9 @@ use std::path::PathBuf;
 
 use latgen::input::config::Config;
 use latgen::input::model::{App, MatchKind};
-use latgen::input::platform::segment_prefix_matches;
-use latgen::manifest::auth::{AuthPolicy, Call, Identity, request_resource};
-use latgen::manifest::routing::{Headers, LatticeRoute};
+use latgen_sim::iam::{AuthPolicy, Call, Identity, request_resource};
+use latgen_sim::platform::segment_prefix_matches;
+use latgen_sim::routing::{Headers, LatticeRoute};
 use proptest::prelude::*;
 
 use super::project;
@@ -222,11 +222,11 @@ fn declared(
         return false;
     };
     let Some(b) = &rule.backend else { return false };
-    let owners: Vec<&App> = apps.iter().filter(|a| b.is_of(a)).collect();
+    let owners: Vec<&App> = apps.iter().filter(|a| a.is_backend(b)).collect();
     let Some(app) = owners
         .iter()
         .copied()
-        .find(|a| rule.matches.iter().any(|m| m.is_of(a)))
+        .find(|a| rule.matches.iter().any(|m| a.writes(m)))
         .or(owners.first().copied())
     else {
         return false;

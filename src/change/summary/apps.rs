@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::input::model::{App, MatchKind};
-use crate::manifest::routing::{KongRoute, LatticeRule, Network, PathRule};
+use latgen_sim::routing::{KongRoute, LatticeRule, Network, PathRule};
 
 /// What one change does to one app, besides adding, removing or moving it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

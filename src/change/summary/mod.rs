@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
-use crate::manifest::routing::Network;
 use crate::manifest::tree::{Docs, Tree, state};
 use crate::plan::rebalance::cost::HOURS_PER_MONTH;
+use latgen_sim::routing::Network;
 
 pub(crate) mod apps;
 use apps::{AppChange, app_changes};

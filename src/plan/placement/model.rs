@@ -122,7 +122,7 @@ impl Model {
     /// Fills each item's conflicts and blocked groups from the paths, and returns the longest
     /// chain of items. Sorted by path, every path a prefix string-matches follows it, and the
     /// prefixes a path starts with are on a stack: a sweep finds every pair one request can
-    /// reach (as [`crate::input::platform::lattice_matches_overlap`] says) without comparing
+    /// reach (as [`latgen_sim::platform::lattice_matches_overlap`] says) without comparing
     /// all pairs.
     fn link(&mut self, planner: &Planner) -> usize {
         // Under header dispatch paths never keep apps apart (the planner keeps none).
@@ -352,7 +352,7 @@ mod tests {
     use super::*;
     use crate::input::config::Config;
     use crate::input::model::{App, PathMatch, Pos};
-    use crate::input::platform::lattice_matches_overlap;
+    use latgen_sim::platform::lattice_matches_overlap;
 
     fn app(name: &str, paths: &[(MatchKind, &str)]) -> App {
         App {

@@ -7,10 +7,10 @@
 //! rollout like any move: recorded in the lock, shipped by `render --base` in safe steps.
 
 use crate::input::model::AppId;
-use crate::input::platform::lattice_matches_overlap;
 use crate::plan::Occupancy;
 use crate::plan::placement::{Budget, NewGroups};
 use crate::plan::prepared::Prepared;
+use latgen_sim::platform::lattice_matches_overlap;
 use std::collections::BTreeMap;
 
 /// Two apps of one group whose paths one request can match both.

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use latgen::input::auth::Caller;
 use latgen::input::config::Config;
 use latgen::input::model::{App, MatchKind};
-use latgen::input::platform::segment_prefix_matches;
-use latgen::manifest::auth::{Call, Identity, probe_headers, request_resource};
-use latgen::manifest::routing::{Headers, LatticeRoute, Network};
+use latgen_sim::iam::{Call, Identity, probe_headers, request_resource};
+use latgen_sim::platform::segment_prefix_matches;
+use latgen_sim::routing::{Headers, LatticeRoute, Network};
 
 /// The callers an app declares, with those every app has (Kong's, `auth.callers`).
 pub fn declared<'a>(app: &'a App, config: &'a Config) -> Vec<&'a Caller> {
@@ -70,11 +70,11 @@ fn reached<'a>(
         .iter()
         .find(|r| r.matches.iter().any(|m| m.lattice_match(path, headers)))?;
     let b = rule.backend.as_ref()?;
-    let owners: Vec<&App> = apps.iter().filter(|a| b.is_of(a)).collect();
+    let owners: Vec<&App> = apps.iter().filter(|a| a.is_backend(b)).collect();
     owners
         .iter()
         .copied()
-        .find(|a| rule.matches.iter().any(|m| m.is_of(a)))
+        .find(|a| rule.matches.iter().any(|m| a.writes(m)))
         .or(owners.first().copied())
 }
 

@@ -43,7 +43,7 @@ pub fn plan_and_render(
 }
 
 /// The routing model of rendered files (paths under the output folder).
-pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen::manifest::routing::Network {
+pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen_sim::routing::Network {
     network_of(files.iter().map(|(p, t)| (p.as_path(), t.as_str())))
 }
 
@@ -51,8 +51,9 @@ pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen::manifest::routing::
 /// latgen reads a tree: every manifest must parse.
 pub fn network_of<'a>(
     files: impl IntoIterator<Item = (&'a Path, &'a str)>,
-) -> latgen::manifest::routing::Network {
-    use latgen::manifest::routing::{Network, is_kong_file};
+) -> latgen_sim::routing::Network {
+    use latgen::manifest::layout::is_kong_file;
+    use latgen_sim::routing::Network;
     let files: Vec<_> = (files.into_iter())
         .map(|(p, t)| (p.to_path_buf(), t, is_kong_file(p)))
         .collect();

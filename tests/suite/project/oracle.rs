@@ -3,8 +3,8 @@
 
 use latgen::input::config::Config;
 use latgen::input::model::{App, MatchKind};
-use latgen::input::platform::segment_prefix_matches;
-use latgen::manifest::routing::{BackendRef, Headers, Network, Outcome};
+use latgen_sim::platform::segment_prefix_matches;
+use latgen_sim::routing::{BackendRef, Headers, Network, Outcome};
 
 /// The app Gateway API semantics choose for a request, from the declarations alone:
 /// host-specific routes before hostless ones, then Exact, then the longest prefix. An

@@ -12,18 +12,49 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::input::auth::Caller;
-use crate::input::model::MatchKind;
-use crate::manifest::routing::Headers;
+use crate::platform::MatchKind;
+use crate::routing::Headers;
+
+/// The condition key of the VPC a request comes from.
+pub const SOURCE_VPC: &str = "vpc-lattice-svcs:SourceVpc";
+/// The condition key of a request's HTTP method.
+pub const REQUEST_METHOD: &str = "vpc-lattice-svcs:RequestMethod";
+/// The condition key of the AWS Organization of the signing principal.
+pub const PRINCIPAL_ORG: &str = "aws:PrincipalOrgID";
+
+/// One kind of caller: every listed condition must hold (a principal of `principals`, in
+/// an organization of `orgs`, from a VPC of `vpcs`, with a method of `methods`); a field
+/// left out does not restrict. At least one of `principals`, `orgs` and `vpcs` is given.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Caller {
+    /// IAM principals that sign their requests (SigV4): role or user ARNs
+    /// (`arn:aws:iam::111122223333:role/reports`) or 12-digit account ids (any principal of
+    /// that account). Unset = any caller, signed or not (`Principal: "*"`), so that unsigned
+    /// traffic such as Kong's is let in by `vpcs`.
+    #[serde(default)]
+    pub principals: Vec<String>,
+    /// AWS Organizations ids (`o-…`) the signing principal must belong to
+    /// (`aws:PrincipalOrgID`).
+    #[serde(default)]
+    pub orgs: Vec<String>,
+    /// VPC ids (`vpc-…`) the request must come from (`vpc-lattice-svcs:SourceVpc`).
+    #[serde(default)]
+    pub vpcs: Vec<String>,
+    /// HTTP methods allowed (`vpc-lattice-svcs:RequestMethod`), upper case; unset = any.
+    #[serde(default)]
+    pub methods: Vec<String>,
+}
 
 mod witness;
-pub(crate) use witness::{Probe, Space};
+pub use witness::{Probe, Space};
 
 /// Who sends a request, as a policy sees it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Identity {
+pub struct Identity {
     /// The signing principal's ARN (a role's, for an assumed role); None = unsigned.
     pub principal: Option<String>,
     /// The signing principal's account.
@@ -184,24 +215,21 @@ fn principal_matches(p: &str, id: &Identity) -> bool {
 /// What probing a network's auth needs besides the network: how Kong calls Lattice, and
 /// the account and Region the services' ARNs name.
 #[derive(Debug, Clone)]
-pub(crate) struct AuthProbe {
+pub struct AuthProbe {
     pub kong: Identity,
     pub region: String,
     pub account: String,
 }
 
 impl AuthProbe {
-    /// The probe of a project whose auth is on; None when it is off.
-    pub fn of(config: &crate::input::config::Config) -> Option<AuthProbe> {
-        let auth = &config.auth;
-        if !auth.is_on() {
-            return None;
+    /// The probe of a project whose auth is on, where Kong calls as `kong` into services
+    /// of `account` in `region`.
+    pub fn new(kong: &Caller, region: &str, account: &str) -> AuthProbe {
+        AuthProbe {
+            kong: Identity::of_caller(kong).remove(0),
+            region: region.to_string(),
+            account: account.to_string(),
         }
-        Some(AuthProbe {
-            kong: Identity::of_caller(auth.kong.as_ref()?).remove(0),
-            region: auth.region.clone()?,
-            account: auth.account.clone()?,
-        })
     }
 
     /// The resource of a request to `path` of some service.
@@ -211,7 +239,7 @@ impl AuthProbe {
 }
 
 /// A request to a Lattice service, as its policy evaluates it.
-pub(crate) struct Call<'a> {
+pub struct Call<'a> {
     pub who: &'a Identity,
     /// The request's resource: the service's ARN, then the path.
     pub resource: &'a str,
@@ -220,8 +248,8 @@ pub(crate) struct Call<'a> {
 
 /// The resource of a request to the path `path` of a service, in the account and Region
 /// of the project. The service id is made up: the policies latgen writes name any id.
-pub(crate) fn request_resource(region: &str, account: &str, path: &str) -> String {
-    let partition = crate::validate::auth::partition(region);
+pub fn request_resource(region: &str, account: &str, path: &str) -> String {
+    let partition = crate::platform::partition(region);
     format!("arn:{partition}:vpc-lattice:{region}:{account}:service/svc-0latgenprobe00000{path}")
 }
 
@@ -259,7 +287,7 @@ struct Statement {
 
 /// How a policy decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Decision {
+pub enum Decision {
     /// Allowed by this statement (0-based).
     Allowed(usize),
     /// Denied by this statement's explicit Deny.
@@ -286,7 +314,7 @@ impl std::fmt::Display for Decision {
 
 /// An `IAMAuthPolicy` as the model reads it.
 #[derive(Debug, Clone)]
-pub(crate) struct AuthPolicy {
+pub struct AuthPolicy {
     pub file: PathBuf,
     pub namespace: String,
     /// The route it targets (in its own namespace).
@@ -374,11 +402,9 @@ impl AuthPolicy {
                 };
                 let caller = Caller {
                     principals: principals.into_iter().take(1).collect(),
-                    orgs: cond(crate::plan::auth::PRINCIPAL_ORG).into_iter().collect(),
-                    vpcs: cond(crate::plan::auth::SOURCE_VPC).into_iter().collect(),
-                    methods: cond(crate::plan::auth::REQUEST_METHOD)
-                        .into_iter()
-                        .collect(),
+                    orgs: cond(PRINCIPAL_ORG).into_iter().collect(),
+                    vpcs: cond(SOURCE_VPC).into_iter().collect(),
+                    methods: cond(REQUEST_METHOD).into_iter().collect(),
                 };
                 Identity::of_caller(&caller).remove(0)
             })
@@ -440,7 +466,7 @@ fn condition_holds(c: &Condition, call: &Call) -> bool {
 /// IAM's wildcard match: `*` any run of characters (`/` included), `?` any one. Compared
 /// byte by byte (what a policy and a request name is ASCII), with no allocation: a check
 /// makes millions of these.
-pub(crate) fn glob(pattern: &str, text: &str) -> bool {
+pub fn glob(pattern: &str, text: &str) -> bool {
     let (p, t) = (pattern.as_bytes(), text.as_bytes());
     let (mut pi, mut ti) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
@@ -573,7 +599,7 @@ fn parse_statement(s: &Value) -> Result<Statement, String> {
 }
 
 /// The requests that probe a match: the path itself and one under it.
-pub(crate) fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
+pub fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
     match kind {
         MatchKind::Exact => vec![path.to_string()],
         MatchKind::Prefix => {
@@ -588,7 +614,7 @@ pub(crate) fn probe_paths(kind: MatchKind, path: &str) -> Vec<String> {
 }
 
 /// The headers of a probe: the dispatch header set to `value`, or none.
-pub(crate) fn probe_headers(header: Option<(&str, &str)>) -> Headers {
+pub fn probe_headers(header: Option<(&str, &str)>) -> Headers {
     header
         .map(|(n, v)| BTreeMap::from([(n.to_ascii_lowercase(), v.to_string())]))
         .unwrap_or_default()

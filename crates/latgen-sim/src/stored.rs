@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 /// A field the API server would add, with the value it would store.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Added {
+pub struct Added {
     /// Where, from the object's root: `spec.parentRefs[0].group`.
     pub path: String,
     pub value: Value,
@@ -53,7 +53,7 @@ impl Added {
 
 /// The kinds of object whose stored form latgen knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StoredKind {
+pub enum StoredKind {
     HttpRoute,
     Service,
     /// ReferenceGrant and TargetGroupPolicy: their CRDs default nothing a manifest sets.
@@ -61,7 +61,7 @@ pub(crate) enum StoredKind {
 }
 
 /// The HTTPRoute CRD's structural defaults (see the module documentation).
-pub(crate) const HTTPROUTE_DEFAULTS: &str = include_str!("stored/httproute.defaults.json");
+pub const HTTPROUTE_DEFAULTS: &str = include_str!("stored/httproute.defaults.json");
 
 static HTTPROUTE: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(HTTPROUTE_DEFAULTS).expect("the embedded defaults are JSON")
@@ -69,7 +69,7 @@ static HTTPROUTE: LazyLock<Value> = LazyLock::new(|| {
 
 /// Applies the API server's defaults to `object` (a whole manifest as JSON) and returns
 /// what they added, in the order the server adds them.
-pub(crate) fn missing_defaults(kind: StoredKind, object: &mut Value) -> Vec<Added> {
+pub fn missing_defaults(kind: StoredKind, object: &mut Value) -> Vec<Added> {
     let mut added = Vec::new();
     match kind {
         StoredKind::HttpRoute => structural_default(&HTTPROUTE, object, "", &mut added),
@@ -92,7 +92,7 @@ fn join(parent: &str, key: &str) -> String {
 /// property of the schema that has a default and is absent from the object (or null where
 /// the schema does not allow null), the default; then the same inside every property the
 /// object has, defaults just set included, and inside every item of a list.
-pub(crate) fn structural_default(schema: &Value, x: &mut Value, at: &str, added: &mut Vec<Added>) {
+pub fn structural_default(schema: &Value, x: &mut Value, at: &str, added: &mut Vec<Added>) {
     match x {
         Value::Object(obj) => {
             let Some(props) = schema.get("properties").and_then(Value::as_object) else {
@@ -134,11 +134,10 @@ pub(crate) fn structural_default(schema: &Value, x: &mut Value, at: &str, added:
     }
 }
 
-#[cfg(test)]
 /// The schema cut down to what defaulting reads: `properties` and `items` on the way to
 /// every `default` (and `nullable` beside it), nothing else; None when it holds no default.
 /// `skip` names top-level properties to leave out (`status`).
-pub(crate) fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> {
+pub fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> {
     let mut out = Map::new();
     if let Some(default) = schema.get("default") {
         out.insert("default".into(), default.clone());
@@ -168,7 +167,7 @@ pub(crate) fn prune_to_defaults(schema: &Value, skip: &[&str]) -> Option<Value> 
 /// policies are defaulted only for the types that proxy traffic (ClusterIP, NodePort,
 /// LoadBalancer), and ExternalName Services get no IP family fields or cluster IPs (the
 /// registry skips them: `pkg/registry/core/service/storage/alloc.go`).
-pub(crate) fn default_service(svc: &mut Value, added: &mut Vec<Added>) {
+pub fn default_service(svc: &mut Value, added: &mut Vec<Added>) {
     let Some(obj) = svc.as_object_mut() else {
         return;
     };

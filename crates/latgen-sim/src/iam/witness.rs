@@ -16,15 +16,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    AuthPolicy, Call, Condition, Identity, NOBODY_ACCOUNT, NOBODY_VPC, Principals, Statement,
-    condition_holds, glob, principal_matches, request_resource, statement_applies,
+    AuthPolicy, Call, Caller, Condition, Identity, NOBODY_ACCOUNT, NOBODY_VPC, Principals,
+    Statement, condition_holds, glob, principal_matches, request_resource, statement_applies,
 };
-use crate::input::auth::Caller;
-use crate::manifest::routing::Headers;
+use crate::routing::Headers;
 
 /// A request a witness search tries: who sends it, to which path, with which headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Probe {
+pub struct Probe {
     pub who: Identity,
     pub path: String,
     pub headers: Headers,
@@ -33,7 +32,7 @@ pub(crate) struct Probe {
 /// What a search probes besides the policy's own values: the requests of the route the
 /// policy guards (paths with their headers), the callers that may reach it, and the account
 /// and Region that the route's service's ARN names.
-pub(crate) struct Space<'a> {
+pub struct Space<'a> {
     pub requests: &'a [(String, Headers)],
     pub callers: &'a [&'a Caller],
     pub region: &'a str,

@@ -9,24 +9,24 @@
 //! ```sh
 //! kopium --schema=derived --docs \
 //!     -f tests/data/aws/application-networking.k8s.aws_targetgrouppolicies.yaml \
-//!     > src/manifest/crd/targetgrouppolicy.rs && cargo fmt
+//!     > crates/latgen-sim/src/crd/targetgrouppolicy.rs && cargo fmt
 //! kopium --schema=derived --docs \
 //!     -f tests/data/aws/application-networking.k8s.aws_iamauthpolicies.yaml \
-//!     > src/manifest/crd/iamauthpolicy.rs && cargo fmt
+//!     > crates/latgen-sim/src/crd/iamauthpolicy.rs && cargo fmt
 //! ```
 //!
 //! `tests/suite/crd.rs` fails when a type and its CRD disagree. The types do not refuse unknown
-//! fields themselves: the read-back in [`crate::render`] does, at any depth.
+//! fields themselves: latgen's read-back of what it renders does, at any depth.
 
 /// The AWS Gateway API Controller's TargetGroupPolicy
 /// (`application-networking.k8s.aws/v1alpha1`), from its v2.1.3 CRD.
 // Generated whole: latgen reads the spec, not the status the controller writes.
 #[allow(dead_code)]
-pub(crate) mod targetgrouppolicy;
+pub mod targetgrouppolicy;
 
 /// The AWS Gateway API Controller's IAMAuthPolicy
 /// (`application-networking.k8s.aws/v1alpha1`), from its v2.1.3 CRD; kopium names its root
 /// type `IamAuthPolicy`.
 // Generated whole: latgen reads the spec, not the status the controller writes.
 #[allow(dead_code)]
-pub(crate) mod iamauthpolicy;
+pub mod iamauthpolicy;

@@ -1,20 +1,18 @@
 //! Platform facts: what Gateway API, VPC Lattice, the AWS Gateway API Controller and Kong
 //! accept and how they match. Each is cited where it comes from and pinned by a test.
 
-use crate::diag::codes::Code;
-
 /// Gateway API HTTPRoute CRD (v1.6.1): `maxItems: 16` on `spec.rules`.
-pub(crate) const CRD_MAX_RULES: usize = 16;
+pub const CRD_MAX_RULES: usize = 16;
 /// Gateway API HTTPRoute CRD: `maxItems: 16` on `spec.hostnames`.
-pub(crate) const CRD_MAX_HOSTNAMES: usize = 16;
+pub const CRD_MAX_HOSTNAMES: usize = 16;
 /// Lattice rule path pattern length (CloudFormation `AWS::VpcLattice::Rule` PathMatch).
-pub(crate) const LATTICE_MAX_PATH_LEN: usize = 128;
+pub const LATTICE_MAX_PATH_LEN: usize = 128;
 /// Lattice rule priorities run 1..=100; the controller gives rule i priority i + 1.
-pub(crate) const LATTICE_MAX_PRIORITY: usize = 100;
+pub const LATTICE_MAX_PRIORITY: usize = 100;
 /// Lattice header match name length (CloudFormation `AWS::VpcLattice::Rule` HeaderMatch).
-pub(crate) const LATTICE_MAX_HEADER_NAME: usize = 40;
+pub const LATTICE_MAX_HEADER_NAME: usize = 40;
 /// Lattice strips incoming headers with this prefix (Lattice user guide, "HTTP headers").
-pub(crate) const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
+pub const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
 /// Request headers that a header dispatched on must not be, each with who sets or strips it
 /// on the way from Kong to Lattice. Kong sets the dispatch header (KIC makes the route's
 /// RequestHeaderModifier a request-transformer plugin, which runs in the access phase); on
@@ -38,7 +36,7 @@ pub(crate) const LATTICE_RESERVED_HEADER_PREFIX: &str = "x-amzn-lattice-";
 /// - Lattice (user guide, "HTTP targets in VPC Lattice"): adds `x-forwarded-for`,
 ///   `x-forwarded-for-port` and `x-forwarded-for-proto`, and strips the caller identity
 ///   headers under [`LATTICE_RESERVED_HEADER_PREFIX`].
-pub(crate) const DISPATCH_REFUSED_HEADERS: &[(&str, &str)] = &[
+pub const DISPATCH_REFUSED_HEADERS: &[(&str, &str)] = &[
     (
         "host",
         "Kong sets it to the upstream's host (nginx_kong.lua)",
@@ -120,7 +118,7 @@ pub(crate) const DISPATCH_REFUSED_HEADERS: &[(&str, &str)] = &[
 
 /// Why a header name cannot be the dispatch header, when it is one Kong, nginx or Lattice
 /// sets or strips ([`DISPATCH_REFUSED_HEADERS`]).
-pub(crate) fn dispatch_header_refusal(name: &str) -> Option<&'static str> {
+pub fn dispatch_header_refusal(name: &str) -> Option<&'static str> {
     let name = name.to_ascii_lowercase();
     DISPATCH_REFUSED_HEADERS
         .iter()
@@ -128,19 +126,30 @@ pub(crate) fn dispatch_header_refusal(name: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 /// DNS-1123 label (Kubernetes object names used here: Service, namespace, app).
-pub(crate) const DNS1123_LABEL_MAX: usize = 63;
+pub const DNS1123_LABEL_MAX: usize = 63;
 
-/// Why a path is refused, as a finding code, a message and a help line.
+/// Which of the rules below refuses a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathFault {
+    /// Not a path the CRD's CEL rules, Lattice's pattern or Kong's matching accept.
+    Invalid,
+    /// Longer than Lattice's 128 characters.
+    TooLong,
+    /// A prefix ending in `/`, which never matches the bare path under Lattice.
+    TrailingSlash,
+}
+
+/// Why a path is refused: which rule, a message and a help line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PathProblem {
-    pub code: Code,
+pub struct PathProblem {
+    pub fault: PathFault,
     pub message: String,
     pub help: String,
 }
 
-fn problem(code: Code, message: impl Into<String>, help: impl Into<String>) -> PathProblem {
+fn problem(fault: PathFault, message: impl Into<String>, help: impl Into<String>) -> PathProblem {
     PathProblem {
-        code,
+        fault,
         message: message.into(),
         help: help.into(),
     }
@@ -149,11 +158,11 @@ fn problem(code: Code, message: impl Into<String>, help: impl Into<String>) -> P
 /// Checks a path value against the HTTPRoute CEL rules for `Exact`/`PathPrefix`, the Lattice
 /// rule path pattern `^/[a-zA-Z0-9@:%_+.~#?&/=-]*$` (≤ 128 characters) and Kong's behaviour
 /// with a trailing slash. Returns every problem, most basic first.
-pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
+pub fn path_problems(path: &str) -> Vec<PathProblem> {
     let mut out = Vec::new();
     if !path.starts_with('/') {
         out.push(problem(
-            Code::InvalidPath,
+            PathFault::Invalid,
             format!("path `{path}` does not start with `/`"),
             format!("write `/{}`", path.trim_start_matches('/')),
         ));
@@ -169,7 +178,7 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
     ] {
         if path.contains(needle) {
             out.push(problem(
-                Code::InvalidPath,
+                PathFault::Invalid,
                 format!("path `{path}` contains {what}, which Gateway API refuses"),
                 "write the path in its plain, normalized form",
             ));
@@ -177,7 +186,7 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
     }
     if path.ends_with("/.") || path.ends_with("/..") {
         out.push(problem(
-            Code::InvalidPath,
+            PathFault::Invalid,
             format!("path `{path}` ends with a dot segment, which Gateway API refuses"),
             "write the path in its plain, normalized form",
         ));
@@ -194,14 +203,14 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
             .collect::<Vec<_>>()
             .join(", ");
         out.push(problem(
-            Code::InvalidPath,
+            PathFault::Invalid,
             format!("path `{path}` has characters a Lattice rule refuses: {shown}"),
             "Lattice paths take only letters, digits and @:%_+.~#?&/=-",
         ));
     }
     if path.len() > LATTICE_MAX_PATH_LEN {
         out.push(problem(
-            Code::PathTooLong,
+            PathFault::TooLong,
             format!(
                 "path is {} characters; a Lattice rule takes at most {LATTICE_MAX_PATH_LEN}",
                 path.len()
@@ -211,7 +220,7 @@ pub(crate) fn path_problems(path: &str) -> Vec<PathProblem> {
     }
     if path.len() > 1 && path.ends_with('/') {
         out.push(problem(
-            Code::TrailingSlash,
+            PathFault::TrailingSlash,
             format!("path `{path}` ends with `/`"),
             format!(
                 "write `{}`: a prefix with a trailing slash does not match the bare path on Kong or Lattice",
@@ -228,14 +237,14 @@ fn query_and_percent_problems(path: &str) -> Vec<PathProblem> {
     let mut out = Vec::new();
     if path.contains('?') {
         out.push(problem(
-            Code::InvalidPath,
+            PathFault::Invalid,
             format!("path `{path}` has `?`, which Gateway API refuses in a path"),
             "a path match has no query string: write the path without `?` and what follows",
         ));
     }
     if let Some(at) = bad_percent(path) {
         out.push(problem(
-            Code::InvalidPath,
+            PathFault::Invalid,
             format!(
                 "path `{path}` has `{at}`, which is not a percent-encoded byte (`%` and two hex digits); Gateway API refuses it"
             ),
@@ -270,7 +279,7 @@ const KONG_KEPT_ENCODED: &str = "!*'();:@&=+$,/?%#[]";
 /// every one but a reserved character's, so `/%61dmin` is `/admin` to Kong and `/%2e%2e/`
 /// a dot segment it then removes. Lattice rules and auth policy resources compare the
 /// path as written, so such a path means one thing to Kong and another to Lattice.
-pub(crate) fn kong_decoded_escapes(path: &str) -> Vec<&str> {
+pub fn kong_decoded_escapes(path: &str) -> Vec<&str> {
     let b = path.as_bytes();
     let mut out = Vec::new();
     for i in 0..b.len().saturating_sub(2) {
@@ -288,7 +297,7 @@ pub(crate) fn kong_decoded_escapes(path: &str) -> Vec<&str> {
 
 /// Characters that Kong's router reads as regex syntax in a PathPrefix: KIC turns
 /// `PathPrefix /a` into `~/a$` and `/a/` without escaping the value.
-pub(crate) fn kong_regex_metachars(path: &str) -> Vec<char> {
+pub fn kong_regex_metachars(path: &str) -> Vec<char> {
     let mut found: Vec<char> = path
         .chars()
         .filter(|c| ".+*?()[]{}$^|\\".contains(*c))
@@ -299,7 +308,7 @@ pub(crate) fn kong_regex_metachars(path: &str) -> Vec<char> {
 
 /// Gateway API `PathPrefix` semantics: `prefix` matches `path` element-wise, so `/shop`
 /// matches `/shop` and `/shop/cart` but not `/shopping`.
-pub(crate) fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
+pub fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
     let prefix = if prefix.len() > 1 {
         prefix.trim_end_matches('/')
     } else {
@@ -312,7 +321,7 @@ pub(crate) fn segment_prefix_matches(prefix: &str, path: &str) -> bool {
 }
 
 /// Lattice `prefix` path matching compares strings: `/shop` matches `/shopping`.
-pub(crate) fn string_prefix_matches(prefix: &str, path: &str) -> bool {
+pub fn string_prefix_matches(prefix: &str, path: &str) -> bool {
     path.starts_with(prefix)
 }
 
@@ -322,12 +331,9 @@ pub(crate) fn string_prefix_matches(prefix: &str, path: &str) -> bool {
 /// Two rules of different apps that can both match depend on their order, and the
 /// controller does not keep the order latgen writes (a rule new to a listener is created
 /// after every other one, and the reorder of more than 5 rules fails: see DESIGN §7).
-pub(crate) fn lattice_matches_overlap(
-    a: (crate::input::model::MatchKind, &str),
-    b: (crate::input::model::MatchKind, &str),
-) -> bool {
-    use crate::input::model::MatchKind::{Exact, Prefix};
-    let covers = |(kind, path): (crate::input::model::MatchKind, &str), other: &str| match kind {
+pub fn lattice_matches_overlap(a: (MatchKind, &str), b: (MatchKind, &str)) -> bool {
+    use MatchKind::{Exact, Prefix};
+    let covers = |(kind, path): (MatchKind, &str), other: &str| match kind {
         Prefix => other.starts_with(path),
         Exact => other == path,
     };
@@ -337,14 +343,14 @@ pub(crate) fn lattice_matches_overlap(
 /// Whether prefix `inner` lies strictly under prefix `outer` segment-wise (`/shop/cart` under
 /// `/shop`, everything under `/`). Two such prefixes of different backends in one Lattice
 /// route misroute: `/shop/cartx` belongs to `/shop` but string-matches `/shop/cart` first.
-pub(crate) fn nests_under(inner: &str, outer: &str) -> bool {
+pub fn nests_under(inner: &str, outer: &str) -> bool {
     inner != outer && inner.len() > outer.len() && segment_prefix_matches(outer, inner)
 }
 
 /// The Lattice service name the AWS Gateway API Controller gives a route:
 /// `Truncate(name, 20) + "-" + Truncate(namespace, 18)`, where Truncate cuts to length and
 /// trims `-` from both ends (`pkg/utils/common.go`, `LatticeServiceName`).
-pub(crate) fn lattice_service_name(route: &str, namespace: &str) -> String {
+pub fn lattice_service_name(route: &str, namespace: &str) -> String {
     fn truncate(s: &str, n: usize) -> &str {
         let cut = if s.len() > n { &s[..n] } else { s };
         cut.trim_matches('-')
@@ -354,7 +360,7 @@ pub(crate) fn lattice_service_name(route: &str, namespace: &str) -> String {
 
 /// Lattice service names: 3–40 characters of `[a-z0-9-]`, no leading, trailing or double
 /// `-`, and not starting with `svc-` (Lattice CreateService API).
-pub(crate) fn lattice_service_name_problem(name: &str) -> Option<String> {
+pub fn lattice_service_name_problem(name: &str) -> Option<String> {
     if !(3..=40).contains(&name.len()) {
         return Some(format!(
             "is {} characters; Lattice takes 3 to 40",
@@ -378,7 +384,7 @@ pub(crate) fn lattice_service_name_problem(name: &str) -> Option<String> {
 
 /// A DNS-1123 label: lowercase letters, digits and `-`, starting and ending alphanumeric,
 /// at most 63 characters.
-pub(crate) fn dns1123_label_problem(s: &str) -> Option<String> {
+pub fn dns1123_label_problem(s: &str) -> Option<String> {
     if s.is_empty() {
         return Some("is empty".into());
     }
@@ -404,7 +410,7 @@ pub(crate) fn dns1123_label_problem(s: &str) -> Option<String> {
 
 /// The host name alone in what may be written as a URL or with a port
 /// (`https://docs.example.com/` → `docs.example.com`), when that differs from `host`.
-pub(crate) fn bare_host(host: &str) -> Option<&str> {
+pub fn bare_host(host: &str) -> Option<&str> {
     let rest = host.split_once("://").map_or(host, |(_, rest)| rest);
     let end = rest.find(['/', ':', '?', '#']).unwrap_or(rest.len());
     let bare = &rest[..end];
@@ -413,7 +419,7 @@ pub(crate) fn bare_host(host: &str) -> Option<&str> {
 
 /// A hostname as HTTPRoute `spec.hostnames` and a Lattice custom domain take it:
 /// lowercase RFC 1123, not an IP address, no port, no wildcard.
-pub(crate) fn hostname_problem(host: &str) -> Option<String> {
+pub fn hostname_problem(host: &str) -> Option<String> {
     if host.is_empty() || host.len() > 253 {
         return Some("must be 1 to 253 characters".into());
     }
@@ -459,6 +465,48 @@ pub(crate) fn hostname_problem(host: &str) -> Option<String> {
     None
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// How a path matches: Gateway API's `Exact` or `PathPrefix`.
+pub enum MatchKind {
+    /// Listed first so that, on equal length, Exact sorts before PathPrefix.
+    Exact,
+    Prefix,
+}
+
+impl MatchKind {
+    /// The Gateway API `path.type` value.
+    pub fn gateway_api_type(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "Exact",
+            MatchKind::Prefix => "PathPrefix",
+        }
+    }
+}
+
+/// The controller's annotation that names a route's Lattice service (controller ≥ 2.0).
+pub const OVERRIDE_ANNOTATION: &str = "application-networking.k8s.aws/service-name-override";
+
+/// The partition of Region `region`: the `regionRegex` of each partition in the AWS SDKs'
+/// endpoint data (AWS SDK for JavaScript v3, `packages/util-endpoints/src/lib/aws/
+/// partitions.json`): `cn-…` is `aws-cn`, `us-gov-…` `aws-us-gov`, `us-iso-…` `aws-iso`,
+/// `us-isob-…` `aws-iso-b`, `us-isof-…` `aws-iso-f`, `eu-isoe-…` `aws-iso-e`, `eusc-…`
+/// `aws-eusc`, the rest `aws`. An ARN's second field is its partition, and IAM never lets a
+/// principal of one partition into another's resources.
+pub fn partition(region: &str) -> &'static str {
+    const PREFIXES: &[(&str, &str)] = &[
+        ("cn-", "aws-cn"),
+        ("us-gov-", "aws-us-gov"),
+        ("us-isob-", "aws-iso-b"),
+        ("us-isof-", "aws-iso-f"),
+        ("us-iso-", "aws-iso"),
+        ("eu-isoe-", "aws-iso-e"),
+        ("eusc-", "aws-eusc"),
+    ];
+    (PREFIXES.iter())
+        .find(|(prefix, _)| region.starts_with(prefix))
+        .map_or("aws", |(_, partition)| partition)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,7 +522,7 @@ mod tests {
 
     #[test]
     fn lattice_matches_overlap_when_one_request_can_match_both() {
-        use crate::input::model::MatchKind::{Exact, Prefix};
+        use MatchKind::{Exact, Prefix};
         let overlap = |a, b| lattice_matches_overlap(a, b) && lattice_matches_overlap(b, a);
         // String-sharing siblings and segment-wise nesting: `/shopping` matches both.
         assert!(overlap((Prefix, "/shop"), (Prefix, "/shopping")));
@@ -512,29 +560,32 @@ mod tests {
         let codes = |p: &str| {
             path_problems(p)
                 .into_iter()
-                .map(|x| x.code)
+                .map(|x| x.fault)
                 .collect::<Vec<_>>()
         };
         assert!(codes("/shop").is_empty());
         assert!(codes("/").is_empty());
-        assert_eq!(codes("shop"), [Code::InvalidPath]);
+        assert_eq!(codes("shop"), [PathFault::Invalid]);
         for bad in [
             "/a//b", "/a/./b", "/a/../b", "/a%2fb", "/a%2Fb", "/a#b", "/a/.", "/a/..",
         ] {
-            assert!(codes(bad).contains(&Code::InvalidPath), "{bad}");
+            assert!(codes(bad).contains(&PathFault::Invalid), "{bad}");
         }
-        assert_eq!(codes("/a b"), [Code::InvalidPath]);
+        assert_eq!(codes("/a b"), [PathFault::Invalid]);
         // A query string and a stray `%` pass Lattice's pattern but not the CRD's CEL rule,
         // which would refuse the whole group route the path sits in.
-        assert_eq!(codes("/a?x=1"), [Code::InvalidPath]);
-        assert_eq!(codes("/a%zz"), [Code::InvalidPath]);
-        assert_eq!(codes("/a%4"), [Code::InvalidPath]);
-        assert_eq!(codes("/a%"), [Code::InvalidPath]);
+        assert_eq!(codes("/a?x=1"), [PathFault::Invalid]);
+        assert_eq!(codes("/a%zz"), [PathFault::Invalid]);
+        assert_eq!(codes("/a%4"), [PathFault::Invalid]);
+        assert_eq!(codes("/a%"), [PathFault::Invalid]);
         assert!(codes("/a%41").is_empty());
         assert_eq!(bad_percent("/a%zzz"), Some("%zz"));
-        assert_eq!(codes(&format!("/{}", "a".repeat(128))), [Code::PathTooLong]);
+        assert_eq!(
+            codes(&format!("/{}", "a".repeat(128))),
+            [PathFault::TooLong]
+        );
         assert!(codes(&format!("/{}", "a".repeat(127))).is_empty());
-        assert_eq!(codes("/shop/"), [Code::TrailingSlash]);
+        assert_eq!(codes("/shop/"), [PathFault::TrailingSlash]);
     }
 
     #[test]

@@ -92,7 +92,7 @@ impl Catalog {
                 continue;
             }
             let files = if path.is_dir() {
-                crate::manifest::manifest_files(&path)
+                crate::manifest::tree::manifest_files(&path)
             } else {
                 vec![path]
             };

@@ -69,7 +69,7 @@ pub(crate) fn read(inputs: &[PathBuf], diags: &mut Diagnostics) -> Vec<Object> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            for file in crate::manifest::manifest_files(input) {
+            for file in crate::manifest::tree::manifest_files(input) {
                 let folder = (file.parent().and_then(|p| p.strip_prefix(input).ok()))
                     .map(Path::to_path_buf)
                     .unwrap_or_default();

@@ -186,3 +186,20 @@ pub(crate) trait Versions: Sync {
     /// The kustomization of a side that holds `files` (names under the side's folder).
     fn kustomization(&self, side: Side, files: &[&Path]) -> Option<String>;
 }
+
+/// The manifest files of a folder and its subfolders, in name order: YAML and JSON (what
+/// `kong.pluginFiles` names, and what `latgen import` reads).
+pub(crate) fn manifest_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let is_manifest = |p: &std::path::Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| ["yaml", "yml", "json"].contains(&e))
+    };
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}

@@ -1,7 +1,7 @@
 //! `latgen plan`: the lower bound on the number of shared groups, and the fewest moves
 //! that bring the count down to it (or as close as they can).
 
-use super::refuse;
+use super::moves::refuse;
 use crate::diag::Diagnostic;
 use crate::plan::prepared::Prepared;
 use std::collections::{BTreeMap, BTreeSet};

@@ -13,11 +13,3 @@ pub(crate) mod cost;
 pub(crate) mod moves;
 pub(crate) mod promotion;
 pub(crate) mod separation;
-
-use crate::diag::Diagnostic;
-use crate::diag::codes::Code;
-
-/// A request `move` or `plan` turns down.
-fn refuse(message: String, help: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(Code::MoveRefused, message).help(help)
-}

@@ -1,6 +1,6 @@
 //! `latgen move`: one app to another group, one step (one PR) at a time.
 
-use super::refuse;
+use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::input::config::Config;
 use crate::input::lock::{LockState, Move, MoveStep};
@@ -260,4 +260,9 @@ fn start_move(
         name(home)
     );
     Ok(MoveResult { lock, message })
+}
+
+/// A request `move` or `plan` turns down.
+pub(super) fn refuse(message: String, help: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(Code::MoveRefused, message).help(help)
 }

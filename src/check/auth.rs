@@ -16,11 +16,12 @@ use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
 use crate::input::platform::segment_prefix_matches;
+use crate::input::quotas::{POLICY_MAX_BYTES, Quotas};
 use crate::manifest::auth::{
     Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource,
 };
 use crate::manifest::routing::{BackendRef, Headers, LatticeRoute, Network};
-use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
+use crate::plan::auth::callers_of;
 
 /// The apps by the name of their Service, so that a rule's app is a look-up.
 type ByBackend<'a> = HashMap<&'a str, Vec<&'a App>>;
@@ -136,7 +137,7 @@ fn route_findings(
         return diags;
     };
     let at = Span::file(&policy.file);
-    if policy.bytes > POLICY_MAX_BYTES {
+    if !Quotas::policy_fits(policy.bytes) {
         diags.push(
             Diagnostic::error(
                 Code::AuthPolicyTooLarge,

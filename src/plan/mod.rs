@@ -30,6 +30,7 @@ use crate::input::config::Config;
 use crate::input::lock::{Lock, LockState, Move, MoveStep};
 use crate::input::model::{App, AppId, Backend, MatchKind, PathMatch, Pos};
 use crate::input::platform;
+use crate::input::quotas::Quotas;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
@@ -241,7 +242,6 @@ enum Overlaps {
 struct Planner<'a> {
     apps: &'a [App],
     config: &'a Config,
-    cap: u32,
     /// Bytes each app's auth policy statements take in a group, by app index; empty when
     /// auth is off.
     auth_bytes: Vec<usize>,
@@ -263,12 +263,13 @@ impl<'a> Planner<'a> {
         let Some(g) = self.groups.get(&number) else {
             return Ok(());
         };
+        let quotas = &self.config.quotas;
         let need = rules_needed(app, self.config);
-        if g.rules + need > self.cap {
+        if !quotas.rules_fit(g.rules, need) {
             return Err(NoRoom::Rules {
                 have: g.rules,
                 need,
-                cap: self.cap,
+                cap: quotas.rules_per_group(),
             });
         }
         // A canary's Service is a target group of its own.
@@ -276,11 +277,10 @@ impl<'a> Planner<'a> {
             .backends()
             .filter(|b| !g.backends.contains_key(b))
             .count();
-        let backends = g.backends.len() + new;
-        if backends > self.config.quotas.target_groups_per_service as usize {
+        if !quotas.target_groups_fit(g.backends.len() + new) {
             return Err(NoRoom::Backends {
                 have: g.backends.len(),
-                cap: self.config.quotas.target_groups_per_service,
+                cap: quotas.target_groups_per_service,
             });
         }
         if app.isolate
@@ -299,7 +299,7 @@ impl<'a> Planner<'a> {
         }
         if let Some(&need) = self.auth_bytes.get(id.index()) {
             let cap = auth::POLICY_MAX_BYTES;
-            if auth::policy_bytes(g.policy_bytes + need) > cap {
+            if !Quotas::policy_fits(auth::policy_bytes(g.policy_bytes + need)) {
                 return Err(NoRoom::AuthPolicy {
                     have: auth::policy_bytes(g.policy_bytes),
                     need,
@@ -344,7 +344,7 @@ impl<'a> Planner<'a> {
             self.highest = number;
         }
         self.gaps.remove(&number);
-        if g.rules < self.cap {
+        if self.config.quotas.headroom(g.rules) > 0 {
             self.open.insert(number);
         } else {
             self.open.remove(&number);
@@ -456,7 +456,6 @@ impl<'a> Planner<'a> {
         Planner {
             apps,
             config,
-            cap: config.group_rule_capacity(),
             auth_bytes: group_auth_bytes(apps, config),
             groups: BTreeMap::new(),
             open: BTreeSet::new(),
@@ -571,7 +570,7 @@ pub(crate) fn plan_with(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    let placeable = placeable_in_name_order(apps, config, planner.cap, diags);
+    let placeable = placeable_in_name_order(apps, config, diags);
     // A lock planned for the other dispatch mode holds groups whose rules are of the other
     // kind: every app is placed anew, in groups numbered after the lock's, so that the old
     // groups serve until Kong has moved off them (the rollout drops them after).
@@ -616,13 +615,8 @@ fn highest_group(lock: &Lock) -> u32 {
 
 /// The path-routed apps that fit a group at all, in name order whatever order the apps
 /// come in; each of the others is reported.
-fn placeable_in_name_order(
-    apps: &[App],
-    config: &Config,
-    cap: u32,
-    diags: &mut Diagnostics,
-) -> Vec<AppId> {
-    let (source, raisable) = config.rule_capacity_source();
+fn placeable_in_name_order(apps: &[App], config: &Config, diags: &mut Diagnostics) -> Vec<AppId> {
+    let (source, raisable) = config.quotas.rules_per_group_source();
     let help = if raisable {
         "merge paths under a common prefix, or give the app its own `host`; or have AWS raise the \"rules per listener\" quota (Service Quotas, VPC Lattice) and set `quotas.rulesPerService` to the new value"
     } else {
@@ -642,16 +636,17 @@ fn placeable_in_name_order(
     path_apps.retain(|&id| check_own_policy(&apps[id], config, header, diags));
     path_apps.retain(|&id| {
         let app = &apps[id];
-        if rules_needed(app, config) <= cap {
+        if config.quotas.rules_fit(0, rules_needed(app, config)) {
             return true;
         }
         diags.push(
             Diagnostic::error(
                 Code::AppTooBig,
                 format!(
-                    "app `{}` has {} paths; a shared group holds at most {cap} rules: {source}",
+                    "app `{}` has {} paths; a shared group holds at most {} rules: {source}",
                     app.name,
                     app.rule_count(),
+                    config.quotas.rules_per_group(),
                 ),
             )
             .at(Span::new(
@@ -677,7 +672,7 @@ fn check_own_policy(
         return true;
     }
     let bytes = auth::policy_bytes(auth::app_bytes(app, config, header));
-    if bytes <= auth::POLICY_MAX_BYTES {
+    if Quotas::policy_fits(bytes) {
         return true;
     }
     diags.push(
@@ -747,11 +742,11 @@ impl Passes<'_> {
         for &id in &locked {
             *demand.entry(home(id)).or_default() += need(id);
         }
-        let cap = self.config.group_rule_capacity();
+        let quotas = &self.config.quotas;
         let mut keyed: Vec<(bool, AppId)> = locked
             .into_iter()
             .map(|id| {
-                let grew = demand[&home(id)] > cap
+                let grew = !quotas.rules_fit(demand[&home(id)], 0)
                     && (self.rendered.rules(home(id), &self.apps[id]))
                         .is_some_and(|had| need(id) > had);
                 (grew, id)
@@ -1068,15 +1063,8 @@ impl NoRoom {
     fn code(&self, origin: Origin, config: &Config) -> Code {
         match self {
             NoRoom::Rules { .. } if matches!(origin, Origin::Pin) => Code::PinnedGroupFull,
-            NoRoom::Rules { cap, .. } => {
-                if *cap as usize == platform::CRD_MAX_RULES
-                    && config.quotas.rules_per_service > cap + config.quotas.reserved_rules
-                {
-                    Code::CrdRuleLimit
-                } else {
-                    Code::GroupOverQuota
-                }
-            }
+            NoRoom::Rules { .. } if config.quotas.crd_bounds_groups() => Code::CrdRuleLimit,
+            NoRoom::Rules { .. } => Code::GroupOverQuota,
             NoRoom::Backends { .. } => Code::TargetGroupQuota,
             NoRoom::Isolated { .. } => Code::IsolationConflict,
             NoRoom::Rps { .. } => Code::RpsBudget,

@@ -11,6 +11,7 @@ use crate::input::config::Config;
 use crate::input::lock::Lock;
 use crate::input::model::App;
 use crate::input::previews::Preview;
+use crate::input::quotas::Quotas;
 use crate::plan::auth;
 
 /// A Lattice service of previews: `preview-NN`.
@@ -43,18 +44,10 @@ pub(crate) fn group_domain(config: &Config, number: u32) -> String {
     format!("{}.{}", group_name(number), config.lattice.domain)
 }
 
-/// How many previews a preview group holds.
-pub(crate) fn capacity(config: &Config) -> usize {
-    (config
-        .group_rule_capacity()
-        .min(config.quotas.target_groups_per_service) as usize)
-        .max(1)
-}
-
 /// Places every preview: locked ones where the lock says while their group has room, the
 /// rest in the lowest-numbered group with room.
 pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Config) -> Previews {
-    let cap = capacity(config);
+    let cap = config.quotas.previews_per_group();
     // Each preview's share of its group's auth policy, in bytes (none with auth off).
     let header = config.lattice.dispatch_header.as_str();
     let bytes: Vec<usize> = (list.iter())
@@ -70,7 +63,7 @@ pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Conf
     let mut groups: BTreeMap<u32, (Vec<usize>, usize)> = BTreeMap::new();
     let room = |groups: &BTreeMap<u32, (Vec<usize>, usize)>, n: u32, i: usize| {
         groups.get(&n).is_none_or(|(m, b)| {
-            m.len() < cap && auth::policy_bytes(b + bytes[i]) <= auth::POLICY_MAX_BYTES
+            m.len() < cap && Quotas::policy_fits(auth::policy_bytes(b + bytes[i]))
         })
     };
     let mut unplaced = Vec::new();

@@ -21,6 +21,7 @@ use crate::input::model::{
     App, BRIDGE_SUFFIX, HealthCheck, MatchKind, PathDecl, PathMatch, Pos, ServiceDecl,
 };
 use crate::input::platform;
+use crate::input::quotas::Quotas;
 use crate::input::{Loaded, LoadedDecl};
 
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
@@ -493,14 +494,14 @@ fn check_host_rule_count(
     host_routed: bool,
     diags: &mut Diagnostics,
 ) {
-    if paths.len() > platform::CRD_MAX_RULES && host_routed {
+    if Quotas::over_crd(paths.len()) && host_routed {
         diags.push(
             Diagnostic::error(
                 Code::AppTooBig,
                 format!(
                     "app has {} paths; an HTTPRoute holds at most {} rules",
                     paths.len(),
-                    platform::CRD_MAX_RULES
+                    Quotas::crd_rules()
                 ),
             )
             .at(span(file, paths[0].pos))
@@ -698,7 +699,7 @@ fn check_service_name_prefix(loaded: &Loaded, file: &Path, diags: &mut Diagnosti
 /// A Lattice listener has 100 rule priorities, whatever the account's quota says.
 fn check_priority_limit(config: &Config, at: &Span, diags: &mut Diagnostics) {
     let q = &config.quotas;
-    if q.rules_per_service > platform::LATTICE_MAX_PRIORITY as u32 {
+    if q.over_priorities() {
         diags.push(
             Diagnostic::error(
                 Code::PriorityLimit,
@@ -716,23 +717,8 @@ fn check_priority_limit(config: &Config, at: &Span, diags: &mut Diagnostics) {
 
 /// Quotas that leave no room for a rule or a target group.
 fn check_quotas(config: &Config, bad: &mut impl FnMut(String, &str)) {
-    let q = &config.quotas;
-    if q.rules_per_service == 0 {
-        bad(
-            "quotas.rulesPerService is 0".into(),
-            "set it to the account's Lattice rules-per-listener quota",
-        );
-    } else if config.group_rule_capacity() == 0 {
-        bad(
-            "quotas.reservedRules leaves no room for rules in a group".into(),
-            "lower quotas.reservedRules",
-        );
-    }
-    if q.target_groups_per_service == 0 {
-        bad(
-            "quotas.targetGroupsPerService is 0".into(),
-            "set it to the account's Lattice target-groups-per-service quota",
-        );
+    for (problem, help) in config.quotas.problems() {
+        bad(problem, help);
     }
 }
 

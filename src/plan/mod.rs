@@ -14,6 +14,7 @@
 //! last rule (it was valid when it was written); `check` reports such a pair.
 
 pub(crate) mod auth;
+pub(crate) mod lattice_service;
 pub(crate) mod observed;
 pub(crate) mod placement;
 pub(crate) mod prepared;
@@ -56,10 +57,10 @@ impl Group {
     }
 }
 
+/// A host-routed app, with a Lattice route and service of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Dedicated {
     pub app: AppId,
-    pub rules: Vec<Rule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -74,6 +75,12 @@ pub struct Plan {
     pub outgrown: Vec<Outgrown>,
     /// The previews and their preview groups.
     pub previews: previews::Previews,
+    /// What was decided for each Lattice service: the groups' (in number order), then the
+    /// host-routed apps' (see [`lattice_service`]).
+    pub services: Vec<lattice_service::LatticeService>,
+    /// Each app's own rules, one per path in evaluation order, by [`AppId::index`]: what
+    /// its Kong routes match ([`Plan::rules_of`]).
+    pub app_rules: Vec<Vec<Rule>>,
 }
 
 /// A locked app that no longer fits its group (it grew, or the group's limits shrank),
@@ -603,6 +610,7 @@ pub(crate) fn plan_with(
     let mut plan = passes.assemble(planner, moves);
     plan.outgrown = outgrown;
     plan.lock.dispatch = config.lattice.dispatch;
+    lattice_service::record(&mut plan, apps, config);
     plan
 }
 
@@ -940,10 +948,7 @@ impl Passes<'_> {
             if let Some(a) = &app.adopted {
                 plan.lock.adopted.insert(app.name.clone(), a.clone());
             }
-            plan.dedicated.push(Dedicated {
-                app: id,
-                rules: app_rules(apps, id),
-            });
+            plan.dedicated.push(Dedicated { app: id });
         }
         for (id, m) in moves {
             plan.lock.moves.insert(apps[id].name.clone(), m);

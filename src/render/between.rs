@@ -9,9 +9,11 @@ use super::{
 };
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
+use crate::input::quotas::Quotas;
 use crate::manifest::crd::iamauthpolicy::IamAuthPolicy;
 use crate::manifest::routing::LatticeRoute;
 use crate::manifest::tree::{Keep, Versions};
+use crate::plan::lattice_service::Policy;
 use std::path::Path;
 
 /// Renders the objects between two versions with a project's templates and settings.
@@ -99,8 +101,11 @@ impl Between<'_> {
             }
             Keep::Common => statements.retain(|s| old.contains(s)),
         }
-        let policy = crate::plan::auth::policy(&statements);
-        if statements.is_empty() || policy.len() > crate::plan::auth::POLICY_MAX_BYTES {
+        if statements.is_empty() {
+            return None;
+        }
+        let policy = Policy { statements }.text();
+        if !Quotas::policy_fits(policy.len()) {
             return None;
         }
         let (name, namespace) = (new.metadata.name?, new.metadata.namespace?);
@@ -206,7 +211,7 @@ impl Between<'_> {
             .find_map(|r| r.header.as_ref().map(|h| h.0.as_str()));
         let ctx_rules = rule_ctxs(&rules);
         // The route keeps the service name it is created with, whatever step it is at.
-        let service_name = crate::plan::services::annotation_in(target);
+        let service_name = super::annotation_in(target);
         let gateway = GatewayCtx::from(&self.config.lattice.gateway);
         let object = GroupRoute {
             name: new.name.clone(),
@@ -241,7 +246,7 @@ fn rule_ctxs(rules: &[Rule]) -> Vec<RuleCtx<'_>> {
         .iter()
         .map(|r| RuleCtx {
             kind: r.kind.gateway_api_type(),
-            path: std::borrow::Cow::Borrowed(&r.path),
+            path: &r.path,
             app: &r.app,
             header: r
                 .header

@@ -4,7 +4,6 @@
 //! exactly what was meant: one document, the expected kind, name and namespace, and no
 //! field the type does not know. Templates cannot inject objects or keys through a value.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +16,7 @@ use crate::input::confine::Project;
 use crate::input::model::{App, AppId};
 use crate::input::observability::PrometheusConfig;
 use crate::manifest::routing::Doc;
+use crate::plan::lattice_service::{LatticeService, Owner, Policy};
 use crate::plan::{Plan, Rule};
 
 use crate::manifest::layout::{HEADER_COMMENT, HEADER_LINES, Side};
@@ -101,6 +101,7 @@ use objects::{
     AuthPolicyCtx, BackendCtx, Bridge, GatewayCtx, GroupRoute, HeaderCtx, HostRoute, KongRoute,
     KustomizationCtx, Object, ReferenceGrant, RuleCtx, TargetGroupPolicy,
 };
+pub(crate) use readback::annotation_in;
 use readback::{CheckedFile, ReadOptions, checked_file, with_header};
 
 /// A compiled template set, built once per run.
@@ -290,25 +291,12 @@ impl<'a> From<&'a GatewayRef> for GatewayCtx<'a> {
     }
 }
 
+/// The context of a rule of the plan: its match, and its app's backends.
 fn rule_ctx<'a>(apps: &'a [App], rule: &'a Rule) -> RuleCtx<'a> {
-    ctx_of_rule(apps, rule.app, rule.kind, Cow::Borrowed(&rule.path))
-}
-
-/// The context of a rule made for one object only (the Kong side's are).
-fn owned_rule_ctx(apps: &[App], rule: Rule) -> RuleCtx<'_> {
-    ctx_of_rule(apps, rule.app, rule.kind, Cow::Owned(rule.path))
-}
-
-fn ctx_of_rule<'a>(
-    apps: &'a [App],
-    app: AppId,
-    kind: crate::input::model::MatchKind,
-    path: Cow<'a, str>,
-) -> RuleCtx<'a> {
-    let app = &apps[app];
+    let app = &apps[rule.app];
     RuleCtx {
-        kind: kind.gateway_api_type(),
-        path,
+        kind: rule.kind.gateway_api_type(),
+        path: &rule.path,
         app: &app.name,
         header: None,
         backend: BackendCtx {
@@ -558,38 +546,6 @@ struct Inputs<'a> {
     kong_gw: GatewayCtx<'a>,
 }
 
-/// A Lattice route of the plan: a shared group's or a host-routed app's.
-struct LatticeRoute<'a> {
-    name: String,
-    namespace: &'a str,
-    /// The group's number; None for a dedicated route.
-    group: Option<u32>,
-    apps: Vec<&'a App>,
-}
-
-impl<'a> Inputs<'a> {
-    /// Every Lattice route of the plan, the groups' first, each with its apps.
-    fn lattice_routes(&self) -> Vec<LatticeRoute<'a>> {
-        let (config, apps) = (self.config, self.apps);
-        let groups = (self.plan.groups.iter()).map(|g| LatticeRoute {
-            name: config.group_name(g.number),
-            namespace: &config.lattice.namespace,
-            group: Some(g.number),
-            apps: g.members().map(|id| &apps[id]).collect(),
-        });
-        let dedicated = (self.plan.dedicated.iter()).map(|d| {
-            let (name, namespace, _) = apps[d.app].own_route();
-            LatticeRoute {
-                name: name.to_string(),
-                namespace,
-                group: None,
-                apps: vec![&apps[d.app]],
-            }
-        });
-        groups.chain(dedicated).collect()
-    }
-}
-
 fn render_tree(
     plan: &Plan,
     apps: &[App],
@@ -612,17 +568,14 @@ fn render_tree(
         diags: Diagnostics::new(),
         keep_docs,
     };
-    r.emit_group_routes(&inputs);
-    r.emit_dedicated_routes(&inputs);
+    r.emit_lattice_routes(&inputs);
     if config.lattice.reference_grants {
         r.emit_reference_grants(&inputs);
     }
     if config.lattice.target_group_policies {
         r.emit_target_group_policies(&inputs);
     }
-    if config.auth.is_on() {
-        r.emit_auth_policies(&inputs);
-    }
+    r.emit_auth_policies(&inputs);
     if let Some(logs) = &config.observability.access_logs {
         r.emit_access_log_policies(&inputs, &logs.destination_arn);
     }
@@ -647,109 +600,102 @@ fn render_tree(
 }
 
 impl<'a> Renderer<'a> {
-    /// The Lattice side: one HTTPRoute per shared group.
-    fn emit_group_routes(&mut self, t: &'a Inputs<'a>) {
-        let config = t.config;
-        for group in &t.plan.groups {
-            let name = config.group_name(group.number);
-            let service_name = crate::plan::services::override_name(t.plan, &name);
-            let object = {
-                let name = name.clone();
-                let service_name = service_name.clone();
-                move || {
-                    let header = dispatch_header(config);
-                    let rules = group
-                        .rules
-                        .iter()
-                        .map(|rule| RuleCtx {
-                            header: header.map(|name| HeaderCtx {
-                                name,
-                                value: &t.apps[rule.app].name,
-                            }),
-                            ..rule_ctx(t.apps, rule)
-                        })
-                        .collect();
-                    Object::GroupRoute(GroupRoute {
-                        name,
-                        namespace: &config.lattice.namespace,
-                        number: group.number,
-                        service_name,
-                        hostname: config.group_domain(group.number),
-                        gateway: &t.lattice_gw,
-                        rules,
-                        dispatch_header: header,
-                        preview: false,
-                    })
-                }
-            };
-            self.emit(
-                Side::Lattice,
-                "lattice/group-route.yaml.j2",
-                object,
-                Expect {
-                    kind: Kind::HttpRoute,
-                    name: name.clone(),
-                    namespace: Some(config.lattice.namespace.clone()),
-                    service_name,
-                },
-            );
+    /// The Lattice side: an HTTPRoute per Lattice service of the plan, a shared group's or
+    /// a host-routed app's.
+    fn emit_lattice_routes(&mut self, t: &'a Inputs<'a>) {
+        for service in &t.plan.services {
+            match service.owner {
+                Owner::Group(number) => self.emit_group_route(t, service, number),
+                Owner::App(id) => self.emit_host_route(t, service, &t.apps[id]),
+            }
         }
     }
 
-    /// The Lattice side: one HTTPRoute per host-routed app, in the app's namespace.
-    fn emit_dedicated_routes(&mut self, t: &'a Inputs<'a>) {
-        for d in &t.plan.dedicated {
-            let app = &t.apps[d.app];
-            let (route, namespace, hostname) = app.own_route();
-            let service_name = crate::plan::services::override_name(t.plan, route);
-            let in_ctx = service_name.clone();
-            let object = move || {
-                let rules = d.rules.iter().map(|rule| rule_ctx(t.apps, rule)).collect();
-                Object::HostRoute(HostRoute {
-                    name: route,
-                    namespace,
-                    app: &app.name,
-                    service_name: in_ctx,
-                    hostname,
-                    adopted: app.adopted.is_some(),
+    /// A shared group's HTTPRoute, its rules as the plan ordered them.
+    fn emit_group_route(&mut self, t: &'a Inputs<'a>, service: &'a LatticeService, number: u32) {
+        let config = t.config;
+        let name = service.route.clone();
+        let service_name = service.annotation().map(str::to_string);
+        let object = {
+            let name = name.clone();
+            let service_name = service_name.clone();
+            move || {
+                let header = dispatch_header(config);
+                let rules = (service.rules.iter())
+                    .map(|planned| RuleCtx {
+                        header: header.filter(|_| planned.by_header).map(|name| HeaderCtx {
+                            name,
+                            value: &t.apps[planned.rule.app].name,
+                        }),
+                        ..rule_ctx(t.apps, &planned.rule)
+                    })
+                    .collect();
+                Object::GroupRoute(GroupRoute {
+                    name,
+                    namespace: &service.namespace,
+                    number,
+                    service_name,
+                    hostname: config.group_domain(number),
                     gateway: &t.lattice_gw,
                     rules,
+                    dispatch_header: header,
+                    preview: false,
                 })
-            };
-            self.emit(
-                Side::Lattice,
-                "lattice/host-route.yaml.j2",
-                object,
-                Expect {
-                    kind: Kind::HttpRoute,
-                    name: route.to_string(),
-                    namespace: Some(namespace.to_string()),
-                    service_name,
-                },
-            );
-        }
+            }
+        };
+        self.emit(
+            Side::Lattice,
+            "lattice/group-route.yaml.j2",
+            object,
+            Expect {
+                kind: Kind::HttpRoute,
+                name,
+                namespace: Some(service.namespace.clone()),
+                service_name,
+            },
+        );
     }
 
-    /// The Lattice side: an IAMAuthPolicy per Lattice route, beside it, letting in each
-    /// app's callers on that app's requests (statements in the route's order of apps).
+    /// A host-routed app's own HTTPRoute, in the app's namespace.
+    fn emit_host_route(&mut self, t: &'a Inputs<'a>, service: &'a LatticeService, app: &'a App) {
+        let service_name = service.annotation().map(str::to_string);
+        let in_ctx = service_name.clone();
+        let object = move || {
+            let rules = (service.rules.iter())
+                .map(|planned| rule_ctx(t.apps, &planned.rule))
+                .collect();
+            Object::HostRoute(HostRoute {
+                name: &service.route,
+                namespace: &service.namespace,
+                app: &app.name,
+                service_name: in_ctx,
+                hostname: app.own_route().2,
+                adopted: app.adopted.is_some(),
+                gateway: &t.lattice_gw,
+                rules,
+            })
+        };
+        self.emit(
+            Side::Lattice,
+            "lattice/host-route.yaml.j2",
+            object,
+            Expect {
+                kind: Kind::HttpRoute,
+                name: service.route.clone(),
+                namespace: Some(service.namespace.clone()),
+                service_name,
+            },
+        );
+    }
+
+    /// The Lattice side: an IAMAuthPolicy beside each Lattice route the plan gives one,
+    /// letting in each app's callers on that app's requests.
     fn emit_auth_policies(&mut self, t: &'a Inputs<'a>) {
-        let config = t.config;
-        let header = dispatch_header(config);
-        for group in &t.plan.groups {
-            let name = config.group_name(group.number);
-            let statements = move || {
-                (group.members())
-                    .flat_map(|id| crate::plan::auth::app_statements(&t.apps[id], config, header))
-                    .collect()
-            };
-            let namespace = config.lattice.namespace.as_str();
-            self.emit_auth_policy(name, namespace, Some(group.number), statements);
-        }
-        for d in &t.plan.dedicated {
-            let app = &t.apps[d.app];
-            let (route, namespace, _) = app.own_route();
-            let statements = move || crate::plan::auth::app_statements(app, config, None);
-            self.emit_auth_policy(route.to_string(), namespace, None, statements);
+        for service in &t.plan.services {
+            if let Some(policy) = &service.policy {
+                let (route, namespace) = (service.route.clone(), service.namespace.as_str());
+                self.emit_auth_policy(route, namespace, service.group(), policy);
+            }
         }
     }
 
@@ -758,7 +704,7 @@ impl<'a> Renderer<'a> {
         route: String,
         namespace: &'a str,
         group: Option<u32>,
-        statements: impl FnOnce() -> Vec<String> + Send + 'a,
+        policy: &'a Policy,
     ) {
         let expect = Expect {
             kind: Kind::IamAuthPolicy,
@@ -771,7 +717,7 @@ impl<'a> Renderer<'a> {
                 name: route.clone(),
                 namespace,
                 group,
-                policy: crate::plan::auth::policy(&statements()),
+                policy: policy.text(),
                 route,
             })
         };
@@ -785,13 +731,12 @@ impl<'a> Renderer<'a> {
 
     /// The Lattice side: an AccessLogPolicy per Lattice route, beside it.
     fn emit_access_log_policies(&mut self, t: &'a Inputs<'a>, destination: &'a str) {
-        for LatticeRoute {
-            name: route,
-            namespace,
-            group,
-            ..
-        } in t.lattice_routes()
-        {
+        for service in &t.plan.services {
+            let (route, namespace, group) = (
+                service.route.clone(),
+                service.namespace.as_str(),
+                service.group(),
+            );
             let expect = Expect {
                 kind: Kind::AccessLogPolicy,
                 name: route.clone(),
@@ -829,15 +774,12 @@ impl<'a> Renderer<'a> {
             rules: monitoring::app_rules(config),
         };
         self.emit_prometheus_rule(monitoring::APPS_RULE.into(), namespace, apps_rule);
-        for LatticeRoute {
-            name: route, apps, ..
-        } in t.lattice_routes()
-        {
-            let name = format!("latgen-{route}");
+        for service in &t.plan.services {
+            let name = format!("latgen-{}", service.route);
             let rule = {
                 let name = name.clone();
                 move || monitoring::PrometheusRuleCtx {
-                    rules: monitoring::service_rules(&route, &apps, config, p),
+                    rules: monitoring::service_rules(service, t.apps, config, p),
                     name: name.clone(),
                     namespace: namespace.clone(),
                     labels: monitoring::rule_labels(p),
@@ -1014,10 +956,8 @@ impl<'a> Renderer<'a> {
             };
             let extra = app.kong.hosts.iter().map(String::as_str);
             let hostnames = base.into_iter().chain(extra).collect();
-            let rules = crate::plan::app_rules(t.apps, id);
-            let matches = rules
-                .into_iter()
-                .map(|rule| owned_rule_ctx(t.apps, rule))
+            let matches = (t.plan.rules_of(id).iter())
+                .map(|rule| rule_ctx(t.apps, rule))
                 .collect();
             Object::KongRoute(KongRoute {
                 name: &app.name,

@@ -62,7 +62,7 @@ pub(super) struct HeaderCtx<'a> {
 pub(super) struct RuleCtx<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
-    pub path: std::borrow::Cow<'a, str>,
+    pub path: &'a str,
     pub app: &'a str,
     /// The header the rule also matches (header dispatch): the app's name.
     pub header: Option<HeaderCtx<'a>>,
@@ -377,7 +377,7 @@ fn meta(name: &str, namespace: &str, labels: BTreeMap<String, String>) -> Object
 fn with_override(mut meta: ObjectMeta, service_name: Option<&String>) -> ObjectMeta {
     meta.annotations = service_name.map(|s| {
         BTreeMap::from([(
-            crate::plan::services::OVERRIDE_ANNOTATION.to_string(),
+            crate::plan::lattice_service::OVERRIDE_ANNOTATION.to_string(),
             s.clone(),
         )])
     });

@@ -11,6 +11,8 @@ use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::manifest::routing::Doc;
+use crate::plan::lattice_service::OVERRIDE_ANNOTATION;
+use std::collections::BTreeMap;
 
 /// A rendered object as it is written, and what its read-back found.
 pub(super) struct CheckedFile {
@@ -210,6 +212,26 @@ pub(super) fn typed_check(
     Ok(ReadBack { doc, added })
 }
 
+/// The override annotation of a route manifest, if it has one (`None` too when the text is
+/// not a manifest).
+pub(crate) fn annotation_in(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Object {
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        annotations: BTreeMap<String, String>,
+    }
+    let object: Object = serde_saphyr::from_str(text).ok()?;
+    object
+        .metadata
+        .annotations
+        .get(OVERRIDE_ANNOTATION)
+        .cloned()
+}
+
 /// A route latgen names the Lattice service of must carry the name in the override
 /// annotation (a custom template could leave it out).
 fn check_override(
@@ -220,11 +242,11 @@ fn check_override(
         let have = meta
             .annotations
             .as_ref()
-            .and_then(|a| a.get(crate::plan::services::OVERRIDE_ANNOTATION));
+            .and_then(|a| a.get(OVERRIDE_ANNOTATION));
         if have != Some(want) {
             return Err(format!(
                 "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
-                crate::plan::services::OVERRIDE_ANNOTATION
+                OVERRIDE_ANNOTATION
             ));
         }
     }

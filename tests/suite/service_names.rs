@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use common::{latgen, read_tree};
 use latgen::input::platform::lattice_service_name_problem;
-use latgen::plan::services::{OVERRIDE_ANNOTATION, annotation_in};
+use latgen::plan::services::OVERRIDE_ANNOTATION;
+use latgen::render::annotation_in;
 
 const PREFIX_SETTING: &str = "lattice:\n  serviceNamePrefix: shop-prod\n";
 

@@ -249,7 +249,7 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::ancestors;
+    use crate::plan::planner::ancestors;
 
     #[test]
     fn ancestors_are_segment_wise_nearest_first() {

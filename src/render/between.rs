@@ -3,14 +3,17 @@
 //! side's kustomization for whatever files a step holds. Both go through the same
 //! templates, and the same read-back when there is one, as every other object.
 
-use super::{
-    AuthPolicyCtx, BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object,
-    RuleCtx, Side, Templates, render_job,
+use super::Templates;
+use super::assembly::kustomization;
+use super::jobs::{Expect, Job, Kind, render_job};
+use super::objects::{
+    AuthPolicyCtx, BackendCtx, GatewayCtx, GroupRoute, HeaderCtx, Object, RuleCtx,
 };
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
 use crate::input::quotas::Quotas;
 use crate::manifest::crd::iamauthpolicy::IamAuthPolicy;
+use crate::manifest::layout::Side;
 use crate::manifest::routing::LatticeRoute;
 use crate::manifest::tree::{Keep, Versions};
 use crate::plan::lattice_service::Policy;
@@ -150,7 +153,7 @@ impl Versions for Between<'_> {
         let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
         list.sort_unstable();
-        super::kustomization(self.templates, &list).ok()
+        kustomization(self.templates, &list).ok()
     }
 }
 

@@ -3,8 +3,10 @@
 //! preview's host that rewrites Host to its group and sets the dispatch header to
 //! `<name>.<app>`, and a bridge. Nothing here reads or changes a production group.
 
+use super::assembly::{Inputs, rule_ctx};
+use super::jobs::{Expect, Kind, Renderer};
+use super::kong_side::route_plugins;
 use super::objects::{BackendCtx, GroupRoute, HeaderCtx, KongRoute, Object, RuleCtx};
-use super::{Expect, Inputs, Kind, Renderer, route_plugins};
 use crate::manifest::layout::Side;
 use crate::plan::previews::{PreviewGroup, group_domain};
 
@@ -97,7 +99,7 @@ impl<'a> Renderer<'a> {
         let object = {
             move || {
                 let matches = (t.plan.rules_of(p.app).iter())
-                    .map(|rule| super::rule_ctx(t.apps, rule))
+                    .map(|rule| rule_ctx(t.apps, rule))
                     .collect();
                 Object::KongRoute(KongRoute {
                     name: t.plan.previews.route_names[i].as_str(),

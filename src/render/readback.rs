@@ -6,10 +6,11 @@
 
 use serde::Serialize;
 
-use super::objects::{Kustomization, Model, Typed};
-use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
+use super::jobs::{Expect, Kind};
+use super::typed::{Kustomization, Model, Typed};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
+use crate::manifest::layout::{HEADER_COMMENT, HEADER_LINES};
 use crate::manifest::routing::Doc;
 use crate::plan::lattice_service::OVERRIDE_ANNOTATION;
 use std::collections::BTreeMap;
@@ -372,7 +373,7 @@ fn auth_policy_read(text: &str, read: &ReadOptions) -> Result<ReadParts, String>
     use crate::manifest::crd::iamauthpolicy::IamAuthPolicySpec;
     let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
     same_as_model(&d, read.model)?;
-    let doc = (read.keep_doc).map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));
+    let doc = (read.keep_doc).map(|file| super::typed::auth_doc(file, &d.metadata, &d.spec));
     Ok((d.api_version, d.kind, d.metadata, doc, Vec::new()))
 }
 

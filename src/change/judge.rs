@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
@@ -87,8 +88,8 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
 /// auth is on, who is let in (see [`crate::change::auth`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
-    /// The most rules a Lattice route may hold.
-    pub rule_limit: usize,
+    /// The quotas that say how many rules a Lattice route may hold.
+    pub quotas: Quotas,
     pub auth: Option<latgen_sim::iam::AuthProbe>,
 }
 
@@ -97,7 +98,7 @@ impl Gate {
     #[cfg(test)]
     pub fn rules(rule_limit: usize) -> Gate {
         Gate {
-            rule_limit,
+            quotas: Quotas::with_rule_quota(rule_limit),
             auth: None,
         }
     }
@@ -105,7 +106,7 @@ impl Gate {
     /// The gate of a project's settings.
     pub fn of(config: &crate::input::config::Config) -> Gate {
         Gate {
-            rule_limit: config.quotas.rules_per_service as usize,
+            quotas: config.quotas.clone(),
             auth: config.auth.probe(),
         }
     }
@@ -122,8 +123,8 @@ pub(crate) struct Judge {
     pub target: Docs,
     /// Where every request the change can reroute goes before and after.
     pub expected: Vec<Expected>,
-    /// The most rules a Lattice route may hold.
-    rule_limit: usize,
+    /// The quotas that say how many rules a Lattice route may hold.
+    quotas: Quotas,
     /// The rules of each Lattice route of the base in scope, by file.
     base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
     /// The files in scope, and the base's and the target's texts of them.
@@ -215,7 +216,6 @@ impl Judge {
         (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
         gate: &Gate,
     ) -> Judge {
-        let rule_limit = gate.rule_limit;
         let auth = (gate.auth.as_ref())
             .map(|p| crate::change::auth::AuthExpect::of(p, &scope.probes, &scope.files, (b, r)));
         let expected = scope
@@ -235,13 +235,13 @@ impl Judge {
         let over_limit = r
             .lattice
             .iter()
-            .any(|l| !changed.contains(&l.file) && l.rules.len() > rule_limit);
+            .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len()));
         Judge {
             base: docs.0.only(&scope.files),
             target: docs.1.only(&scope.files),
             trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
             expected,
-            rule_limit,
+            quotas: gate.quotas.clone(),
             base_rules,
             files: scope.files,
             over_limit,
@@ -325,7 +325,7 @@ impl Judge {
                 Some(old) => old.union(&now).count(),
                 None => now.len(),
             };
-            r.rules.len() <= self.rule_limit && peak <= self.rule_limit
+            !self.quotas.over_rule_quota(r.rules.len()) && !self.quotas.over_rule_quota(peak)
         });
         in_quota
             && self

@@ -15,7 +15,8 @@ use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
-use crate::plan::auth::{POLICY_MAX_BYTES, callers_of};
+use crate::input::quotas::{POLICY_MAX_BYTES, Quotas};
+use crate::plan::auth::callers_of;
 use latgen_sim::iam::{Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource};
 use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{BackendRef, Headers, LatticeRoute, Network};
@@ -138,7 +139,7 @@ fn route_findings(
         return diags;
     };
     let at = Span::file(&policy.file);
-    if policy.bytes > POLICY_MAX_BYTES {
+    if !Quotas::policy_fits(policy.bytes) {
         diags.push(
             Diagnostic::error(
                 Code::AuthPolicyTooLarge,

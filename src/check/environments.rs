@@ -41,15 +41,8 @@ impl Facts {
     /// environments.
     pub fn of(out_dir: &Path, p: &Prepared, files: BTreeMap<PathBuf, String>) -> Option<Facts> {
         let env = p.config.environment.as_ref()?;
-        let services = crate::plan::services::routes(&p.plan, &p.apps, &p.config)
-            .into_iter()
-            .map(|r| {
-                let s = crate::plan::services::effective(&p.plan, &r.route, &r.namespace);
-                (s.name, r.route)
-            })
-            // Preview groups are Lattice services too, created and deleted with previews.
-            .chain(crate::plan::services::preview_services(&p.plan, &p.config))
-            .collect();
+        // Preview groups are Lattice services too, created and deleted with previews.
+        let services = p.plan.service_names().into_iter().collect();
         Some(Facts {
             name: env.name.clone(),
             places: Places::read(&env.overlay, Some(&env.text)),

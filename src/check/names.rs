@@ -14,7 +14,7 @@ use crate::input::config::{Config, PLACEHOLDER};
 use crate::input::confine::Project;
 use crate::input::lock::NamedBy;
 use crate::plan::prepared::Prepared;
-use crate::plan::services::{annotation_in, effective, routes};
+use crate::render::annotation_in;
 use latgen_sim::platform;
 
 /// The committed trees a route may already exist in: the head's, and the base's.
@@ -57,9 +57,9 @@ pub(crate) fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagn
     if plan.lock.services.is_none() {
         return diags;
     }
-    for r in routes(plan, &prepared.apps, &prepared.config) {
+    for r in &plan.services {
         let rel = Path::new("lattice").join(format!("httproute-{}.yaml", r.route));
-        let recorded = effective(plan, &r.route, &r.namespace);
+        let recorded = &r.name;
         // The base is what is live (or about to be); the head, what this change commits.
         let found = committed
             .base
@@ -120,8 +120,6 @@ pub(crate) fn also_locks(
         sources.insert(file.clone(), text);
         diags.extend(crate::plan::services::collisions_with(
             &prepared.plan,
-            &prepared.apps,
-            &prepared.config,
             &lock,
             file,
         ));
@@ -191,8 +189,7 @@ pub(crate) fn placeholder_new_routes(
     if !prefix.contains(PLACEHOLDER) {
         return None;
     }
-    let mut new: Vec<PathBuf> = routes(&prepared.plan, &prepared.apps, &prepared.config)
-        .into_iter()
+    let mut new: Vec<PathBuf> = (prepared.plan.services.iter())
         .map(|r| Path::new("lattice").join(format!("httproute-{}.yaml", r.route)))
         .filter(|rel| written(rel) && !existing.contains_key(rel))
         .collect();

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::model::MatchKind;
+use crate::input::quotas::RuleLimit;
 use crate::plan::prepared::Prepared;
-use latgen_sim::platform;
 use latgen_sim::routing::Network;
 /// In each Lattice route, in rule order under string-prefix first match: an earlier rule
 /// that takes all of a later rule's traffic, and prefixes of different backends nested
@@ -265,8 +265,8 @@ pub(super) fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
     for r in &net.lattice {
         let at = Span::new(&r.file, r.name_pos.line, r.name_pos.column);
         let n = r.rules.len();
-        if n > platform::CRD_MAX_RULES {
-            diags.push(
+        match q.route_over(n) {
+            Some(RuleLimit::Crd) => diags.push(
                 Diagnostic::error(
                     Code::CrdRuleLimit,
                     format!(
@@ -276,22 +276,22 @@ pub(super) fn route_quotas(net: &Network, prepared: &Prepared) -> Diagnostics {
                 )
                 .at(at.clone())
                 .help("run `latgen render`: groups never hold more"),
-            );
-        } else if n > q.rules_per_service as usize {
-            diags.push(
+            ),
+            Some(RuleLimit::Quota) => diags.push(
                 Diagnostic::error(
                     Code::GroupOverQuota,
                     format!("route `{}` has {n} rules; Lattice's \"rules per listener\" quota (`quotas.rulesPerService` in latgen.yaml) is {}: the controller drops the rest without an error", r.name, q.rules_per_service),
                 )
                 .at(at.clone())
                 .help("run `latgen render`: groups never hold more"),
-            );
+            ),
+            None => {}
         }
         // Every backendRef is a target group, a canary's at weight 0 too.
         let backends: BTreeSet<_> = (r.rules.iter())
             .flat_map(|x| x.weighted.iter().map(|(b, _)| b))
             .collect();
-        if backends.len() > q.target_groups_per_service as usize {
+        if !q.target_groups_fit(backends.len()) {
             diags.push(
                 Diagnostic::error(
                     Code::TargetGroupQuota,

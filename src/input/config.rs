@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostics;
+use crate::input::quotas::Quotas;
 
 /// Project settings, beside `apps/`. Every field is optional.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, schemars::JsonSchema)]
@@ -376,19 +377,6 @@ impl KongConfig {
     }
 }
 
-/// Lattice service quotas of the account.
-#[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
-pub(crate) struct Quotas {
-    /// Lattice "rules per listener" quota of the account.
-    pub rules_per_service: u32,
-    /// Lattice "target groups per service" quota.
-    pub target_groups_per_service: u32,
-    /// Rules left free in each shared group, e.g. so a path can be renamed in place
-    /// (the controller creates the new rule before deleting the old one).
-    pub reserved_rules: u32,
-}
-
 /// Throughput budget.
 #[derive(Debug, Clone, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -404,9 +392,6 @@ pub(crate) struct Pricing {
     /// USD per Lattice service-hour.
     pub service_hour_usd: f64,
 }
-
-/// The HTTPRoute CRD allows at most 16 rules per route.
-const CRD_MAX_RULES: u32 = latgen_sim::platform::CRD_MAX_RULES as u32;
 
 impl Default for LatticeConfig {
     fn default() -> Self {
@@ -449,16 +434,6 @@ impl Default for KongConfig {
     }
 }
 
-impl Default for Quotas {
-    fn default() -> Self {
-        Quotas {
-            rules_per_service: 10,
-            target_groups_per_service: 10,
-            reserved_rules: 0,
-        }
-    }
-}
-
 impl Default for Throughput {
     fn default() -> Self {
         Throughput {
@@ -476,34 +451,6 @@ impl Default for Pricing {
 }
 
 impl Config {
-    /// Rules one shared group may hold: the account quota less the reserve, and never more
-    /// than the HTTPRoute CRD allows.
-    pub fn group_rule_capacity(&self) -> u32 {
-        self.quotas
-            .rules_per_service
-            .saturating_sub(self.quotas.reserved_rules)
-            .min(CRD_MAX_RULES)
-    }
-
-    /// Where [`Config::group_rule_capacity`] comes from, in words for a finding, and
-    /// whether it can be raised (the Lattice quota can, the CRD's limit cannot).
-    pub fn rule_capacity_source(&self) -> (String, bool) {
-        let q = &self.quotas;
-        if q.rules_per_service.saturating_sub(q.reserved_rules) > CRD_MAX_RULES {
-            return (
-                format!("the HTTPRoute CRD takes {CRD_MAX_RULES} rules a route"),
-                false,
-            );
-        }
-        (
-            format!(
-                "Lattice's \"rules per listener\" quota (`quotas.rulesPerService` in latgen.yaml: {}) less the rules kept free (`quotas.reservedRules`: {})",
-                q.rules_per_service, q.reserved_rules
-            ),
-            true,
-        )
-    }
-
     /// Whether groups dispatch on the header Kong sets rather than on the path.
     pub fn header_dispatch(&self) -> bool {
         self.lattice.dispatch == Dispatch::Header
@@ -545,16 +492,6 @@ pub(crate) fn prefix_problem(prefix: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn capacity_never_exceeds_the_crd_limit() {
-        let mut c = Config::default();
-        assert_eq!(c.group_rule_capacity(), 10);
-        c.quotas.rules_per_service = 40;
-        assert_eq!(c.group_rule_capacity(), CRD_MAX_RULES);
-        c.quotas.reserved_rules = 30;
-        assert_eq!(c.group_rule_capacity(), 10);
-    }
 
     #[test]
     fn group_names_round_trip() {

@@ -15,6 +15,7 @@ pub(crate) mod model;
 pub(crate) mod observability;
 pub(crate) mod places;
 pub(crate) mod previews;
+pub(crate) mod quotas;
 pub(crate) mod schema;
 pub(crate) mod yaml;
 

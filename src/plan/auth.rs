@@ -22,10 +22,8 @@ use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
 use latgen_sim::iam::{PRINCIPAL_ORG, REQUEST_METHOD, SOURCE_VPC};
 
-/// The largest auth policy this tool writes, in bytes: the VPC Lattice quota is "10 KB, not
-/// adjustable" (quotas page), and older API references give the policy a maximum length of
-/// 10,000; the smaller number is the one every Region takes.
-pub(crate) const POLICY_MAX_BYTES: usize = 10_000;
+/// The largest auth policy, in bytes (see [`crate::input::quotas`]).
+pub(crate) use crate::input::quotas::POLICY_MAX_BYTES;
 
 /// A service id in a resource: `svc-` and 17 lowercase letters or digits (the API's
 /// `ServiceId` pattern `svc-[0-9a-z]{17}`), matched one character each.

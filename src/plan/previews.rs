@@ -8,17 +8,39 @@
 use std::collections::BTreeMap;
 
 use crate::input::config::Config;
-use crate::input::lock::Lock;
+use crate::input::lock::{Lock, NamedBy, ServiceName};
 use crate::input::model::App;
 use crate::input::previews::Preview;
+use crate::input::quotas::Quotas;
 use crate::plan::auth;
+use crate::plan::lattice_service::Policy;
+use crate::plan::services;
+use latgen_sim::platform;
 
 /// A Lattice service of previews: `preview-NN`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PreviewGroup {
     pub number: u32,
-    /// The previews in it, by their place in [`Previews::list`], in header-value order.
+    /// The previews in it, by their place in [`Previews::list`], in header-value order: its
+    /// rules, in the order they are rendered.
     pub members: Vec<usize>,
+    /// Its service's name: `<prefix>-pvNN` under a usable `lattice.serviceNamePrefix`,
+    /// else the controller's from `preview-NN` and the groups' namespace.
+    pub name: ServiceName,
+    /// Its auth policy: the members' statements in their order; None while auth is off.
+    pub policy: Option<Policy>,
+}
+
+impl PreviewGroup {
+    /// The group's route name.
+    pub fn route(&self) -> String {
+        group_name(self.number)
+    }
+
+    /// The value of the route's override annotation, when latgen names the service.
+    pub fn annotation(&self) -> Option<&str> {
+        crate::plan::lattice_service::annotation(&self.name)
+    }
 }
 
 /// The project's previews and where each is.
@@ -43,34 +65,27 @@ pub(crate) fn group_domain(config: &Config, number: u32) -> String {
     format!("{}.{}", group_name(number), config.lattice.domain)
 }
 
-/// How many previews a preview group holds.
-pub(crate) fn capacity(config: &Config) -> usize {
-    (config
-        .group_rule_capacity()
-        .min(config.quotas.target_groups_per_service) as usize)
-        .max(1)
-}
-
 /// Places every preview: locked ones where the lock says while their group has room, the
 /// rest in the lowest-numbered group with room.
 pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Config) -> Previews {
-    let cap = capacity(config);
-    // Each preview's share of its group's auth policy, in bytes (none with auth off).
+    let cap = config.quotas.previews_per_group();
+    // Each preview's statements, and their share of its group's auth policy in bytes (none
+    // with auth off).
     let header = config.lattice.dispatch_header.as_str();
-    let bytes: Vec<usize> = (list.iter())
+    let statements: Vec<Vec<String>> = (list.iter())
         .map(|p| match config.auth.is_on() {
-            true => auth::statements_bytes(&auth::statements(
-                &apps[p.app],
-                config,
-                Some((header, &p.header_value())),
-            )),
-            false => 0,
+            true => auth::statements(&apps[p.app], config, Some((header, &p.header_value()))),
+            false => Vec::new(),
         })
+        .collect();
+    let bytes: Vec<usize> = statements
+        .iter()
+        .map(|s| auth::statements_bytes(s))
         .collect();
     let mut groups: BTreeMap<u32, (Vec<usize>, usize)> = BTreeMap::new();
     let room = |groups: &BTreeMap<u32, (Vec<usize>, usize)>, n: u32, i: usize| {
         groups.get(&n).is_none_or(|(m, b)| {
-            m.len() < cap && auth::policy_bytes(b + bytes[i]) <= auth::POLICY_MAX_BYTES
+            m.len() < cap && Quotas::policy_fits(auth::policy_bytes(b + bytes[i]))
         })
     };
     let mut unplaced = Vec::new();
@@ -98,7 +113,17 @@ pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Conf
         .into_iter()
         .map(|(number, (mut members, _))| {
             members.sort_by_key(|&i| list[i].header_value());
-            PreviewGroup { number, members }
+            let policy = config.auth.is_on().then(|| Policy {
+                statements: (members.iter())
+                    .flat_map(|&i| statements[i].iter().cloned())
+                    .collect(),
+            });
+            PreviewGroup {
+                name: service_name(config, number),
+                number,
+                members,
+                policy,
+            }
         })
         .collect();
     let values = list.iter().map(Preview::header_value).collect();
@@ -108,6 +133,20 @@ pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Conf
         groups,
         values,
         route_names,
+    }
+}
+
+/// The name of preview group `number`'s service (see [`PreviewGroup::name`]).
+fn service_name(config: &Config, number: u32) -> ServiceName {
+    match services::preview_override(config, number) {
+        Some(name) => ServiceName {
+            name,
+            set: NamedBy::Latgen,
+        },
+        None => ServiceName {
+            name: platform::lattice_service_name(&group_name(number), &config.lattice.namespace),
+            set: NamedBy::Controller,
+        },
     }
 }
 

@@ -14,41 +14,10 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::config::{Config, PLACEHOLDER};
 use crate::input::lock::{Lock, NamedBy, ServiceName};
-use crate::input::model::{App, AppId};
+use crate::input::model::App;
 use crate::plan::Plan;
-use latgen_sim::platform::{self, OVERRIDE_ANNOTATION};
-
-/// A route with a Lattice service of its own: a group's or a host-routed app's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ServiceRoute {
-    /// The HTTPRoute's name: the lock's key for it.
-    pub route: String,
-    pub namespace: String,
-    /// The app, for a dedicated route.
-    pub app: Option<AppId>,
-    /// The group's number, for a group route.
-    pub group: Option<u32>,
-}
-
-/// Every route of the plan that has a Lattice service: groups, then dedicated routes.
-pub(crate) fn routes(plan: &Plan, apps: &[App], config: &Config) -> Vec<ServiceRoute> {
-    let groups = plan.groups.iter().map(|g| ServiceRoute {
-        route: config.group_name(g.number),
-        namespace: config.lattice.namespace.clone(),
-        app: None,
-        group: Some(g.number),
-    });
-    let dedicated = plan.dedicated.iter().map(|d| {
-        let (route, namespace, _) = apps[d.app].own_route();
-        ServiceRoute {
-            route: route.to_string(),
-            namespace: namespace.to_string(),
-            app: Some(d.app),
-            group: None,
-        }
-    });
-    groups.chain(dedicated).collect()
-}
+use crate::plan::lattice_service::{self, LatticeService, Owner};
+use latgen_sim::platform;
 
 /// The name a route's Lattice service has: the one the lock records, else the one the
 /// controller derives from the route's name and namespace.
@@ -64,12 +33,6 @@ pub(crate) fn effective(plan: &Plan, route: &str, namespace: &str) -> ServiceNam
         })
 }
 
-/// The override annotation's value for a route, when latgen names its service.
-pub(crate) fn override_name(plan: &Plan, route: &str) -> Option<String> {
-    let s = plan.lock.services.as_ref()?.get(route)?;
-    (s.set == NamedBy::Latgen).then(|| s.name.clone())
-}
-
 /// The prefix to name new services with: set, not the placeholder, and valid.
 fn usable_prefix(config: &Config) -> Option<&str> {
     config
@@ -81,11 +44,10 @@ fn usable_prefix(config: &Config) -> Option<&str> {
 
 /// The name latgen gives a new route's service: `<prefix>-g01` for group 1,
 /// `<prefix>-<app>` for a host-routed app.
-pub(crate) fn latgen_name(prefix: &str, route: &ServiceRoute, apps: &[App]) -> String {
-    match (route.group, route.app) {
-        (Some(n), _) => format!("{prefix}-g{n:02}"),
-        (None, Some(id)) => format!("{prefix}-{}", apps[id].name),
-        (None, None) => format!("{prefix}-{}", route.route),
+pub(crate) fn latgen_name(prefix: &str, service: &LatticeService, apps: &[App]) -> String {
+    match service.owner {
+        Owner::Group(n) => format!("{prefix}-g{n:02}"),
+        Owner::App(id) => format!("{prefix}-{}", apps[id].name),
     }
 }
 
@@ -98,25 +60,12 @@ pub(crate) fn preview_override(config: &Config, number: u32) -> Option<String> {
     usable_prefix(config).map(|p| format!("{p}-pv{number:02}"))
 }
 
-/// Each preview group's Lattice service name and route name: `<prefix>-pvNN` under a usable
-/// prefix, else the controller's name from `preview-NN` and the groups' namespace.
-pub(crate) fn preview_services(plan: &Plan, config: &Config) -> Vec<(String, String)> {
-    (plan.previews.groups.iter())
-        .map(|g| {
-            let route = crate::plan::previews::group_name(g.number);
-            let name = preview_override(config, g.number).unwrap_or_else(|| {
-                platform::lattice_service_name(&route, &config.lattice.namespace)
-            });
-            (name, route)
-        })
-        .collect()
-}
-
-/// Records the Lattice service name of every route of the plan in its lock: the lock's
-/// name for a route it knows, and a name chosen now for a new one. Nothing is recorded
-/// while no prefix was ever set (the lock keeps its earlier form). A lock without a
-/// `services:` section that exists (written before names were recorded) marks the routes
-/// it shows as already created (its groups, and every host-routed app) as `controller`.
+/// Records the Lattice service name of every route of the plan in its lock, and so in its
+/// service records: the lock's name for a route it knows, and a name chosen now for a new
+/// one. Nothing is recorded while no prefix was ever set (the lock keeps its earlier
+/// form). A lock without a `services:` section that exists (written before names were
+/// recorded) marks the routes it shows as already created (its groups, and every
+/// host-routed app) as `controller`.
 pub fn assign(
     plan: &mut Plan,
     apps: &[App],
@@ -143,16 +92,17 @@ pub fn assign(
         .chain(lock.moves.values().map(|m| m.0.to))
         .collect();
     let mut services = BTreeMap::new();
-    for r in routes(plan, apps, config) {
+    for r in &plan.services {
         // An adopted route exists already, named by the controller: its name is kept.
-        let adopted = r.app.is_some_and(|id| apps[id].adopted.is_some());
-        let existed = adopted || (upgraded && r.group.is_none_or(|n| existing_groups.contains(&n)));
+        let adopted = r.app().is_some_and(|id| apps[id].adopted.is_some());
+        let existed =
+            adopted || (upgraded && r.group().is_none_or(|n| existing_groups.contains(&n)));
         let name = match (recorded.get(&r.route), prefix) {
             (Some(s), _) => s.clone(),
             (None, Some(prefix)) if !existed => {
-                let name = latgen_name(prefix, &r, apps);
+                let name = latgen_name(prefix, r, apps);
                 if let Some(problem) = platform::lattice_service_name_problem(&name) {
-                    diags.push(new_name_problem(&r, &name, &problem, apps));
+                    diags.push(new_name_problem(r, &name, &problem, apps));
                     continue;
                 }
                 ServiceName {
@@ -166,15 +116,16 @@ pub fn assign(
                 set: NamedBy::Controller,
             },
         };
-        services.insert(r.route, name);
+        services.insert(r.route.clone(), name);
     }
     plan.lock.services = Some(services);
-    diags.extend(collisions(plan, apps, config));
+    lattice_service::rename(plan);
+    diags.extend(collisions(plan, apps));
 }
 
 /// A new route's service name that Lattice would refuse: the route is not created.
-fn new_name_problem(r: &ServiceRoute, name: &str, problem: &str, apps: &[App]) -> Diagnostic {
-    let (what, at, help) = match r.app {
+fn new_name_problem(r: &LatticeService, name: &str, problem: &str, apps: &[App]) -> Diagnostic {
+    let (what, at, help) = match r.app() {
         Some(id) => (
             format!("app `{}`", apps[id].name),
             Some(Span::new(
@@ -202,12 +153,14 @@ fn new_name_problem(r: &ServiceRoute, name: &str, problem: &str, apps: &[App]) -
 }
 
 /// Two routes of the plan whose services have one name: they would share one service.
-fn collisions(plan: &Plan, apps: &[App], config: &Config) -> Diagnostics {
+fn collisions(plan: &Plan, apps: &[App]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Preview groups first: an app's route that takes a preview group's name is the finding.
-    let mut seen: BTreeMap<String, String> = preview_services(plan, config).into_iter().collect();
-    for r in routes(plan, apps, config) {
-        let s = effective(plan, &r.route, &r.namespace);
+    let mut seen: BTreeMap<String, String> = (plan.previews.groups.iter())
+        .map(|g| (g.name.name.clone(), g.route()))
+        .collect();
+    for r in &plan.services {
+        let s = &r.name;
         if let Some(other) = seen.insert(s.name.clone(), r.route.clone()) {
             let d = Diagnostic::warning(
                 Code::ServiceNameCollision,
@@ -217,7 +170,7 @@ fn collisions(plan: &Plan, apps: &[App], config: &Config) -> Diagnostics {
                 ),
             )
             .help("rename the app or the group prefix before the route is created, or delete one route and let latgen name it anew");
-            diags.push(match r.app {
+            diags.push(match r.app() {
                 Some(id) => d.at(Span::new(
                     &apps[id].file,
                     apps[id].name_pos.line,
@@ -232,13 +185,7 @@ fn collisions(plan: &Plan, apps: &[App], config: &Config) -> Diagnostics {
 
 /// Routes of this plan whose service names another project's lock records too: two
 /// projects whose routes share a service network would share one service.
-pub(crate) fn collisions_with(
-    plan: &Plan,
-    apps: &[App],
-    config: &Config,
-    other: &Lock,
-    other_file: &Path,
-) -> Diagnostics {
+pub(crate) fn collisions_with(plan: &Plan, other: &Lock, other_file: &Path) -> Diagnostics {
     let mut diags = Diagnostics::new();
     let theirs: BTreeMap<&str, &str> = other
         .services
@@ -246,8 +193,8 @@ pub(crate) fn collisions_with(
         .flatten()
         .map(|(route, s)| (s.name.as_str(), route.as_str()))
         .collect();
-    for r in routes(plan, apps, config) {
-        let s = effective(plan, &r.route, &r.namespace);
+    for r in &plan.services {
+        let s = &r.name;
         if let Some(their_route) = theirs.get(s.name.as_str()) {
             diags.push(
                 Diagnostic::warning(
@@ -265,24 +212,4 @@ pub(crate) fn collisions_with(
         }
     }
     diags
-}
-
-/// The override annotation of a route manifest, if it has one (`None` too when the text is
-/// not a manifest).
-pub(crate) fn annotation_in(text: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Object {
-        metadata: Meta,
-    }
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        #[serde(default)]
-        annotations: BTreeMap<String, String>,
-    }
-    let object: Object = serde_saphyr::from_str(text).ok()?;
-    object
-        .metadata
-        .annotations
-        .get(OVERRIDE_ANNOTATION)
-        .cloned()
 }

@@ -3,13 +3,18 @@
 //! side's kustomization for whatever files a step holds. Both go through the same
 //! templates, and the same read-back when there is one, as every other object.
 
-use super::{
-    AuthPolicyCtx, BackendCtx, Expect, GatewayCtx, GroupRoute, HeaderCtx, Job, Kind, Object,
-    RuleCtx, Side, Templates, render_job,
+use super::Templates;
+use super::assembly::kustomization;
+use super::jobs::{Expect, Job, Kind, render_job};
+use super::objects::{
+    AuthPolicyCtx, BackendCtx, GatewayCtx, GroupRoute, HeaderCtx, Object, RuleCtx,
 };
 use crate::input::config::Config;
 use crate::input::model::{App, MatchKind};
+use crate::input::quotas::Quotas;
+use crate::manifest::layout::Side;
 use crate::manifest::tree::{Keep, Versions};
+use crate::plan::lattice_service::Policy;
 use latgen_sim::crd::iamauthpolicy::IamAuthPolicy;
 use latgen_sim::routing::LatticeRoute;
 use std::path::Path;
@@ -99,8 +104,11 @@ impl Between<'_> {
             }
             Keep::Common => statements.retain(|s| old.contains(s)),
         }
-        let policy = crate::plan::auth::policy(&statements);
-        if statements.is_empty() || policy.len() > crate::plan::auth::POLICY_MAX_BYTES {
+        if statements.is_empty() {
+            return None;
+        }
+        let policy = Policy { statements }.text();
+        if !Quotas::policy_fits(policy.len()) {
             return None;
         }
         let (name, namespace) = (new.metadata.name?, new.metadata.namespace?);
@@ -145,7 +153,7 @@ impl Versions for Between<'_> {
         let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
         list.sort_unstable();
-        super::kustomization(self.templates, &list).ok()
+        kustomization(self.templates, &list).ok()
     }
 }
 
@@ -206,7 +214,7 @@ impl Between<'_> {
             .find_map(|r| r.header.as_ref().map(|h| h.0.as_str()));
         let ctx_rules = rule_ctxs(&rules);
         // The route keeps the service name it is created with, whatever step it is at.
-        let service_name = crate::plan::services::annotation_in(target);
+        let service_name = super::annotation_in(target);
         let gateway = GatewayCtx::from(&self.config.lattice.gateway);
         let object = GroupRoute {
             name: new.name.clone(),
@@ -241,7 +249,7 @@ fn rule_ctxs(rules: &[Rule]) -> Vec<RuleCtx<'_>> {
         .iter()
         .map(|r| RuleCtx {
             kind: r.kind.gateway_api_type(),
-            path: std::borrow::Cow::Borrowed(&r.path),
+            path: &r.path,
             app: &r.app,
             header: r
                 .header

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::config::Config;
 use crate::input::model::App;
 use crate::input::observability::PrometheusConfig;
+use crate::plan::lattice_service::LatticeService;
 
 /// The name of the PrometheusRule with every app's series.
 pub(crate) const APPS_RULE: &str = "latgen-apps";
@@ -193,15 +194,17 @@ pub(super) fn app_rules(config: &Config) -> Vec<RuleCtx> {
     ]
 }
 
-/// The rules of one Lattice service (a group's route, or a host-routed app's): its apps'
-/// series with the route's name, their total, the budget alert, and an alert per app that
-/// declares a peak.
+/// The rules of one Lattice service (a group's route, or a host-routed app's): the series of
+/// the apps the plan counts in it with the route's name, their total, the budget alert, and
+/// an alert per app that declares a peak.
 pub(super) fn service_rules(
-    route: &str,
-    apps: &[&App],
+    service: &LatticeService,
+    apps: &[App],
     config: &Config,
     p: &PrometheusConfig,
 ) -> Vec<RuleCtx> {
+    let route = service.route.as_str();
+    let apps: Vec<&App> = service.monitored.iter().map(|&id| &apps[id]).collect();
     let names: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
     let selector = format!("{{app=~\"{}\"}}", names.join("|"));
     let here = || vec![("lattice_route".to_string(), route.to_string())];
@@ -237,7 +240,7 @@ pub(super) fn service_rules(
             ],
         ),
     ];
-    rules.extend(peak_alert(apps, route, p));
+    rules.extend(peak_alert(&apps, route, p));
     rules
 }
 

@@ -3,19 +3,22 @@
 //! preview's host that rewrites Host to its group and sets the dispatch header to
 //! `<name>.<app>`, and a bridge. Nothing here reads or changes a production group.
 
+use super::assembly::{Inputs, rule_ctx};
+use super::jobs::{Expect, Kind, Renderer};
+use super::kong_side::route_plugins;
 use super::objects::{BackendCtx, GroupRoute, HeaderCtx, KongRoute, Object, RuleCtx};
-use super::{Expect, Inputs, Kind, Renderer, route_plugins};
 use crate::manifest::layout::Side;
-use crate::plan::previews::{PreviewGroup, group_domain, group_name};
+use crate::plan::previews::{PreviewGroup, group_domain};
 
 impl<'a> Renderer<'a> {
     /// Every preview group's objects, then every preview's Kong route and bridge.
     pub(super) fn emit_previews(&mut self, t: &'a Inputs<'a>) {
         let previews = &t.plan.previews;
+        let namespace = t.config.lattice.namespace.as_str();
         for group in &previews.groups {
             self.emit_preview_group(t, group);
-            if t.config.auth.is_on() {
-                self.emit_preview_policy(t, group);
+            if let Some(policy) = &group.policy {
+                self.emit_auth_policy(group.route(), namespace, None, policy);
             }
         }
         for group in &previews.groups {
@@ -35,9 +38,9 @@ impl<'a> Renderer<'a> {
 
     fn emit_preview_group(&mut self, t: &'a Inputs<'a>, group: &'a PreviewGroup) {
         let config = t.config;
-        let name = group_name(group.number);
+        let name = group.route();
         let header = config.lattice.dispatch_header.as_str();
-        let service_name = crate::plan::services::preview_override(config, group.number);
+        let service_name = group.annotation().map(str::to_string);
         let object = {
             let name = name.clone();
             let service_name = service_name.clone();
@@ -47,7 +50,7 @@ impl<'a> Renderer<'a> {
                         let p = &t.plan.previews.list[i];
                         RuleCtx {
                             kind: "PathPrefix",
-                            path: "/".into(),
+                            path: "/",
                             app: value_of(t, i),
                             header: Some(HeaderCtx {
                                 name: header,
@@ -88,25 +91,6 @@ impl<'a> Renderer<'a> {
         );
     }
 
-    fn emit_preview_policy(&mut self, t: &'a Inputs<'a>, group: &'a PreviewGroup) {
-        let config = t.config;
-        let header = config.lattice.dispatch_header.as_str();
-        let statements = move || {
-            (group.members.iter())
-                .flat_map(|&i| {
-                    let p = &t.plan.previews.list[i];
-                    crate::plan::auth::statements(
-                        &t.apps[p.app],
-                        config,
-                        Some((header, value_of(t, i))),
-                    )
-                })
-                .collect()
-        };
-        let namespace = config.lattice.namespace.as_str();
-        self.emit_auth_policy(group_name(group.number), namespace, None, statements);
-    }
-
     fn emit_preview_kong_route(&mut self, t: &'a Inputs<'a>, i: usize, number: u32) {
         let config = t.config;
         let p = &t.plan.previews.list[i];
@@ -114,8 +98,8 @@ impl<'a> Renderer<'a> {
         let name = p.route_name();
         let object = {
             move || {
-                let matches = (crate::plan::app_rules(t.apps, p.app).into_iter())
-                    .map(|rule| super::owned_rule_ctx(t.apps, rule))
+                let matches = (t.plan.rules_of(p.app).iter())
+                    .map(|rule| rule_ctx(t.apps, rule))
                     .collect();
                 Object::KongRoute(KongRoute {
                     name: t.plan.previews.route_names[i].as_str(),

@@ -6,12 +6,15 @@
 
 use serde::Serialize;
 
-use super::objects::{Kustomization, Model, Typed};
-use super::{Expect, HEADER_COMMENT, HEADER_LINES, Kind};
+use super::jobs::{Expect, Kind};
+use super::typed::{Kustomization, Model, Typed};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::manifest::layout::is_kong_file;
+use crate::manifest::layout::{HEADER_COMMENT, HEADER_LINES};
+use crate::plan::lattice_service::OVERRIDE_ANNOTATION;
 use latgen_sim::routing::Doc;
+use std::collections::BTreeMap;
 
 /// A rendered object as it is written, and what its read-back found.
 pub(super) struct CheckedFile {
@@ -211,6 +214,26 @@ pub(super) fn typed_check(
     Ok(ReadBack { doc, added })
 }
 
+/// The override annotation of a route manifest, if it has one (`None` too when the text is
+/// not a manifest).
+pub(crate) fn annotation_in(text: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Object {
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        annotations: BTreeMap<String, String>,
+    }
+    let object: Object = serde_saphyr::from_str(text).ok()?;
+    object
+        .metadata
+        .annotations
+        .get(OVERRIDE_ANNOTATION)
+        .cloned()
+}
+
 /// A route latgen names the Lattice service of must carry the name in the override
 /// annotation (a custom template could leave it out).
 fn check_override(
@@ -221,11 +244,11 @@ fn check_override(
         let have = meta
             .annotations
             .as_ref()
-            .and_then(|a| a.get(latgen_sim::platform::OVERRIDE_ANNOTATION));
+            .and_then(|a| a.get(OVERRIDE_ANNOTATION));
         if have != Some(want) {
             return Err(format!(
                 "metadata.annotations must hold `{}: {want}` (the Lattice service name latgen.lock records; the template is given it as `service_name`)",
-                latgen_sim::platform::OVERRIDE_ANNOTATION
+                OVERRIDE_ANNOTATION
             ));
         }
     }
@@ -351,7 +374,7 @@ fn auth_policy_read(text: &str, read: &ReadOptions) -> Result<ReadParts, String>
     use latgen_sim::crd::iamauthpolicy::IamAuthPolicySpec;
     let d: Typed<IamAuthPolicySpec> = parse_typed(text)?;
     same_as_model(&d, read.model)?;
-    let doc = (read.keep_doc).map(|file| super::objects::auth_doc(file, &d.metadata, &d.spec));
+    let doc = (read.keep_doc).map(|file| super::typed::auth_doc(file, &d.metadata, &d.spec));
     Ok((d.api_version, d.kind, d.metadata, doc, Vec::new()))
 }
 

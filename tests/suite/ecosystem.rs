@@ -126,7 +126,7 @@ fn init_writes_the_deploy_settings_given_as_flags() {
     assert_eq!(check.stdout, "no findings\n");
     let route = std::fs::read_to_string(dir.join("generated/lattice/httproute-group-01.yaml"));
     assert_eq!(
-        latgen::plan::services::annotation_in(&route.unwrap()).as_deref(),
+        latgen::render::annotation_in(&route.unwrap()).as_deref(),
         Some("routing-g01"),
         "the example app's group is named from the prefix"
     );

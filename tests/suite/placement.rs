@@ -302,7 +302,7 @@ fn the_first_render_uses_the_fewest_groups_an_exact_search_finds() {
         }
         let (needs, conflicts) = needs(&apps, &config);
         let caps = Caps {
-            rules: config.group_rule_capacity(),
+            rules: config.quotas.rules_per_group(),
             target_groups: l.target_groups,
             rps: Some(l.rps),
             policy: l.auth,

@@ -91,7 +91,7 @@ fn random_project(dir: &Path, seed: u64, n: usize) {
 fn assert_plan_invariants(dir: &Path) {
     let built = project::built(dir);
     let p = &built.prepared;
-    let cap = p.config.group_rule_capacity() as usize;
+    let cap = p.config.quotas.rules_per_group() as usize;
     let mut seen = BTreeSet::new();
     for g in &p.plan.groups {
         assert!(!g.apps.is_empty(), "group {} is empty", g.number);

@@ -139,7 +139,7 @@ fn check_invariants(apps: &[App], p: &Plan) -> Result<(), TestCaseError> {
     let mut homes: BTreeMap<usize, usize> = BTreeMap::new();
     for g in &p.groups {
         prop_assert!(
-            g.rules.len() <= c.group_rule_capacity() as usize,
+            g.rules.len() <= c.quotas.rules_per_group() as usize,
             "group {} has {} rules",
             g.number,
             g.rules.len()

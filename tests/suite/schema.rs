@@ -91,7 +91,7 @@ fn check_tree(dir: &Path) -> usize {
     let schema = crd_schema();
     let validator = jsonschema::validator_for(&schema).expect("the CRD schema compiles");
     let built = project::built(dir);
-    let cap = built.prepared.config.group_rule_capacity() as usize;
+    let cap = built.prepared.config.quotas.rules_per_group() as usize;
     let mut routes = 0;
     for (path, text) in &built.output.files {
         let doc: Value = serde_saphyr::from_str(text).unwrap();

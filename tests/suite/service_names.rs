@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{latgen, read_tree};
-use latgen::plan::services::annotation_in;
+use latgen::render::annotation_in;
 use latgen_sim::platform::OVERRIDE_ANNOTATION;
 use latgen_sim::platform::lattice_service_name_problem;
 

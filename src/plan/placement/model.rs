@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::input::model::{AppId, Backend, MatchKind};
+use crate::input::quotas::Quotas;
 use crate::plan::{Planner, auth, rules_needed};
 
 /// One app of the batch.
@@ -43,8 +44,7 @@ pub(super) struct Model {
     /// The groups in use, in number order, as the batch finds them.
     pub bins: Vec<Bin>,
     pub numbers: Vec<u32>,
-    pub cap: u32,
-    pub target_groups: usize,
+    pub quotas: Quotas,
     pub rps_budget: u64,
     pub auth: bool,
     /// The longest chain of items one request can reach all of: no two share a group.
@@ -107,8 +107,7 @@ impl Model {
             items,
             bins,
             numbers,
-            cap: planner.cap,
-            target_groups: config.quotas.target_groups_per_service as usize,
+            quotas: config.quotas.clone(),
             rps_budget: config.throughput.rps_per_service,
             auth: !planner.auth_bytes.is_empty(),
             chain: 0,
@@ -242,8 +241,11 @@ impl Model {
     fn share(&self, item: &Item) -> u64 {
         let part = |need: u64, cap: u64| need.saturating_mul(1_000_000) / cap.max(1);
         [
-            part(item.rules.into(), self.cap.into()),
-            part(item.backends.len() as u64, self.target_groups as u64),
+            part(item.rules.into(), self.quotas.rules_per_group().into()),
+            part(
+                item.backends.len() as u64,
+                self.quotas.target_groups() as u64,
+            ),
             part(item.rps.unwrap_or(0), self.rps_budget),
             part(item.policy as u64, auth::statements_budget() as u64),
         ]
@@ -271,10 +273,10 @@ impl Model {
         };
         [
             self.bins.len(),
-            per(rules, self.cap.into()),
+            self.quotas.groups_for_rules(rules),
             per(rps, self.rps_budget),
             isolated,
-            per(self.backends as u64, self.target_groups as u64),
+            per(self.backends as u64, self.quotas.target_groups() as u64),
             policy,
             self.chain,
         ]
@@ -286,13 +288,13 @@ impl Model {
     /// Whether item `i` fits `bin` as it stands (its conflicts checked by the caller).
     pub fn fits(&self, i: usize, bin: &Bin) -> bool {
         let item = &self.items[i];
-        if bin.rules + item.rules > self.cap {
+        if !self.quotas.rules_fit(bin.rules, item.rules) {
             return false;
         }
         let new = (item.backends.iter())
             .filter(|b| bin.backends.binary_search_by_key(b, |e| &e.0).is_err())
             .count();
-        if bin.backends.len() + new > self.target_groups {
+        if !self.quotas.target_groups_fit(bin.backends.len() + new) {
             return false;
         }
         if item.isolate && bin.isolated {
@@ -301,7 +303,7 @@ impl Model {
         if item.rps.is_some_and(|rps| bin.rps + rps > self.rps_budget) {
             return false;
         }
-        !(self.auth && auth::policy_bytes(bin.policy + item.policy) > auth::POLICY_MAX_BYTES)
+        !self.auth || Quotas::policy_fits(auth::policy_bytes(bin.policy + item.policy))
     }
 }
 

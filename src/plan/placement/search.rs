@@ -116,7 +116,7 @@ impl Search<'_> {
             (r + u64::from(it.rules), q + it.rps.unwrap_or(0))
         });
         let free_rules: u64 = (self.bins.iter())
-            .map(|b| u64::from(m.cap.saturating_sub(b.rules)))
+            .map(|b| u64::from(m.quotas.headroom(b.rules)))
             .sum();
         let free_rps: u64 = (self.bins.iter())
             .map(|b| m.rps_budget.saturating_sub(b.rps))

@@ -84,7 +84,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let (plan, config, apps) = (&prepared.plan, &prepared.config, &prepared.apps);
     let members = || plan.groups.iter().flat_map(Group::members);
     let per_group = |total: u64, cap: u64| total.div_ceil(cap.max(1)) as usize;
-    let cap = config.group_rule_capacity();
+    let cap = config.quotas.rules_per_group();
     let rules: usize = plan.groups.iter().map(|g| g.rules.len()).sum();
     let services: BTreeSet<Backend> = members().flat_map(|id| apps[id].backends()).collect();
     let target_groups = config.quotas.target_groups_per_service;
@@ -107,7 +107,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
             format!("{policy} bytes of auth policy statements, {policy_cap} a group"),
         ),
         (
-            per_group(rules as u64, cap.into()),
+            config.quotas.groups_for_rules(rules as u64),
             format!("{rules} rules, {cap} a group"),
         ),
         (
@@ -249,7 +249,7 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::ancestors;
+    use crate::plan::planner::ancestors;
 
     #[test]
     fn ancestors_are_segment_wise_nearest_first() {

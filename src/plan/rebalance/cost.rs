@@ -56,12 +56,8 @@ pub(crate) fn cost(prepared: &Prepared) -> Cost {
     let saving = monthly_one_per_app - monthly;
     let other_mode = prepared.config.lattice.dispatch.other();
     let other_services = services_under(prepared, other_mode);
-    let names = crate::plan::services::routes(plan, &prepared.apps, &prepared.config)
-        .into_iter()
-        .map(|r| {
-            let s = crate::plan::services::effective(plan, &r.route, &r.namespace);
-            (r.route, s.name, s.set.as_str())
-        })
+    let names = (plan.services.iter())
+        .map(|s| (s.route.clone(), s.name.name.clone(), s.name.set.as_str()))
         .collect();
     let preview_groups = plan.previews.groups.len();
     Cost {

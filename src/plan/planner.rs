@@ -1,0 +1,338 @@
+//! The planner's state: what each group holds so far, kept so that "does this app fit?"
+//! costs no scan of its rules, and whether an app fits a group by each rule of room (see
+//! `passes`); and [`Occupancy`], the same questions asked of a plan after planning.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::input::config::Config;
+use crate::input::model::{App, AppId, Backend, MatchKind, PathMatch};
+use crate::input::quotas::Quotas;
+use crate::plan::{NoRoom, Plan, auth, placement, rules_needed};
+use latgen_sim::platform;
+
+/// What a group holds so far, kept so that "does this app fit?" costs no scan of its rules.
+#[derive(Debug, Default, Clone)]
+pub(super) struct GroupState {
+    pub(super) rules: u32,
+    pub(super) backends: BTreeMap<Backend, u32>,
+    pub(super) isolated: Option<AppId>,
+    pub(super) rps: u64,
+    /// PathPrefix values in the group and their app, for overlap look-ups.
+    pub(super) prefixes: BTreeMap<String, AppId>,
+    /// Exact values in the group and their app.
+    pub(super) exacts: BTreeMap<String, AppId>,
+    pub(super) apps: Vec<AppId>,
+    /// Bytes the apps' auth policy statements take, with a comma each.
+    pub(super) policy_bytes: usize,
+}
+
+/// Whether a placement may keep a pair of apps whose paths overlap (see [`NoRoom::Overlap`]):
+/// a locked one may, since it was valid when it was written and moving it is a rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Overlaps {
+    Refuse,
+    Keep,
+}
+
+/// The groups as planning fills them.
+#[derive(Clone)]
+pub(super) struct Planner<'a> {
+    pub(super) apps: &'a [App],
+    pub(super) config: &'a Config,
+    /// Bytes each app's auth policy statements take in a group, by app index; empty when
+    /// auth is off.
+    pub(super) auth_bytes: Vec<usize>,
+    pub(super) groups: BTreeMap<u32, GroupState>,
+    /// Groups with at least one free rule: the only ones first-fit needs to look at.
+    pub(super) open: BTreeSet<u32>,
+    /// Unused numbers below the highest group in use (emptied groups), reused first.
+    pub(super) gaps: BTreeSet<u32>,
+    pub(super) highest: u32,
+}
+
+impl<'a> Planner<'a> {
+    pub(super) fn fits(&self, number: u32, id: AppId) -> Result<(), NoRoom> {
+        self.fits_keeping(number, id, Overlaps::Refuse)
+    }
+
+    pub(super) fn fits_keeping(
+        &self,
+        number: u32,
+        id: AppId,
+        overlaps: Overlaps,
+    ) -> Result<(), NoRoom> {
+        let app = &self.apps[id];
+        let Some(g) = self.groups.get(&number) else {
+            return Ok(());
+        };
+        let quotas = &self.config.quotas;
+        let need = rules_needed(app, self.config);
+        if !quotas.rules_fit(g.rules, need) {
+            return Err(NoRoom::Rules {
+                have: g.rules,
+                need,
+                cap: quotas.rules_per_group(),
+            });
+        }
+        // A canary's Service is a target group of its own.
+        let new = app
+            .backends()
+            .filter(|b| !g.backends.contains_key(b))
+            .count();
+        if !quotas.target_groups_fit(g.backends.len() + new) {
+            return Err(NoRoom::Backends {
+                have: g.backends.len(),
+                cap: quotas.target_groups_per_service,
+            });
+        }
+        if app.isolate
+            && let Some(other) = g.isolated
+        {
+            return Err(NoRoom::Isolated { other });
+        }
+        if let Some(rps) = app.peak_rps {
+            let budget = self.config.throughput.rps_per_service;
+            if g.rps + rps > budget {
+                return Err(NoRoom::Rps {
+                    have: g.rps,
+                    budget,
+                });
+            }
+        }
+        if let Some(&need) = self.auth_bytes.get(id.index()) {
+            let cap = auth::POLICY_MAX_BYTES;
+            if !Quotas::policy_fits(auth::policy_bytes(g.policy_bytes + need)) {
+                return Err(NoRoom::AuthPolicy {
+                    have: auth::policy_bytes(g.policy_bytes),
+                    need,
+                    cap,
+                });
+            }
+        }
+        if let Some(why) = self
+            .path_matches(app)
+            .find_map(|p| clash(g, p, id, overlaps))
+        {
+            return Err(why);
+        }
+        Ok(())
+    }
+
+    pub(super) fn place(&mut self, number: u32, id: AppId) {
+        let app = &self.apps[id];
+        let paths: Vec<(MatchKind, String)> = self
+            .path_matches(app)
+            .map(|p| (p.kind, p.value.clone()))
+            .collect();
+        let g = self.groups.entry(number).or_default();
+        g.rules += rules_needed(app, self.config);
+        for backend in app.backends() {
+            *g.backends.entry(backend).or_default() += 1;
+        }
+        if app.isolate {
+            g.isolated = Some(id);
+        }
+        g.rps += app.peak_rps.unwrap_or(0);
+        g.policy_bytes += self.auth_bytes.get(id.index()).copied().unwrap_or(0);
+        for (kind, path) in paths {
+            match kind {
+                MatchKind::Prefix => g.prefixes.insert(path, id),
+                MatchKind::Exact => g.exacts.insert(path, id),
+            };
+        }
+        g.apps.push(id);
+        if number > self.highest {
+            self.gaps.extend(self.highest + 1..number);
+            self.highest = number;
+        }
+        self.gaps.remove(&number);
+        if self.config.quotas.headroom(g.rules) > 0 {
+            self.open.insert(number);
+        } else {
+            self.open.remove(&number);
+        }
+    }
+
+    /// The app's paths that must not overlap another app's in its group: all of them when
+    /// Lattice matches paths, none when it matches the header Kong sets (one value per app).
+    pub(super) fn path_matches<'b>(&self, app: &'b App) -> impl Iterator<Item = &'b PathMatch> {
+        let header = self.config.header_dispatch();
+        app.paths.iter().filter(move |_| !header)
+    }
+
+    /// The number a new group gets: an emptied group's first, else the next one.
+    pub(super) fn next_new(&self) -> u32 {
+        self.gaps.first().copied().unwrap_or(self.highest + 1)
+    }
+
+    /// The lowest-numbered group with room: open groups in order, then the lowest number
+    /// not in use (an emptied group's, or the next new one).
+    pub(super) fn first_fit(&self, id: AppId) -> u32 {
+        let free_number = self.next_new();
+        self.open
+            .range(..free_number)
+            .copied()
+            .find(|&n| self.fits(n, id).is_ok())
+            .unwrap_or(free_number)
+    }
+}
+
+/// The prefixes segment-wise above `path`, nearest first, `/` last: `/shop/cart` lies under
+/// `/shop` and `/`.
+pub(crate) fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let mut cut = Some(path.len());
+    std::iter::from_fn(move || {
+        let i = path[..cut?].rfind('/')?;
+        cut = (i > 0).then_some(i);
+        Some(if i == 0 { "/" } else { &path[..i] })
+    })
+    .filter(move |a| *a != path)
+}
+
+/// Another app's prefix that nests with `path` (under or over it), if any.
+fn nested_with(
+    prefixes: &BTreeMap<String, AppId>,
+    path: &str,
+    me: AppId,
+) -> Option<(String, AppId)> {
+    for ancestor in ancestors(path) {
+        if let Some(&other) = prefixes.get(ancestor)
+            && other != me
+        {
+            return Some((ancestor.to_string(), other));
+        }
+    }
+    // Prefixes below `path`: those starting with `path/` (every path for `/`).
+    let below = if path == "/" {
+        "/".to_string()
+    } else {
+        format!("{path}/")
+    };
+    prefixes
+        .range(below.clone()..)
+        .take_while(|(p, _)| p.starts_with(&below))
+        .find(|(p, other)| **other != me && platform::nests_under(p, path))
+        .map(|(p, &other)| (p.clone(), other))
+}
+
+/// Why app `id`'s path `p` cannot join group `g`: another app's prefix nests with it, or
+/// (unless `overlaps` keeps them) another app's path overlaps it.
+fn clash(g: &GroupState, p: &PathMatch, id: AppId, overlaps: Overlaps) -> Option<NoRoom> {
+    let path = p.value.clone();
+    if p.kind == MatchKind::Prefix
+        && let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id)
+    {
+        return Some(NoRoom::Nested {
+            path,
+            other_path,
+            other,
+        });
+    }
+    if overlaps == Overlaps::Keep {
+        return None;
+    }
+    let (other_path, other) = overlapping(g, p.kind, &p.value, id)?;
+    Some(NoRoom::Overlap {
+        path,
+        other_path,
+        other,
+    })
+}
+
+/// Another app's path in group `g` that one request could match together with `path` (of
+/// kind `kind`), as [`platform::lattice_matches_overlap`] says. A group holds at most 16
+/// paths (the CRD's rules; under header dispatch none are kept), so they are scanned.
+fn overlapping(g: &GroupState, kind: MatchKind, path: &str, me: AppId) -> Option<(String, AppId)> {
+    let prefixes = g.prefixes.iter().map(|(p, &a)| (MatchKind::Prefix, p, a));
+    let exacts = g.exacts.iter().map(|(p, &a)| (MatchKind::Exact, p, a));
+    prefixes
+        .chain(exacts)
+        .find(|&(k, p, other)| {
+            other != me && platform::lattice_matches_overlap((kind, path), (k, p))
+        })
+        .map(|(_, p, other)| (p.clone(), other))
+}
+
+impl<'a> Planner<'a> {
+    pub(super) fn new(apps: &'a [App], config: &'a Config) -> Self {
+        Planner {
+            apps,
+            config,
+            auth_bytes: group_auth_bytes(apps, config),
+            groups: BTreeMap::new(),
+            open: BTreeSet::new(),
+            gaps: BTreeSet::new(),
+            highest: 0,
+        }
+    }
+}
+
+/// The bytes each app's auth statements take in a shared group; empty when auth is off.
+fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
+    use rayon::prelude::*;
+    if !config.auth.is_on() {
+        return Vec::new();
+    }
+    let header = config
+        .header_dispatch()
+        .then_some(config.lattice.dispatch_header.as_str());
+    (apps.par_iter())
+        .map(|app| auth::app_bytes(app, config, header))
+        .collect()
+}
+
+/// Groups as a plan fills them, for questions asked after planning: does this app fit
+/// that group, and where would first-fit put it.
+pub(crate) struct Occupancy<'a> {
+    planner: Planner<'a>,
+}
+
+impl<'a> Occupancy<'a> {
+    /// The groups of `plan`, or only those for which `keep` says so.
+    pub fn of(
+        plan: &Plan,
+        apps: &'a [App],
+        config: &'a Config,
+        keep: impl Fn(u32) -> bool,
+    ) -> Self {
+        let mut planner = Planner::new(apps, config);
+        for g in plan.groups.iter().filter(|g| keep(g.number)) {
+            for id in g.members() {
+                planner.place(g.number, id);
+            }
+        }
+        Occupancy { planner }
+    }
+
+    /// None when `app` fits group `number`; otherwise why not.
+    pub fn no_room(&self, app: AppId, number: u32) -> Option<NoRoom> {
+        self.planner.fits(number, app).err()
+    }
+
+    /// Places `batch` as one batch (see `placement`) and returns where each app went; None,
+    /// placing nothing, when `new` keeps to the groups in use and they have no room for it.
+    pub fn place_batch(
+        &mut self,
+        batch: &[AppId],
+        new: placement::NewGroups,
+        budget: &mut placement::Budget,
+    ) -> Option<Vec<(AppId, u32)>> {
+        self.planner.place_batch(batch, new, budget)
+    }
+
+    /// The lowest-numbered group in use with room for `app`, if any.
+    pub fn first_with_room(&self, app: AppId) -> Option<u32> {
+        let n = self.planner.first_fit(app);
+        self.planner.groups.contains_key(&n).then_some(n)
+    }
+
+    /// The number a new group would get: an emptied group's first, else the next one.
+    pub fn next_new_group(&self) -> u32 {
+        self.planner.next_new()
+    }
+
+    /// Whether group `number` is in use.
+    pub fn in_use(&self, number: u32) -> bool {
+        self.planner.groups.contains_key(&number)
+    }
+}

@@ -1,0 +1,251 @@
+//! A plan's whole tree: every object of both sides emitted as a job (the Lattice side's,
+//! the Kong side's, the previews'), rendered, and put together with a kustomization per
+//! side listing its files.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::jobs::{Docs, Expect, Job, Kind, RenderedObject, Renderer, render_job};
+use super::kong_side::kong_target;
+use super::objects::{BackendCtx, GatewayCtx, KustomizationCtx, Object, RuleCtx};
+use super::templates::Templates;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::input::config::Config;
+use crate::input::model::{App, AppId};
+use crate::manifest::layout::Side;
+use crate::plan::{Plan, Rule};
+use latgen_sim::routing::Doc;
+
+/// The rendered tree: path relative to the output folder → file content.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rendered {
+    pub files: BTreeMap<PathBuf, String>,
+    /// Objects a template wrote without fields the API server would add: Argo CD would
+    /// never see them in sync (see [`latgen_sim::stored`]). Only custom templates are looked at:
+    /// tests/suite/stored.rs proves that the built-in ones leave nothing out.
+    pub not_stored: Vec<NotStored>,
+}
+
+/// An object rendered without fields the API server defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NotStored {
+    /// The object's file, relative to the output folder.
+    pub file: PathBuf,
+    pub template: &'static str,
+    /// What the API server would add to it.
+    pub added: Vec<latgen_sim::stored::Added>,
+}
+
+/// Renders the whole tree, or returns every problem found.
+pub fn render(
+    plan: &Plan,
+    apps: &[App],
+    config: &Config,
+    templates: &Templates,
+) -> Result<Rendered, Diagnostics> {
+    render_tree(plan, apps, config, templates, false).map(|(out, _)| out)
+}
+
+/// Renders the whole tree like [`render`], with the routing model of what it rendered.
+pub(crate) fn render_with_docs(
+    plan: &Plan,
+    apps: &[App],
+    config: &Config,
+    templates: &Templates,
+) -> Result<(Rendered, Docs), Diagnostics> {
+    render_tree(plan, apps, config, templates, true)
+}
+
+/// What the objects of a tree are made from; their contexts borrow it.
+pub(super) struct Inputs<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) apps: &'a [App],
+    pub(super) config: &'a Config,
+    pub(super) lattice_gw: GatewayCtx<'a>,
+    pub(super) kong_gw: GatewayCtx<'a>,
+}
+
+fn render_tree(
+    plan: &Plan,
+    apps: &[App],
+    config: &Config,
+    templates: &Templates,
+    keep_docs: bool,
+) -> Result<(Rendered, Docs), Diagnostics> {
+    crate::diag::progress::stage("rendering and checking objects", None);
+    let inputs = Inputs {
+        plan,
+        apps,
+        config,
+        lattice_gw: GatewayCtx::from(&config.lattice.gateway),
+        kong_gw: GatewayCtx::from(&config.kong.gateway),
+    };
+    let mut r = Renderer::new(templates, keep_docs);
+    r.emit_lattice_routes(&inputs);
+    if config.lattice.reference_grants {
+        r.emit_reference_grants(&inputs);
+    }
+    if config.lattice.target_group_policies {
+        r.emit_target_group_policies(&inputs);
+    }
+    r.emit_auth_policies(&inputs);
+    if let Some(logs) = &config.observability.access_logs {
+        r.emit_access_log_policies(&inputs, &logs.destination_arn);
+    }
+    if let Some(p) = &config.observability.prometheus {
+        r.emit_prometheus_rules(&inputs, p);
+    }
+    // All routes, then all bridges: the files come out nearly in name order, which makes
+    // the tree cheap to sort.
+    for (id, app) in AppId::enumerate(apps) {
+        if let Some(target) = kong_target(&inputs, id, app) {
+            r.emit_kong_route(&inputs, id, app, app.bridge_name(), target);
+        }
+    }
+    for (id, app) in AppId::enumerate(apps) {
+        if let Some(target) = kong_target(&inputs, id, app) {
+            r.emit_bridge(&inputs, app, app.bridge_name(), target);
+        }
+    }
+    r.emit_previews(&inputs);
+    let (rendered, diags) = r.run();
+    assemble(rendered, diags, templates)
+}
+
+/// The context of a rule of the plan: its match, and its app's backends.
+pub(super) fn rule_ctx<'a>(apps: &'a [App], rule: &'a Rule) -> RuleCtx<'a> {
+    let app = &apps[rule.app];
+    RuleCtx {
+        kind: rule.kind.gateway_api_type(),
+        path: &rule.path,
+        app: &app.name,
+        header: None,
+        backend: BackendCtx {
+            name: &app.service,
+            namespace: &app.namespace,
+            port: app.port,
+        },
+        canary: app.canary.as_ref().map(|c| BackendCtx {
+            name: &c.service,
+            namespace: &app.namespace,
+            port: c.port,
+        }),
+    }
+}
+
+/// The header Kong sets and groups match, under header dispatch; None under path dispatch.
+pub(super) fn dispatch_header(config: &Config) -> Option<&str> {
+    config
+        .header_dispatch()
+        .then_some(config.lattice.dispatch_header.as_str())
+}
+
+/// The tree of the rendered objects, with a kustomization per side listing them; or every
+/// problem found.
+fn assemble(
+    rendered: Vec<RenderedObject>,
+    mut diags: Diagnostics,
+    templates: &Templates,
+) -> Result<(Rendered, Docs), Diagnostics> {
+    let mut names = Vec::with_capacity(rendered.len());
+    let mut parts = Vec::with_capacity(rendered.len());
+    for x in rendered {
+        names.push((x.side, x.file));
+        parts.push((x.body, x.doc, x.template, x.added));
+    }
+    // The kustomizations (a line per file) are rendered while the tree is put together.
+    let (kustomizations, (mut out, docs)) = rayon::join(
+        || {
+            let of = |side| kustomization_of(templates, side, &names);
+            let (lattice, kong) = rayon::join(|| of(Side::Lattice), || of(Side::Kong));
+            [(Side::Lattice, lattice), (Side::Kong, kong)]
+        },
+        || tree_of(&names, parts),
+    );
+    for (side, body) in kustomizations {
+        match body {
+            Ok(body) => {
+                out.files
+                    .insert(PathBuf::from(side.dir()).join("kustomization.yaml"), body);
+            }
+            Err(d) => diags.push(d),
+        }
+    }
+    if diags.is_empty() {
+        Ok((out, docs))
+    } else {
+        diags.sort();
+        Err(diags)
+    }
+}
+
+/// What a rendered object holds besides its place: its text, its routing model, its
+/// template, and the fields the API server would add to it.
+type Parts = (
+    String,
+    Option<Doc>,
+    &'static str,
+    Vec<latgen_sim::stored::Added>,
+);
+
+/// The rendered files (`names`, with their `parts` in the same order) as a tree, with
+/// their routing models in path order.
+fn tree_of(names: &[(Side, String)], parts: Vec<Parts>) -> (Rendered, Docs) {
+    let mut out = Rendered::default();
+    let (mut files, mut docs) = (Vec::with_capacity(parts.len()), Vec::new());
+    for ((side, file), (body, doc, template, added)) in names.iter().zip(parts) {
+        let path = PathBuf::from(side.dir()).join(file);
+        if let Some(doc) = doc {
+            docs.push((path.clone(), doc));
+        }
+        if !added.is_empty() {
+            out.not_stored.push(NotStored {
+                file: path.clone(),
+                template,
+                added,
+            });
+        }
+        files.push((path, body));
+    }
+    // Built from a list in one go, not file by file: comparing paths is most of the cost
+    // of a tree, and a list in nearly sorted order sorts in few comparisons.
+    out.files = files.into_iter().collect();
+    // In path order, as the files are.
+    docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
+    out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
+    (out, Docs::from_docs(docs))
+}
+
+/// The kustomization file of one side, listing the side's files in name order.
+fn kustomization_of(
+    templates: &Templates,
+    side: Side,
+    names: &[(Side, String)],
+) -> Result<String, Diagnostic> {
+    let mut list: Vec<&str> = (names.iter())
+        .filter(|(s, _)| *s == side)
+        .map(|(_, f)| f.as_str())
+        .collect();
+    list.sort_unstable();
+    kustomization(templates, &list)
+}
+
+/// A kustomization file listing `resources`.
+pub(super) fn kustomization(
+    templates: &Templates,
+    resources: &[&str],
+) -> Result<String, Diagnostic> {
+    let job = Job {
+        side: Side::Lattice,
+        file: String::new(),
+        template: "kustomization.yaml.j2",
+        object: Box::new(|| Object::Kustomization(KustomizationCtx { resources })),
+        expect: Expect {
+            kind: Kind::Kustomization,
+            name: String::new(),
+            namespace: None,
+            service_name: None,
+        },
+    };
+    render_job(templates, job, false).map(|r| r.body)
+}

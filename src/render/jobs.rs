@@ -1,0 +1,221 @@
+//! Rendering as jobs: each object is a template, a context made on the thread that renders
+//! it, and what the result must turn out to be; jobs run in parallel, a batch at a time,
+//! and each result is checked (and, from a custom template, read back).
+
+use std::path::PathBuf;
+
+use super::objects::Object;
+use super::readback::{CheckedFile, ReadOptions, checked_file, with_header};
+use super::templates::{Templates, template_error};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::manifest::layout::Side;
+use latgen_sim::routing::Doc;
+
+/// What a rendered document must be.
+pub(super) struct Expect {
+    pub(super) kind: Kind,
+    pub(super) name: String,
+    pub(super) namespace: Option<String>,
+    /// The Lattice service name the route must carry in the override annotation.
+    pub(super) service_name: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Kind {
+    HttpRoute,
+    Service,
+    ReferenceGrant,
+    TargetGroupPolicy,
+    IamAuthPolicy,
+    Kustomization,
+    PrometheusRule,
+    KongPlugin,
+    AccessLogPolicy,
+}
+
+impl Kind {
+    pub(super) fn api(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::HttpRoute => ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+            Kind::Service => ("v1", "Service"),
+            Kind::ReferenceGrant => ("gateway.networking.k8s.io/v1", "ReferenceGrant"),
+            Kind::TargetGroupPolicy => (
+                "application-networking.k8s.aws/v1alpha1",
+                "TargetGroupPolicy",
+            ),
+            Kind::IamAuthPolicy => ("application-networking.k8s.aws/v1alpha1", "IAMAuthPolicy"),
+            Kind::Kustomization => ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
+            Kind::PrometheusRule => ("monitoring.coreos.com/v1", "PrometheusRule"),
+            Kind::KongPlugin => ("configuration.konghq.com/v1", "KongPlugin"),
+            Kind::AccessLogPolicy => ("application-networking.k8s.aws/v1alpha1", "AccessLogPolicy"),
+        }
+    }
+}
+
+/// File name of an object: `<kind>-<name>.yaml`, lowercase, predictable from the plan.
+pub(super) fn file_name(kind: Kind, name: &str) -> String {
+    format!("{}-{name}.yaml", kind.api().1.to_ascii_lowercase())
+}
+
+/// How to make an object's context; made on the thread that renders it.
+pub(super) type MakeObject<'a> = Box<dyn FnOnce() -> Object<'a> + Send + 'a>;
+
+/// One object to render: the template, its context and what it must turn out to be.
+pub(super) struct Job<'a> {
+    pub(super) side: Side,
+    pub(super) file: String,
+    pub(super) template: &'static str,
+    pub(super) object: MakeObject<'a>,
+    pub(super) expect: Expect,
+}
+
+/// Collects the objects of a tree and renders them in parallel, a batch at a time (making
+/// the contexts and rendering, and the typed read-back where there is one, are the work,
+/// and independent per object; batches keep the jobs waiting in memory few).
+pub(super) struct Renderer<'a> {
+    templates: &'a Templates,
+    jobs: Vec<Job<'a>>,
+    done: Vec<RenderedObject>,
+    diags: Diagnostics,
+    keep_docs: bool,
+}
+
+/// Objects rendered per parallel batch.
+const BATCH: usize = 4096;
+
+/// A rendered, checked object.
+pub(super) struct RenderedObject {
+    pub(super) side: Side,
+    pub(super) file: String,
+    pub(super) template: &'static str,
+    pub(super) body: String,
+    /// The routing model of the object, when asked for.
+    pub(super) doc: Option<Doc>,
+    /// Fields the API server would add to it.
+    pub(super) added: Vec<latgen_sim::stored::Added>,
+}
+
+/// The routing model of each rendered object, by path relative to the output folder in
+/// order: from the typed model of a built-in template's object, from the typed read-back of
+/// a custom one's; a check, and a rollout, need not parse them again.
+pub(crate) type Docs = crate::manifest::tree::Docs;
+
+impl<'a> Renderer<'a> {
+    /// A renderer of no objects yet; `keep_docs` keeps each object's routing model.
+    pub(super) fn new(templates: &'a Templates, keep_docs: bool) -> Self {
+        Renderer {
+            templates,
+            jobs: Vec::new(),
+            done: Vec::new(),
+            diags: Diagnostics::new(),
+            keep_docs,
+        }
+    }
+
+    pub(super) fn emit(
+        &mut self,
+        side: Side,
+        template: &'static str,
+        object: impl FnOnce() -> Object<'a> + Send + 'a,
+        expect: Expect,
+    ) {
+        let file = file_name(expect.kind, &expect.name);
+        self.emit_as(side, file, template, object, expect);
+    }
+
+    pub(super) fn emit_as(
+        &mut self,
+        side: Side,
+        file: String,
+        template: &'static str,
+        object: impl FnOnce() -> Object<'a> + Send + 'a,
+        expect: Expect,
+    ) {
+        self.jobs.push(Job {
+            side,
+            file,
+            template,
+            object: Box::new(object),
+            expect,
+        });
+        if self.jobs.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        use rayon::prelude::*;
+        let templates = self.templates;
+        let keep = self.keep_docs;
+        let results: Vec<Result<RenderedObject, Diagnostic>> = std::mem::take(&mut self.jobs)
+            .into_par_iter()
+            .map(|job| {
+                let done = render_job(templates, job, keep);
+                crate::diag::progress::advance(1);
+                done
+            })
+            .collect();
+        for r in results {
+            match r {
+                Ok(x) => self.done.push(x),
+                Err(d) => self.diags.push(d),
+            }
+        }
+    }
+
+    pub(super) fn run(mut self) -> (Vec<RenderedObject>, Diagnostics) {
+        self.flush();
+        (self.done, self.diags)
+    }
+}
+
+/// Renders one object. A custom template's output is read back into its typed object,
+/// always; a built-in template's only with `--verify` (then it must equal the typed
+/// model), since tests/suite/proof.rs and the `pipeline` fuzz target prove that it does for any
+/// valid input. The routing model, when asked for, comes from a built-in template's object
+/// (see [`Object::doc`]) and from the read-back of a custom one's.
+pub(super) fn render_job(
+    templates: &Templates,
+    job: Job,
+    keep_doc: bool,
+) -> Result<RenderedObject, Diagnostic> {
+    let object = (job.object)();
+    let text = templates
+        .render(job.template, object.context())
+        .map_err(|e| template_error(job.template, None, &e))?;
+    let custom = templates.is_custom(job.template);
+    if custom {
+        templates.count_custom_output(job.template, text.len())?;
+    }
+    let model = (!custom && templates.verify).then(|| object.model());
+    // Where the file goes under the output folder: the routing model names it.
+    let path = keep_doc.then(|| PathBuf::from(job.side.dir()).join(&job.file));
+    let checked = if custom || templates.verify {
+        let read = ReadOptions {
+            keep_doc: path.as_deref().filter(|_| custom),
+            stored_form: custom,
+            model: model.as_ref(),
+        };
+        checked_file(job.template, &text, &job.expect, read)?
+    } else {
+        CheckedFile {
+            body: with_header(&text).0,
+            doc: None,
+            added: Vec::new(),
+        }
+    };
+    let doc = match (&model, path.as_deref()) {
+        _ if custom => checked.doc,
+        (Some(model), Some(p)) => model.doc(p),
+        (None, Some(p)) => object.doc(p),
+        (_, None) => None,
+    };
+    Ok(RenderedObject {
+        side: job.side,
+        file: job.file,
+        template: job.template,
+        body: checked.body,
+        doc,
+        added: checked.added,
+    })
+}

@@ -158,7 +158,7 @@ pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> 
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
     };
-    crate::pipeline::free_later((tree, committed, rendered, run.prepared));
+    crate::diag::free_later((tree, committed, rendered, run.prepared));
     Ok(CheckReport {
         diags: kept,
         sources,
@@ -673,7 +673,7 @@ fn committed_findings(
         };
     }
     diags.extend(placed(found, manifests, out_dir));
-    crate::pipeline::free_later(read);
+    crate::diag::free_later(read);
     diags
 }
 

@@ -178,7 +178,7 @@ fn write_built(
         count(ChangeKind::Removed),
         rendered_files + 1 + kit.len() - count(ChangeKind::Added) - count(ChangeKind::Changed)
     );
-    crate::pipeline::free_later((existing, changes, prepared, sources));
+    crate::diag::free_later((existing, changes, prepared, sources));
     Exit::Success
 }
 

@@ -164,3 +164,40 @@ fn build_with(
         }
     }
 }
+
+/// A project built as far as it goes, as the PR gate judges it: the shared stages'
+/// outcome and, for a project that could be planned, its render with the routing model,
+/// or the render's errors (the plan's own findings still count then).
+#[derive(Debug)]
+pub(crate) struct Partial {
+    pub run: Run,
+    pub rendered: Option<Result<(render::Rendered, render::Docs), Diagnostics>>,
+}
+
+/// Load → validate → plan → render with the routing model, in memory, keeping the plan
+/// when the render fails (see [`Partial`]).
+pub(crate) fn build_partial(paths: &ProjectPaths, templates: &render::Templates) -> Partial {
+    let mut run = prepare(paths);
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| render::render_with_docs(&p.plan, &p.apps, &p.config, templates));
+    if let Some(Ok((out, _))) = &rendered {
+        run.diags
+            .extend(render::not_stored::not_stored_findings(out, templates));
+    }
+    Partial { run, rendered }
+}
+
+impl From<Built> for Partial {
+    fn from(b: Built) -> Partial {
+        Partial {
+            run: Run {
+                prepared: Some(b.prepared),
+                diags: b.diags,
+                sources: b.sources,
+            },
+            rendered: Some(Ok((b.output, b.docs))),
+        }
+    }
+}

@@ -46,14 +46,9 @@ pub(crate) struct CheckOptions<'a> {
     pub base_commit: Option<String>,
     /// Other projects' lock files whose Lattice service names this project's must not take.
     pub also_locks: Vec<PathBuf>,
-    /// The project already built as the check would build it (by the rollout step), so
-    /// that it is not built twice.
-    pub built: Option<crate::pipeline::Built>,
     /// The routing states the rollout step read on its way to `built` (the base's, the
     /// first step's, the target's), so that they are not read twice.
     pub states: Option<crate::change::judge::States>,
-    /// The committed tree, when it was read already (to read the base like it).
-    pub committed: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
     /// Whether the report carries what `check --env all` compares between environments.
     pub compare: bool,
 }
@@ -80,17 +75,19 @@ pub(crate) struct CheckReport {
     pub facts: Option<environments::Facts>,
 }
 
-/// Runs every check. Problems with the inputs are findings; only an unreadable output
-/// folder ends the run early.
-pub(crate) fn check(opts: &mut CheckOptions) -> Result<CheckReport, Diagnostic> {
-    let built = opts.built.take();
+/// Runs every check on the project as built (`project`, see [`crate::pipeline::Partial`])
+/// and the output folder's files as committed (`tree`). Problems with the inputs are
+/// findings; only a failure to read the project's other files ends the run early.
+pub(crate) fn check(
+    opts: &mut CheckOptions,
+    project: crate::pipeline::Partial,
+    tree: BTreeMap<PathBuf, String>,
+) -> Result<CheckReport, Diagnostic> {
     let known = opts.states.take();
-    let read = opts.committed.take();
     let opts = &*opts;
-    let (run, tree, mut rendered) = build_and_read(opts, built, read);
+    let crate::pipeline::Partial { run, mut rendered } = project;
     let mut diags = run.diags;
     let mut sources = run.sources;
-    let tree = tree?;
     let catalog = plugin_catalog(opts, run.prepared.as_ref(), &tree, &mut diags);
     let committed = manifests(&tree);
     // The base is compared with the committed manifests, so it is read the same way: a
@@ -240,51 +237,6 @@ fn summarize(
         ),
         None => crate::change::summary::summarize(base, committed, (price, apps), at_step),
     }
-}
-
-/// The project built (unless `built` is it already) and rendered with its routing model,
-/// and the committed tree read.
-#[allow(clippy::type_complexity)]
-fn build_and_read(
-    opts: &CheckOptions,
-    built: Option<crate::pipeline::Built>,
-    read: Option<Result<BTreeMap<PathBuf, String>, Diagnostic>>,
-) -> (
-    crate::pipeline::Run,
-    Result<BTreeMap<PathBuf, String>, Diagnostic>,
-    Option<Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
-) {
-    if let Some(b) = built {
-        let run = crate::pipeline::Run {
-            prepared: Some(b.prepared),
-            diags: b.diags,
-            sources: b.sources,
-        };
-        let tree = read.unwrap_or_else(|| output::read_tree(&opts.out_dir));
-        return (run, tree, Some(Ok((b.output, b.docs))));
-    }
-    let build = || {
-        let mut run = crate::pipeline::prepare(&opts.paths);
-        let rendered = run
-            .prepared
-            .as_ref()
-            .map(|p| crate::render::render_with_docs(&p.plan, &p.apps, &p.config, opts.templates));
-        if let Some(Ok((out, _))) = &rendered {
-            run.diags
-                .extend(crate::render::not_stored::not_stored_findings(
-                    out,
-                    opts.templates,
-                ));
-        }
-        (run, rendered)
-    };
-    // The build leaves a core idle at times (listing the declarations, merging what was
-    // read, planning): the committed tree is read in those gaps.
-    let ((run, rendered), tree) = match read {
-        Some(tree) => (build(), tree),
-        None => output::read_tree_while(&opts.out_dir, build),
-    };
-    (run, tree, rendered)
 }
 
 /// What the project shows besides its routes: service names against what exists, the deploy

@@ -226,6 +226,8 @@ fn check_env(
         (None, Some(Ok(built))) if built.no_move_finished() => (None, Some(built), None),
         _ => (None, None, None),
     };
+    let (project, tree) = built_and_read(&paths, &templates, built, committed);
+    let tree = tree.map_err(|d| ui.fail(d, &Sources::default()))?;
     let base_commit = base.as_ref().map(|(rev, _)| rev.clone());
     let base = base.map(|(_, tree)| tree);
     let mut opts = crate::check::CheckOptions {
@@ -237,12 +239,35 @@ fn check_env(
         base_rev: args.base.clone(),
         base_commit,
         also_locks: args.also_lock.clone(),
-        built,
         states,
-        committed,
         compare,
     };
-    crate::check::check(&mut opts).map_err(|d| ui.fail(d, &Sources::default()))
+    crate::check::check(&mut opts, project, tree).map_err(|d| ui.fail(d, &Sources::default()))
+}
+
+/// The project as the check judges it (the one the rollout step built, when it is the
+/// same: `built`), and the committed output folder's files (read already when `committed`).
+fn built_and_read(
+    paths: &crate::input::ProjectPaths,
+    templates: &Templates,
+    built: Option<crate::pipeline::Built>,
+    committed: Option<Result<crate::manifest::tree::Tree, Diagnostic>>,
+) -> (
+    crate::pipeline::Partial,
+    Result<crate::manifest::tree::Tree, Diagnostic>,
+) {
+    let out = &paths.output;
+    if let Some(b) = built {
+        let tree = committed.unwrap_or_else(|| crate::output::read_tree(out));
+        return (b.into(), tree);
+    }
+    let build = || crate::pipeline::build_partial(paths, templates);
+    match committed {
+        Some(tree) => (build(), tree),
+        // The build leaves a core idle at times (listing the declarations, merging what was
+        // read, planning): the committed tree is read in those gaps.
+        None => crate::output::read_tree_while(out, build),
+    }
 }
 
 /// A report of one finding that ended the check early.
@@ -288,7 +313,7 @@ fn rollout_step(
     crate::check::RolloutStep,
     Option<(crate::pipeline::Built, crate::change::judge::States)>,
 )> {
-    let step = crate::change::steps::next_step_of(built, templates, base, shipped).ok()?;
+    let step = crate::change::steps::next_step(built.ok()?, templates, base, shipped).ok()?;
     // After the merge, the base is the merged commit: `auto` (the merge base with the
     // default branch) names it from any branch made from there; `rev` as given (`HEAD~1`)
     // would name this step's base again.

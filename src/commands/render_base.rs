@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::{Exit, Ui};
-use crate::change::steps::{NextStep, NoStep};
+use crate::change::steps::{NextStep, Stuck};
 use crate::change::summary::{FileCounts, PrSummary};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
@@ -54,13 +54,16 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
         Ok(None) => Default::default(),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let step = match crate::change::steps::next_step(paths, &templates, &base, shipped) {
-        Ok(s) => s,
-        Err(NoStep::Inputs(f)) => {
+    let built = match crate::pipeline::build_final(paths, &templates) {
+        Ok(b) => b,
+        Err(f) => {
             ui.report(&f.diags, &f.sources);
             return Exit::Error;
         }
-        Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
+    };
+    let step = match crate::change::steps::next_step(built, &templates, &base, shipped) {
+        Ok(s) => s,
+        Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
     };
     ui.report(&step.built.diags, &step.built.sources);
     let existing = match output::read_tree(args.output) {

@@ -102,7 +102,14 @@ fn rollout(paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
         };
     let base = crate::output::manifests(&base).into_owned();
     let shipped = crate::change::steps::shipped(&paths.lock, &resolved);
-    match crate::change::steps::next_step(paths, &templates, &base, shipped) {
+    let built = match crate::pipeline::build_final(paths, &templates) {
+        Ok(b) => b,
+        Err(f) => {
+            ui.report(&f.diags, &f.sources);
+            return Exit::Error;
+        }
+    };
+    match crate::change::steps::next_step(built, &templates, &base, shipped) {
         Ok(step) if step.remaining == 0 => {
             println!("rollout: none; {rev} holds what `latgen render` writes");
             Exit::Success
@@ -116,11 +123,7 @@ fn rollout(paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
             );
             Exit::Success
         }
-        Err(crate::change::steps::NoStep::Inputs(f)) => {
-            ui.report(&f.diags, &f.sources);
-            Exit::Error
-        }
-        Err(crate::change::steps::NoStep::Stuck { .. }) => {
+        Err(crate::change::steps::Stuck { .. }) => {
             println!(
                 "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why"
             );

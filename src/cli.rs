@@ -7,8 +7,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::commands;
 use crate::commands::args::ColorChoice;
-use crate::commands::{self, Exit, Ui};
+use crate::ops::shell::{Exit, Ui};
 
 #[derive(Debug, Parser)]
 #[command(

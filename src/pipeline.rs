@@ -1,6 +1,7 @@
 //! Layer 7, pipeline: the stages 1 to 4 joined, as every command runs them.
-//! [`prepare`] loads, validates and plans; [`build`] also renders, in memory. Commands add
-//! their own last step (writing, checking, judging a change).
+//! [`prepare`] loads, validates and plans; [`build`] also renders, in memory. Only the
+//! operations (`ops`) start them, and add their own last step (writing, or handing what
+//! was built to the layers that check it or judge a change).
 
 use crate::diag::{Diagnostics, Sources};
 use crate::input::ProjectPaths;

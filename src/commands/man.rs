@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Exit, to_stdout};
+use crate::ops::shell::{Exit, to_stdout};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ManArgs {

@@ -1,6 +1,7 @@
 //! `latgen import`: the project's settings, then its own steps: read the live setup's
 //! manifests, make declarations and lock entries of them ([`crate::import`]), and write
-//! them only when every object could be expressed (or `--partial` says to write the rest).
+//! them through the output stage only when every object could be expressed (or `--partial`
+//! says to write the rest), all or none.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use crate::diag::{Diagnostic, Diagnostics, Sources};
 use crate::import::{Imported, ImportedApp};
 use crate::input::ProjectPaths;
 use crate::input::lock::LockState;
+use crate::output::Additions;
 
 /// What `latgen import` is asked to do.
 pub(crate) struct ImportOptions<'a> {
@@ -23,61 +25,63 @@ pub(crate) struct ImportOptions<'a> {
 
 /// Imports the manifests into the project at `paths`.
 pub(crate) fn run(args: &ImportOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Exit {
-    let mut diags = Diagnostics::new();
-    // A new project has no apps folder yet: the declarations go into a new one, removed
+    let mut added = Additions::new(&paths.root);
+    // A new project has no apps folder yet: the declarations go into a new one, which goes
     // again when nothing is written.
-    let created = !args.apps_dir.exists();
-    if created && let Err(e) = std::fs::create_dir_all(args.apps_dir) {
-        return ui.fail(io(args.apps_dir, &e), &Sources::default());
+    if args.apps_dir.symlink_metadata().is_err()
+        && let Err(d) = added.folder(args.apps_dir)
+    {
+        added.undo();
+        return ui.fail(d, &Sources::default());
     }
-    let exit = import_into(args, paths, &mut diags, ui);
-    if created {
-        // Only an empty folder goes: one that received declarations stays.
-        let _ = std::fs::remove_dir(args.apps_dir);
+    match import_into(args, paths, &mut added, ui) {
+        Ok(exit) => {
+            added.finish();
+            exit
+        }
+        Err(exit) => {
+            added.undo();
+            exit
+        }
     }
-    exit
 }
 
+/// How the import ends: Err when nothing of it may stay.
 fn import_into(
     args: &ImportOptions<'_>,
     paths: &ProjectPaths,
-    diags: &mut Diagnostics,
+    added: &mut Additions,
     ui: Ui,
-) -> Exit {
+) -> Result<Exit, Exit> {
+    let mut diags = Diagnostics::new();
     // The lock is written as a render writes it: one run at a time, and after a killed
     // render is finished or undone (or the render's roll-forward would put its lock over
     // the entries this import adds).
-    let _run = match crate::output::begin_in(&paths.root, &paths.output, true, false) {
-        Ok(l) => l,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
-    let loaded = crate::input::load(paths, diags);
+    let _run = crate::output::begin_in(&paths.root, &paths.output, true, false)
+        .map_err(|d| ui.fail(d, &Sources::default()))?;
+    let loaded = crate::input::load(paths, &mut diags);
     if diags.has_errors() {
-        ui.report(diags, &loaded.sources);
-        return Exit::Error;
+        ui.report(&diags, &loaded.sources);
+        return Err(Exit::Error);
     }
-    let imported = crate::import::import(args.manifests, &loaded.config, diags);
+    let imported = crate::import::import(args.manifests, &loaded.config, &mut diags);
     let refused = diags.has_errors();
     let sources = Sources::default();
     if refused && !args.partial {
-        ui.report(diags, &sources);
+        ui.report(&diags, &sources);
         eprintln!(
             "nothing written: {} of the objects cannot be expressed (each is listed above); fix them, or pass --partial to import the {} apps that can be",
             diags.count(crate::diag::codes::Severity::Error),
             imported.apps.len()
         );
-        return Exit::Found;
+        return Err(Exit::Found);
     }
-    ui.report(diags, &sources);
-    let lock = match merged_lock(&loaded.lock.state(), &imported, &loaded.decls) {
-        Ok(lock) => lock,
-        Err(d) => return ui.fail(d, &sources),
-    };
-    if let Err(d) = write(&imported, args.apps_dir, &paths.root, &paths.lock, &lock) {
-        return ui.fail(d, &sources);
-    }
+    ui.report(&diags, &sources);
+    let lock = merged_lock(&loaded.lock.state(), &imported, &loaded.decls)
+        .map_err(|d| ui.fail(d, &sources))?;
+    write(&imported, args.apps_dir, paths, &lock, added).map_err(|d| ui.fail(d, &sources))?;
     summary(&imported, args.apps_dir);
-    if refused { Exit::Found } else { Exit::Success }
+    Ok(if refused { Exit::Found } else { Exit::Success })
 }
 
 /// The project's lock with the imported entries added; an app declared already is refused
@@ -110,31 +114,27 @@ fn merged_lock(
     Ok(lock)
 }
 
-/// Writes the declarations (new files, in parallel, not synced one by one: 10,000 fsyncs
-/// would take most of the run), then the lock, whole or not at all: without the lock the
-/// declarations place nothing, and a rerun refuses them as declared.
+/// Writes the declarations, then the lock: without the lock the declarations place
+/// nothing (and a rerun would refuse them as declared), so a lock that cannot be written
+/// takes them back.
 fn write(
     imported: &Imported,
     apps_dir: &Path,
-    root: &Path,
-    lock_path: &Path,
+    paths: &ProjectPaths,
     lock: &LockState,
+    added: &mut Additions,
 ) -> Result<(), Diagnostic> {
-    use rayon::prelude::*;
-    imported.apps.par_iter().try_for_each(|app| {
-        let dir = apps_dir.join(visible(&app.folder));
-        // Made one name at a time from the project folder, never through a link.
-        let folder = crate::input::beneath::Folder::open(root, &dir, true)?;
-        let name = std::ffi::OsString::from(format!("{}.yaml", app.name));
-        let file = dir.join(&name);
-        let text =
-            crate::import::write::declaration(app, &source_of(app), &schema_path(root, &dir));
-        (folder.clear(&name))
-            .and_then(|_| folder.create_new_unsynced(&name, text.as_bytes()))
-            .map_err(|e| io(&file, &e))
-    })?;
-    let lock_text = crate::input::lock::serialize(lock);
-    crate::output::write_atomic(root, lock_path, lock_text.as_bytes())
+    let root = &paths.root;
+    let files: Vec<(PathBuf, String)> = (imported.apps.iter())
+        .map(|app| {
+            let dir = apps_dir.join(visible(&app.folder));
+            let schema = schema_path(root, &dir);
+            let text = crate::import::write::declaration(app, &source_of(app), &schema);
+            (dir.join(format!("{}.yaml", app.name)), text)
+        })
+        .collect();
+    added.create_all(&files)?;
+    added.replace(&paths.lock, &crate::input::lock::serialize(lock))
 }
 
 /// A route's folder as the declaration's folder: each name without its leading dots. The
@@ -164,14 +164,6 @@ fn schema_path(root: &Path, dir: &Path) -> String {
         .strip_prefix(root)
         .map_or(1, |rel| rel.components().count());
     format!("{}schemas/app.schema.json", "../".repeat(depth))
-}
-
-fn io(path: &Path, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(
-        Code::IoError,
-        format!("cannot write {}: {e}", path.display()),
-    )
-    .help("check that the folder can be written")
 }
 
 /// What was written, and what to do next.

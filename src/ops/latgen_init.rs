@@ -1,12 +1,14 @@
 //! `latgen init`: a new project (settings, an example app, the schemas, a CI workflow and
-//! the deploy kit), written only where no file exists yet, and a `.gitignore` that keeps
-//! what an interrupted render leaves out of commits (appended to when the project has one).
+//! the deploy kit), written through the output stage only where no file exists yet, and a
+//! `.gitignore` that keeps what an interrupted render leaves out of commits (appended to
+//! when the project has one). A failed init takes back all it wrote.
 
 use std::path::Path;
 
 use super::shell::{Exit, Ui};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
+use crate::output::Additions;
 
 /// What `latgen init` is asked: the project folder, and the settings it cannot guess.
 pub(crate) struct InitOptions<'a> {
@@ -102,13 +104,15 @@ pub(crate) fn run(args: &InitOptions<'_>, ui: Ui) -> Exit {
         );
         return Exit::Error;
     }
-    let mut made = Made::default();
-    if let Err(d) = write_project(args, &files, &mut made) {
+    let mut added = Additions::new(args.dir);
+    if let Err(d) = write_project(args.dir, &files, &mut added) {
         // A failed init leaves the folder as it found it, so that it can simply be run again
         // (with the setting fixed).
-        made.undo();
+        added.undo();
+        eprintln!("init failed: it removed what it had written");
         return ui.fail(d, &Sources::default());
     }
+    added.finish();
     eprint!("{}", next_steps(args));
     Exit::Success
 }
@@ -178,90 +182,32 @@ fn next_steps(args: &InitOptions<'_>) -> String {
     text
 }
 
-/// What an init wrote, to take back when a later step fails: the files and folders it
-/// created, in order, and the `.gitignore` as it was before.
-#[derive(Default)]
-struct Made {
-    files: Vec<std::path::PathBuf>,
-    folders: Vec<std::path::PathBuf>,
-    /// `.gitignore` and its bytes before (None: there was none); not set when it could not
-    /// be read, so that an undo never touches it.
-    ignore: Option<(std::path::PathBuf, Option<Vec<u8>>)>,
-}
-
-impl Made {
-    /// Creates `path` with `text` (and its missing folders), recording both.
-    fn create(&mut self, path: &Path, text: &str) -> Result<(), Diagnostic> {
-        let cannot = |e: std::io::Error| {
-            Diagnostic::error(
-                Code::IoError,
-                format!("cannot write {}: {e}", path.display()),
-            )
-        };
-        let mut missing: Vec<std::path::PathBuf> = path
-            .ancestors()
-            .skip(1)
-            .filter(|a| !a.as_os_str().is_empty() && !a.exists())
-            .map(Path::to_path_buf)
-            .collect();
-        missing.reverse();
-        for folder in missing {
-            std::fs::create_dir(&folder).map_err(cannot)?;
-            self.folders.push(folder);
-        }
-        create_new(path, text).map_err(cannot)?;
-        self.files.push(path.to_path_buf());
-        eprintln!("created {}", path.display());
-        Ok(())
-    }
-
-    fn undo(self) {
-        for f in self.files.iter().rev() {
-            let _ = std::fs::remove_file(f);
-        }
-        if let Some((path, old)) = self.ignore {
-            let _ = match old {
-                Some(text) => std::fs::write(&path, text),
-                None => std::fs::remove_file(&path),
-            };
-        }
-        for d in self.folders.iter().rev() {
-            let _ = std::fs::remove_dir(d);
-        }
-        eprintln!("init failed: it removed what it had written");
-    }
-}
-
-/// The project's files, its `.gitignore` lines and its deploy kit.
+/// The project's files, its `.gitignore` lines and its deploy kit, each said as written.
 fn write_project(
-    args: &InitOptions<'_>,
+    dir: &Path,
     files: &[(&'static str, String)],
-    made: &mut Made,
+    added: &mut Additions,
 ) -> Result<(), Diagnostic> {
     for (rel, text) in files {
-        made.create(&args.dir.join(rel), text)?;
+        create(added, &dir.join(rel), text)?;
     }
-    let ignore = args.dir.join(".gitignore");
-    made.ignore = match std::fs::read(&ignore) {
-        Ok(bytes) => Some((ignore.clone(), Some(bytes))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some((ignore.clone(), None)),
-        Err(_) => None,
-    };
-    match ignore_leftovers(&ignore) {
-        Ok(Some(what)) => eprintln!("{what} {}", ignore.display()),
-        Ok(None) => {}
-        Err(e) => {
-            return Err(Diagnostic::error(
-                Code::IoError,
-                format!("cannot write {}: {e}", ignore.display()),
-            ));
-        }
+    let ignore = dir.join(".gitignore");
+    if let Some((text, what)) = ignore_leftovers(&ignore)? {
+        added.replace(&ignore, &text)?;
+        eprintln!("{what} {}", ignore.display());
     }
-    write_kit(&args.dir, made)
+    write_kit(dir, added)
+}
+
+/// Writes the new file `path`, and says so.
+fn create(added: &mut Additions, path: &Path, text: &str) -> Result<(), Diagnostic> {
+    added.create(path, text)?;
+    eprintln!("created {}", path.display());
+    Ok(())
 }
 
 /// Writes the deploy kit of the project just written, made as `latgen deploy` makes it.
-fn write_kit(dir: &Path, made: &mut Made) -> Result<(), Diagnostic> {
+fn write_kit(dir: &Path, added: &mut Additions) -> Result<(), Diagnostic> {
     let paths = crate::input::ProjectPaths::at_root(dir);
     let templates = crate::render::Templates::load(None)?;
     let built = crate::pipeline::build(&paths, &templates).map_err(|f| {
@@ -277,29 +223,24 @@ fn write_kit(dir: &Path, made: &mut Made) -> Result<(), Diagnostic> {
     for (rel, text) in
         crate::render::deploy::kit(settings, config, &built.output, Path::new("generated"))
     {
-        made.create(&dir.join(rel), &text)?;
+        create(added, &dir.join(rel), &text)?;
     }
     Ok(())
 }
 
-/// Writes a new file (its folder exists); a file that appeared since the check for existing
-/// ones is still not overwritten.
-fn create_new(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    std::io::Write::write_all(&mut f, text.as_bytes())
-}
-
-/// Makes `.gitignore` (created when missing) ignore what an interrupted run can leave beside
-/// the output folder and the lock, so that `git add -A` never commits it. Says what it did,
-/// if anything.
-fn ignore_leftovers(path: &std::path::Path) -> std::io::Result<Option<&'static str>> {
+/// `.gitignore` (`path`) made to ignore what an interrupted run can leave beside the output
+/// folder and the lock, so that `git add -A` never commits it: its new text and whether it
+/// is `created` or `updated`; None when it ignores all that already.
+fn ignore_leftovers(path: &Path) -> Result<Option<(String, &'static str)>, Diagnostic> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
+        Err(e) => {
+            return Err(Diagnostic::error(
+                Code::IoError,
+                format!("cannot write {}: {e}", path.display()),
+            ));
+        }
     };
     let have = text.as_deref().unwrap_or("");
     let missing: Vec<&str> = crate::output::IGNORED
@@ -310,19 +251,17 @@ fn ignore_leftovers(path: &std::path::Path) -> std::io::Result<Option<&'static s
     if missing.is_empty() {
         return Ok(None);
     }
-    let mut add = String::new();
+    let mut new = have.to_string();
     if !have.is_empty() {
-        add.push_str(if have.ends_with('\n') { "\n" } else { "\n\n" });
+        new.push_str(if have.ends_with('\n') { "\n" } else { "\n\n" });
     }
-    add.push_str("# What an interrupted `latgen render` leaves; the next render removes it.\n");
+    new.push_str("# What an interrupted `latgen render` leaves; the next render removes it.\n");
     for p in missing {
-        add.push_str(p);
-        add.push('\n');
+        new.push_str(p);
+        new.push('\n');
     }
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(path)?;
-    std::io::Write::write_all(&mut f, add.as_bytes())?;
-    Ok(Some(if text.is_some() { "updated" } else { "created" }))
+    Ok(Some((
+        new,
+        if text.is_some() { "updated" } else { "created" },
+    )))
 }

@@ -111,14 +111,7 @@ pub(crate) fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathB
 
 use crate::input::DEFAULT_OUTPUT;
 
-/// `--color`, on the commands that print diagnostics.
-#[derive(Debug, clap::Args)]
-pub(crate) struct ColorArg {
-    /// When to color diagnostics [default: auto: on a terminal, unless NO_COLOR is set].
-    #[arg(long, value_enum)]
-    pub color: Option<ColorChoice>,
-}
-
+/// The value of the global `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ColorChoice {
     Auto,

@@ -38,8 +38,6 @@ pub(crate) struct CheckArgs {
     /// when one of its Lattice service names is also one of this project's. Repeatable.
     #[arg(long, value_name = "FILE")]
     pub also_lock: Vec<PathBuf>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &CheckArgs, ui: Ui) -> Exit {

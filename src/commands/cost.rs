@@ -11,8 +11,6 @@ pub(crate) struct CostArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CostFormat::Table)]
     pub format: CostFormat,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &CostArgs, ui: Ui) -> Exit {

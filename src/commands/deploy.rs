@@ -19,8 +19,6 @@ pub(crate) struct DeployArgs {
     /// Write nothing; exit 1 with a unified diff when deploy/ is stale.
     #[arg(long)]
     pub check: bool,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {

@@ -24,8 +24,6 @@ pub(crate) struct ImportArgs {
     /// Write what could be imported even when some objects could not be.
     #[arg(long)]
     pub partial: bool,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {

@@ -28,8 +28,6 @@ pub(crate) struct InitArgs {
     /// e.g. shop-prod) [default: a placeholder that `latgen render` and `check` report].
     #[arg(long, value_name = "PREFIX")]
     pub service_name_prefix: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &InitArgs, ui: Ui) -> Exit {

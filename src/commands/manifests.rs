@@ -12,8 +12,6 @@ pub(crate) struct ManifestsArgs {
     /// The side to print.
     #[arg(long, value_enum)]
     pub side: OnlySide,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &ManifestsArgs, ui: Ui) -> Exit {

@@ -30,8 +30,6 @@ pub(crate) struct MoveArgs {
     /// the default branch; `auto`: the merge base with it.
     #[arg(long, value_name = "REV", requires = "continue_")]
     pub base: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {

@@ -18,8 +18,6 @@ pub(crate) struct PlanArgs {
     /// render` moves once they declare what they do; exit 1 when there is any.
     #[arg(long, value_name = "FILE")]
     pub observed: Option<std::path::PathBuf>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &PlanArgs, ui: Ui) -> Exit {

@@ -21,8 +21,6 @@ pub(crate) struct PromoteArgs {
     /// Record the placement in the target's lock (locks/TO.lock); without it, only say it.
     #[arg(long)]
     pub apply: bool,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {

@@ -25,8 +25,6 @@ pub(crate) struct RenderArgs {
     /// much as is safe whichever side goes live first. Run it again on the merged step.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {

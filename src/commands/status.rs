@@ -13,8 +13,6 @@ pub(crate) struct StatusArgs {
     /// default branch): how many steps are left and what to run next.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &StatusArgs, ui: Ui) -> Exit {

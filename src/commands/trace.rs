@@ -39,8 +39,6 @@ pub(crate) struct TraceArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     pub format: TraceFormat,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {

@@ -5,7 +5,7 @@
 //! templates included (`committed.rs`, `routes.rs`), and — with a base revision — whether
 //! either half of the change could go live first and break routing (`rollout.rs`), each
 //! finding placed where the change shows it (`judged.rs`); `gate.rs` runs them all. Also
-//! following one request through the committed manifests (`trace.rs`).
+//! following one request through the committed manifests (`trace.rs`, `trace_output.rs`).
 
 pub(crate) mod auth;
 mod canary;
@@ -20,5 +20,6 @@ mod rollout;
 mod routes;
 mod staleness;
 pub(crate) mod trace;
+pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};

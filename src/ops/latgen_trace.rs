@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::shell::{Exit, Ui};
-use crate::check::trace::{human, parse_request, read_network, to_json, trace};
+use crate::check::trace::{parse_request, read_network, trace};
+use crate::check::trace_output::{human, to_json};
 use crate::diag::Sources;
 
 /// What `latgen trace` is asked: the request, who sends it, and where to follow it.

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::check_output::{self as out, Format};
+use super::check_output::{self, Format};
 use super::shell::{Exit, Ui};
 use crate::check::CheckReport;
 use crate::diag::{Diagnostic, Diagnostics, Sources};
@@ -47,11 +47,11 @@ pub(crate) fn run(
         // A PR comment says which environment it speaks of.
         return match (paths.env_name(), args.format) {
             (Some(name), Format::Markdown) => {
-                let mut text = out::heading(args.format, &format!("environment `{name}`"));
-                text.push_str(&out::format(args.format, &report, ui.color));
-                out::print_and_exit(args.deny_warnings, text, &report.diags)
+                let mut text = check_output::heading(args.format, &format!("environment `{name}`"));
+                text.push_str(&check_output::format(args.format, &report, ui.color));
+                check_output::print_and_exit(args.deny_warnings, text, &report.diags)
             }
-            _ => out::finish(args.deny_warnings, args.format, report, ui),
+            _ => check_output::finish(args.deny_warnings, args.format, report, ui),
         };
     }
     let mut reports = Vec::with_capacity(envs.len());
@@ -62,7 +62,7 @@ pub(crate) fn run(
             Err(exit) => return exit,
         }
     }
-    out::finish_all((args.deny_warnings, args.format), reports, ui)
+    check_output::finish_all((args.deny_warnings, args.format), reports, ui)
 }
 
 /// One environment's check (the project's, without environments): its report, or how the
@@ -132,7 +132,7 @@ fn check_env(
         (None, Some(Ok(built))) if built.no_move_finished() => (None, Some(built), None),
         _ => (None, None, None),
     };
-    let (project, tree) = built_and_read(&paths, &templates, built, committed);
+    let (built, tree) = built_and_read(&paths, &templates, built, committed);
     let tree = tree.map_err(|d| ui.fail(d, &Sources::default()))?;
     let base_commit = base.as_ref().map(|(rev, _)| rev.clone());
     let base = base.map(|(_, tree)| tree);
@@ -148,7 +148,7 @@ fn check_env(
         states,
         compare,
     };
-    crate::check::check(&mut opts, project, tree).map_err(|d| ui.fail(d, &Sources::default()))
+    crate::check::check(&mut opts, built, tree).map_err(|d| ui.fail(d, &Sources::default()))
 }
 
 /// The project as the check judges it (the one the rollout step built, when it is the

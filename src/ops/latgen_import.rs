@@ -134,7 +134,7 @@ fn write(
         })
         .collect();
     added.create_all(&files)?;
-    added.replace(&paths.lock, &crate::input::lock::serialize(lock))
+    added.replace(&paths.lock, crate::input::lock::serialize(lock).as_bytes())
 }
 
 /// A route's folder as the declaration's folder: each name without its leading dots. The

@@ -193,7 +193,7 @@ fn write_project(
     }
     let ignore = dir.join(".gitignore");
     if let Some((text, what)) = ignore_leftovers(&ignore)? {
-        added.replace(&ignore, &text)?;
+        added.replace(&ignore, text.as_bytes())?;
         eprintln!("{what} {}", ignore.display());
     }
     write_kit(dir, added)

@@ -1,6 +1,6 @@
 //! Files added to a project outside the output folder: `init`'s new project and `import`'s
 //! declarations, with the folders made for them and the files they rewrite beside them
-//! (the lock, `.gitignore`). A run that fails part-way takes back all it wrote (the new
+//! (the lock, `.gitignore`); and the man pages `latgen man --out` writes. A run that fails part-way takes back all it wrote (the new
 //! files and folders removed, each rewritten file given its bytes before), so that it can
 //! simply be run again; a folder made for files that were never written is not left behind.
 //!
@@ -105,15 +105,15 @@ impl Additions {
         }
     }
 
-    /// Writes `text` over the file `path` (made when missing), atomically, keeping its bytes
-    /// before for [`Additions::undo`].
-    pub fn replace(&mut self, path: &Path, text: &str) -> Result<(), Diagnostic> {
+    /// Writes `bytes` over the file `path` (made when missing), atomically, keeping its
+    /// bytes before for [`Additions::undo`].
+    pub fn replace(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Diagnostic> {
         let before = match fs::read(path) {
             Ok(bytes) => Some(bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_error(path, "read", &e)),
         };
-        write_atomic(&self.root, path, text.as_bytes())?;
+        write_atomic(&self.root, path, bytes)?;
         self.replaced.push((path.to_path_buf(), before));
         Ok(())
     }

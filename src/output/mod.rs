@@ -7,7 +7,7 @@
 //! latgen did not generate (no header) are never touched. `--check` computes the same
 //! changes and shows them as a unified diff instead. Every other file latgen writes goes
 //! through here too: a lock or a file of the deploy kit on its own ([`write_atomic`]), and
-//! the new files of `init` and `import` (`additions.rs`).
+//! the new files of `init` and `import` and the pages of `man --out` (`additions.rs`).
 
 mod additions;
 mod journal;

@@ -5,10 +5,12 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::commands::args::ColorChoice;
-use crate::commands::{self, Exit, Ui};
+use crate::commands::{self, args::ColorChoice};
+use crate::ops::shell::{Exit, Ui};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -17,9 +19,19 @@ use crate::commands::{self, Exit, Ui};
     about = "Pack web apps into shared VPC Lattice services and write the Lattice and Kong manifests"
 )]
 pub struct Cli {
+    /// When to color diagnostics [default: auto: on a terminal, unless NO_COLOR is set].
+    // Given before or after the subcommand. Each subcommand's help lists it after the
+    // command's own options, which clap numbers from 0, and before `--help`, unnumbered
+    // (999).
+    #[arg(long, value_enum, global = true, display_order = 998)]
+    pub color: Option<ColorChoice>,
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The commands that print no diagnostics: their help does not show `--color`, and they
+/// refuse it, as the top level's help does not show it either.
+const WITHOUT_COLOR: [&str; 4] = ["schema", "explain", "completions", "man"];
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
@@ -61,46 +73,86 @@ pub(crate) enum Command {
     Man(commands::man::ManArgs),
 }
 
-impl Command {
-    /// The command's own `--color`, on the commands that print diagnostics.
-    fn color(&self) -> Option<ColorChoice> {
-        match self {
-            Command::Render(a) => a.color.color,
-            Command::Check(a) => a.color.color,
-            Command::Move(a) => a.color.color,
-            Command::Status(a) => a.color.color,
-            Command::Plan(a) => a.color.color,
-            Command::Promote(a) => a.color.color,
-            Command::Import(a) => a.color.color,
-            Command::Cost(a) => a.color.color,
-            Command::Trace(a) => a.color.color,
-            Command::Manifests(a) => a.color.color,
-            Command::Init(a) => a.color.color,
-            Command::Deploy(a) => a.color.color,
-            Command::Schema(_)
-            | Command::Explain(_)
-            | Command::Completions(_)
-            | Command::Man(_) => None,
-        }
-    }
-}
-
 /// The command-line definition with what only completion needs: the app names of the
 /// project the shell is in, offered after `latgen move` (see [`commands::completions`]).
 pub fn command() -> clap::Command {
-    // In place (`mut_arg` would move the positional `app` after `APPS`).
-    Cli::command().mut_subcommand("move", |m| {
-        m.mut_args(|a| match a.get_id().as_str() {
+    let mut cli = Cli::command();
+    // In place (`mut_arg` would move the positional `app` after `APPS`, `mut_subcommand`
+    // the command after the others).
+    for sub in cli.get_subcommands_mut().filter(|s| s.get_name() == "move") {
+        *sub = std::mem::take(sub).mut_args(|a| match a.get_id().as_str() {
             "app" => a.add(clap_complete::engine::ArgValueCandidates::new(
                 commands::completions::app_names,
             )),
             _ => a,
-        })
-    })
+        });
+    }
+    built(cli)
+}
+
+/// `cli` built, with `--color` hidden where it is no option: clap gives a global option to
+/// every subcommand when it builds the command, so it is hidden after that, in place.
+fn built(mut cli: clap::Command) -> clap::Command {
+    cli.build();
+    let hide = |a: clap::Arg| {
+        if a.get_id() == "color" {
+            a.hide(true)
+        } else {
+            a
+        }
+    };
+    for sub in cli.get_subcommands_mut() {
+        if WITHOUT_COLOR.contains(&sub.get_name()) {
+            *sub = std::mem::take(sub).mut_args(hide);
+        }
+    }
+    cli.mut_args(hide)
+}
+
+/// The command line parsed, or the process ended with clap's message (help, version, a
+/// usage error).
+pub fn parse() -> Cli {
+    let mut cli = command();
+    let matches = cli.get_matches_mut();
+    if let Some((name, _)) = matches.subcommand()
+        && WITHOUT_COLOR.contains(&name)
+        && matches.value_source("color") == Some(ValueSource::CommandLine)
+        && let Some(sub) = cli.find_subcommand_mut(name)
+    {
+        unexpected_color(sub).exit();
+    }
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut cli).exit())
+}
+
+/// clap's own error for an argument `sub` does not take: `--color`.
+fn unexpected_color(sub: &mut clap::Command) -> clap::Error {
+    let mut e = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(sub);
+    e.insert(
+        ContextKind::InvalidArg,
+        ContextValue::String("--color".into()),
+    );
+    e.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(sub.render_usage()),
+    );
+    if sub.get_positionals().next().is_some() {
+        let tip = "to pass '--color' as a value, use '-- --color'";
+        e.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![tip.into()]),
+        );
+    }
+    e
+}
+
+/// The command-line definition the man pages document: without clap's `help` command,
+/// which has no page.
+fn for_man() -> clap::Command {
+    built(Cli::command().disable_help_subcommand(true))
 }
 
 pub fn run(cli: Cli) -> ExitCode {
-    let choice = cli.command.color().unwrap_or(ColorChoice::Auto);
+    let choice = cli.color.unwrap_or(ColorChoice::Auto);
     let color = match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -131,7 +183,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Deploy(args) => commands::deploy::run(&args, ui),
         Command::Explain(args) => commands::explain::run(&args),
         Command::Completions(args) => commands::completions::run(&args),
-        Command::Man(args) => commands::man::run(&args, Cli::command()),
+        Command::Man(args) => commands::man::run(&args, for_man()),
     };
     crate::diag::progress::clear();
     ExitCode::from(outcome.exit_code())

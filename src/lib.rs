@@ -13,13 +13,14 @@
 //! | 3 | [`plan`] | stage 3: groups, rule order, service names; moves, compaction, cost |
 //! | 4 | [`manifest`] | what the output files are: the layout and header, trees of files and their documents |
 //! | 5 | [`render`] | stage 4: the plan becomes manifests (and the deploy kit), in memory |
-//! | 6 | [`output`] | stage 5: the one module that reads and writes the output folder |
-//! | 7 | [`pipeline`] | stages 1 to 4 in one call ([`pipeline::prepare`], [`pipeline::build`]) |
+//! | 6 | [`output`] | stage 5: the one module that writes files: the output folder, the lock, the kit, new files |
+//! | 7 | [`pipeline`] | stages 1 to 4 in one call ([`pipeline::prepare`], [`pipeline::build`]), called from `ops` only |
 //! | 8 | [`change`] | between two outputs: the rollout judge, safe steps, what a PR does |
-//! | 9 | [`check`] | the PR gate, and following one request |
+//! | 9 | [`check`] | the PR gate on a built project, and following one request |
 //! | 10 | [`report`] | findings and summaries as JSON, GitHub, SARIF and Markdown |
 //! | 11 | `import` | a live setup's manifests become declarations and lock entries (`latgen import`) |
-//! | 12 | `commands`, `cli` | one module per subcommand; the binary's definition (feature `cli`) |
+//! | 12 | `ops` | one module per operation: builds, compares, writes (feature `cli`) |
+//! | 13 | `commands`, `cli` | one module per subcommand: its arguments; the binary's definition (feature `cli`) |
 
 // The public surface is what the binary, the tests and the benchmarks call; a type reached
 // only through a field or a signature of it stays crate-private, so that `pub` marks each
@@ -42,6 +43,8 @@ pub mod diag;
 pub(crate) mod import;
 pub mod input;
 pub mod manifest;
+#[cfg(feature = "cli")]
+pub(crate) mod ops;
 pub mod output;
 pub mod pipeline;
 pub mod plan;

@@ -1,5 +1,3 @@
-use clap::Parser;
-
 // latgen allocates millions of small strings from several threads (templates, YAML, the
 // routing model); jemalloc does that about 10% faster than glibc's allocator and far
 // faster than musl's, which the static release binaries would otherwise get.
@@ -58,5 +56,5 @@ fn main() -> std::process::ExitCode {
     clap_complete::CompleteEnv::with_factory(latgen::cli::command)
         .var(latgen::commands::completions::COMPLETE_VAR)
         .complete();
-    latgen::cli::run(latgen::cli::Cli::parse())
+    latgen::cli::run(latgen::cli::parse())
 }

@@ -1,6 +1,7 @@
 //! Layer 7, pipeline: the stages 1 to 4 joined, as every command runs them.
-//! [`prepare`] loads, validates and plans; [`build`] also renders, in memory. Commands add
-//! their own last step (writing, checking, judging a change).
+//! [`prepare`] loads, validates and plans; [`build`] also renders, in memory. Only the
+//! operations (`ops`) start them, and add their own last step (writing, or handing what
+//! was built to the layers that check it or judge a change).
 
 use crate::diag::{Diagnostics, Sources};
 use crate::input::ProjectPaths;
@@ -165,10 +166,39 @@ fn build_with(
     }
 }
 
-/// Frees `value` on a thread of its own. A run's trees are hundreds of thousands of small
-/// allocations (freeing them took a fifth of a second at 10,000 apps) and the process is
-/// about to end: its result need not wait for that.
-pub(crate) fn free_later<T: Send + 'static>(value: T) {
-    // When no thread can be made, the value comes back in the error and is freed here.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+/// A project built as far as it goes, as the PR gate judges it: the shared stages'
+/// outcome and, for a project that could be planned, its render with the routing model,
+/// or the render's errors (the plan's own findings still count then).
+#[derive(Debug)]
+pub(crate) struct Partial {
+    pub run: Run,
+    pub rendered: Option<Result<(render::Rendered, render::Docs), Diagnostics>>,
+}
+
+/// Load → validate → plan → render with the routing model, in memory, keeping the plan
+/// when the render fails (see [`Partial`]).
+pub(crate) fn build_partial(paths: &ProjectPaths, templates: &render::Templates) -> Partial {
+    let mut run = prepare(paths);
+    let rendered = run
+        .prepared
+        .as_ref()
+        .map(|p| render::render_with_docs(&p.plan, &p.apps, &p.config, templates));
+    if let Some(Ok((out, _))) = &rendered {
+        run.diags
+            .extend(render::not_stored::not_stored_findings(out, templates));
+    }
+    Partial { run, rendered }
+}
+
+impl From<Built> for Partial {
+    fn from(b: Built) -> Partial {
+        Partial {
+            run: Run {
+                prepared: Some(b.prepared),
+                diags: b.diags,
+                sources: b.sources,
+            },
+            rendered: Some(Ok((b.output, b.docs))),
+        }
+    }
 }

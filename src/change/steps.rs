@@ -8,7 +8,7 @@ use crate::input::lock::{LockState, MoveStep, Rollout};
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
 use crate::manifest::tree::Tree;
-use crate::pipeline::{Built, Failure};
+use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
 
@@ -37,46 +37,25 @@ impl NextStep {
     }
 }
 
-/// Why no step could be made.
+/// No part of the change is safe on its own from the base: it has to be split by hand.
+/// `full` lists the routes whose old and new rules together are over the quota, with the
+/// count.
 #[derive(Debug)]
-pub(crate) enum NoStep {
-    /// The inputs have errors.
-    Inputs(Box<Failure>),
-    /// No part of the change is safe on its own from `at` (the last state reached): it has
-    /// to be split by hand. `full` lists the routes whose old and new rules together are
-    /// over the quota, with the count.
-    Stuck {
-        built: Box<Built>,
-        full: Vec<(std::path::PathBuf, usize)>,
-    },
+pub(crate) struct Stuck {
+    pub built: Box<Built>,
+    pub full: Vec<(std::path::PathBuf, usize)>,
 }
 
 /// The next step from `base` (the output folder's manifests at the base revision) toward
-/// the target the inputs at `paths` describe. `shipped` is the rollout the base's lock
+/// the target `built` is (the project built with every move in the lock finished, as
+/// [`crate::pipeline::build_final`] builds it). `shipped` is the rollout the base's lock
 /// records (the steps already merged), if any.
 pub(crate) fn next_step(
-    paths: &crate::input::ProjectPaths,
+    built: Built,
     templates: &Templates,
     base: &Tree,
     shipped: Option<Rollout>,
-) -> Result<NextStep, NoStep> {
-    next_step_of(
-        crate::pipeline::build_final(paths, templates),
-        templates,
-        base,
-        shipped,
-    )
-}
-
-/// [`next_step`] with the project built already, with every move finished (as
-/// [`crate::pipeline::build_final`] builds it): a caller may build it while it reads the base.
-pub(crate) fn next_step_of(
-    built: Result<Built, crate::pipeline::Failure>,
-    templates: &Templates,
-    base: &Tree,
-    shipped: Option<Rollout>,
-) -> Result<NextStep, NoStep> {
-    let built = built.map_err(|f| NoStep::Inputs(Box::new(f)))?;
+) -> Result<NextStep, Stuck> {
     let target = &built.output.files;
     let config = &built.prepared.config;
     let limit = config.quotas.rules_per_service as usize;
@@ -88,7 +67,7 @@ pub(crate) fn next_step_of(
     let gate = judge::Gate::of(config);
     let Some(steps) = judge::steps(base, (target, &built.docs), &gate, &versions) else {
         let full = judge::over_limit_unions(base, target, limit, &versions);
-        return Err(NoStep::Stuck {
+        return Err(Stuck {
             built: Box::new(built),
             full,
         });

@@ -1,4 +1,6 @@
-//! Arguments more than one command takes.
+//! Arguments more than one command takes: the project's files (`InputArgs`, with `--env`),
+//! and the groups `-o`, `--templates` and `--verify`, each flattened into the commands that
+//! take it. A command whose help words one of them its own way says so with `mut_arg`.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +10,7 @@ use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::input::ProjectPaths;
 use crate::manifest::layout::Side;
+use crate::ops::project::{choose_envs, only_one};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct InputArgs {
@@ -20,6 +23,13 @@ pub(crate) struct InputArgs {
     /// Group assignments [default: latgen.lock beside the apps folder].
     #[arg(long)]
     pub lock: Option<PathBuf>,
+    #[command(flatten)]
+    pub env: EnvArg,
+}
+
+/// `--env`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct EnvArg {
     /// The environment (`environments/<NAME>.yaml`), or `all`: each with its own lock
     /// (locks/NAME.lock) and output (generated/NAME/). Required in a project with
     /// environments; refused in one without.
@@ -27,12 +37,37 @@ pub(crate) struct InputArgs {
     pub env: Option<String>,
 }
 
+/// `-o`: the output folder.
+#[derive(Debug, clap::Args)]
+pub(crate) struct OutputArg {
+    /// Output folder [default: generated beside the apps folder].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// `--templates`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TemplatesArg {
+    /// Folder of templates to use instead of the built-in ones (same file names).
+    #[arg(long)]
+    pub templates: Option<PathBuf>,
+}
+
+/// `--verify`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct VerifyArg {
+    /// Parse what the built-in templates render back into typed objects too, and stop
+    /// when one is not exactly what latgen meant (custom templates' output always is).
+    #[arg(long)]
+    pub verify: bool,
+}
+
 impl InputArgs {
     /// The project's paths once per environment chosen with `--env` (once, as given, in a
     /// project without environments), with the output folder given by `-o`, if any.
     pub fn envs(&self, output: Option<&PathBuf>) -> Result<Vec<ProjectPaths>, Diagnostic> {
         let paths = self.paths_out(output);
-        let Some(chosen) = choose_envs(&paths.root, self.env.as_deref())? else {
+        let Some(chosen) = choose_envs(&paths.root, self.env.env.as_deref())? else {
             return Ok(vec![paths]);
         };
         if chosen.len() > 1 && self.lock.is_some() {
@@ -76,14 +111,7 @@ pub(crate) fn output_dir(given: Option<&PathBuf>, paths: &ProjectPaths) -> PathB
 
 use crate::input::DEFAULT_OUTPUT;
 
-/// `--color`, on the commands that print diagnostics.
-#[derive(Debug, clap::Args)]
-pub(crate) struct ColorArg {
-    /// When to color diagnostics [default: auto: on a terminal, unless NO_COLOR is set].
-    #[arg(long, value_enum)]
-    pub color: Option<ColorChoice>,
-}
-
+/// The value of the global `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ColorChoice {
     Auto,
@@ -124,50 +152,4 @@ impl OnlySide {
             OnlySide::Kong => Side::Kong,
         }
     }
-}
-
-/// The environments `--env` chooses in the project at `root`: None in a project without
-/// environments (where `--env` is refused), else the one named or, for `all`, every one.
-pub(crate) fn choose_envs(
-    root: &Path,
-    env: Option<&str>,
-) -> Result<Option<Vec<String>>, Diagnostic> {
-    let names = crate::input::environments::names(root)?;
-    let listed = || names.join(", ");
-    match env {
-        None if names.is_empty() => Ok(None),
-        Some(_) if names.is_empty() => Err(Diagnostic::error(
-            Code::UnknownEnvironment,
-            "--env chooses an environment, and this project has none",
-        )
-        .help("leave out --env, or add environments as environments/<name>.yaml overlays of latgen.yaml")),
-        None => Err(Diagnostic::error(
-            Code::UnknownEnvironment,
-            format!("this project has environments ({}): say which", listed()),
-        )
-        .help("give --env NAME, or --env all for every one")),
-        Some("all") => Ok(Some(names)),
-        Some(name) if names.iter().any(|n| n == name) => Ok(Some(vec![name.to_string()])),
-        Some(name) => {
-            let near = crate::diag::did_you_mean(name, names.iter().map(String::as_str))
-                .map_or(String::new(), |s| format!("did you mean `{s}`? "));
-            Err(Diagnostic::error(
-                Code::UnknownEnvironment,
-                format!("`{name}` is not an environment of this project"),
-            )
-            .help(format!("{near}the environments are {} (or all)", listed())))
-        }
-    }
-}
-
-/// The one environment of `chosen`: a command that works on one at a time refuses `all`.
-pub(crate) fn only_one<T>(mut chosen: Vec<T>) -> Result<T, Diagnostic> {
-    if chosen.len() != 1 {
-        return Err(Diagnostic::error(
-            Code::UnknownEnvironment,
-            "this command works on one environment at a time",
-        )
-        .help("give --env NAME"));
-    }
-    Ok(chosen.remove(0))
 }

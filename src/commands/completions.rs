@@ -11,7 +11,7 @@ use std::path::Path;
 
 use clap_complete::engine::CompletionCandidate;
 
-use super::{Exit, to_stdout};
+use crate::ops::shell::{Exit, to_stdout};
 
 /// The environment variable the script sets when it asks latgen for completions (rather
 /// than clap's default `COMPLETE`, a name another tool may well have set).

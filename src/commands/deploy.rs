@@ -1,146 +1,30 @@
-//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::render::deploy`])
-//! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
-//! is stale).
+//! `latgen deploy`: its arguments, run by [`crate::ops::latgen_deploy`].
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-use super::args::InputArgs;
-use super::{Exit, Ui};
-use crate::diag::{Diagnostic, Sources, Span};
-use crate::output::{Change, ChangeKind};
-use crate::render::deploy;
+use super::args::{InputArgs, OutputArg, TemplatesArg};
+use crate::ops::latgen_deploy::{DeployOptions, run as deploy};
+use crate::ops::shell::{Exit, Ui};
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("output", |a| a.help("The output folder the Applications sync, as given to `render` [default: generated beside the apps folder]")),
+    mut_arg("templates", |a| a.help("Folder of templates `render` is run with")),
+)]
 pub(crate) struct DeployArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// The output folder the Applications sync, as given to `render` [default: generated
-    /// beside the apps folder].
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// Folder of templates `render` is run with.
-    #[arg(long)]
-    pub templates: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArg,
+    #[command(flatten)]
+    pub templates: TemplatesArg,
     /// Write nothing; exit 1 with a unified diff when deploy/ is stale.
     #[arg(long)]
     pub check: bool,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &DeployArgs, ui: Ui) -> Exit {
-    let envs = args.input.envs(args.output.as_ref());
-    super::per_env(envs, ui, |paths| deploy_env(args, paths, ui))
-}
-
-/// One environment's kit (the project's, without environments).
-fn deploy_env(args: &DeployArgs, paths: crate::input::ProjectPaths, ui: Ui) -> Exit {
-    // The kit is written beside the output, as a render writes it: one run at a time, after
-    // a killed render is finished or undone.
-    let _run =
-        match crate::output::begin_in(&paths.root, &paths.output, !args.check, paths.env.is_some())
-        {
-            Ok(l) => l,
-            Err(d) => return ui.fail(d, &Sources::default()),
-        };
-    let Some(built) = ui.build(&paths, args.templates.as_deref(), false) else {
-        return Exit::Error;
+    let opts = DeployOptions {
+        templates: args.templates.templates.as_deref(),
+        check: args.check,
     };
-    ui.report(&built.diags, &built.sources);
-    let config = &built.prepared.config;
-    let Some(settings) = &config.deploy else {
-        let d = Diagnostic::error(
-            crate::diag::codes::Code::InvalidConfig,
-            "latgen.yaml has no `deploy:` section, so there is no deploy kit to write",
-        )
-        .at(Span::file(&paths.config))
-        .help("add `deploy:` with repoURL, latticeCluster and kongCluster (the section `latgen init` writes)");
-        return ui.fail(d, &built.sources);
-    };
-    let root = deploy::project_root(&paths);
-    let out = paths.output.clone();
-    let out_rel = deploy::output_in_project(&root, &out);
-    let kit = deploy::kit(settings, config, &built.output, &out_rel);
-    let changes = changes(&root, kit);
-    if args.check {
-        return stale(&changes);
-    }
-    for c in &changes {
-        // The folders on the way are made, never followed where they are links.
-        let text = c.new.as_deref().unwrap_or("");
-        let written = crate::output::write_atomic(&paths.root, &c.path, text.as_bytes());
-        if let Err(d) = written {
-            return ui.fail(d, &Sources::default());
-        }
-        eprintln!("wrote {}", c.path.display());
-    }
-    // What is still to do before the first sync: `check` fails on it, here it is a note.
-    let mut left = crate::diag::Diagnostics::new();
-    for mut d in deploy::placeholders(config, &paths.config, &built.sources)
-        .iter()
-        .cloned()
-    {
-        d.severity = crate::diag::codes::Severity::Warning;
-        left.push(d);
-    }
-    ui.report(&left, &built.sources);
-    if changes.is_empty() {
-        let folder = if root == std::path::Path::new(".") {
-            deploy::folder(config)
-        } else {
-            root.join(deploy::folder(config))
-        };
-        eprintln!("up to date: {}/", folder.display());
-    }
-    Exit::Success
-}
-
-/// The kit's files that differ from what is on disk, by path from the current folder.
-fn changes(root: &std::path::Path, kit: BTreeMap<PathBuf, String>) -> Vec<Change> {
-    let mut changes = Vec::new();
-    for (rel, text) in kit {
-        let path = if root == std::path::Path::new(".") {
-            rel
-        } else {
-            root.join(rel)
-        };
-        // Read as an input is: a file of the kit linked out of the project is not shown.
-        let old = (crate::input::confine::Project::new(root)
-            .read(&path)
-            .ok()
-            .flatten())
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-        if old.as_deref() != Some(text.as_str()) {
-            let kind = if old.is_some() {
-                ChangeKind::Changed
-            } else {
-                ChangeKind::Added
-            };
-            changes.push(Change {
-                path,
-                kind,
-                old,
-                new: Some(text),
-            });
-        }
-    }
-    changes
-}
-
-fn stale(changes: &[Change]) -> Exit {
-    if changes.is_empty() {
-        eprintln!("up to date");
-        return Exit::Success;
-    }
-    print!("{}", crate::output::unified_diff(changes));
-    eprintln!(
-        "error: {} differ from what `latgen deploy` writes; run it and commit the result",
-        changes
-            .iter()
-            .map(|c| c.path.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    Exit::Found
+    deploy(&opts, args.input.envs(args.out.output.as_ref()), ui)
 }

@@ -2,8 +2,8 @@
 //! of an input that gets it. Also makes the book's page of codes
 //! (`docs/src/reference/codes.md`).
 
-use super::{Exit, to_stdout};
 use crate::diag::codes::Code;
+use crate::ops::shell::{Exit, to_stdout};
 use crate::report::plural;
 
 #[derive(Debug, clap::Args)]

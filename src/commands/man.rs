@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Exit, to_stdout};
+use crate::ops::shell::{Exit, to_stdout};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ManArgs {
@@ -63,11 +63,21 @@ fn pages(cli: clap::Command) -> std::io::Result<Vec<(String, Vec<u8>)>> {
     Ok(pages)
 }
 
+/// Writes the pages into `dir` (made when missing) through the output stage: each page
+/// whole, and none when one cannot be written.
 fn write_pages(pages: &[(String, Vec<u8>)], dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (file, page) in pages {
-        let path = dir.join(file);
-        std::fs::write(&path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut added = crate::output::Additions::new(dir);
+    let written = added.folder(dir).and_then(|_| {
+        (pages.iter()).try_for_each(|(file, page)| added.replace(&dir.join(file), page))
+    });
+    match written {
+        Ok(()) => {
+            added.finish();
+            Ok(())
+        }
+        Err(d) => {
+            added.undo();
+            Err(d.message)
+        }
     }
-    Ok(())
 }

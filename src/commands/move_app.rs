@@ -1,18 +1,18 @@
-//! `latgen move`: the shared stages up to the plan, then one step of a move recorded in the
-//! lock.
-
-use std::path::PathBuf;
+//! `latgen move`: its arguments, run by [`crate::ops::latgen_move`].
 
 use clap::ArgGroup;
 
-use super::args::InputArgs;
-use super::{Exit, Ui};
-use crate::diag::Sources;
+use super::args::{InputArgs, OutputArg};
+use crate::ops::latgen_move::{MoveOptions, run as move_app};
+use crate::ops::shell::{Exit, Ui};
 
 /// `latgen move APP [APPS] (--group N | --continue)`: the apps folder is positional as in
 /// every other command; one of the two flags says which step to take.
 #[derive(Debug, clap::Args)]
-#[command(group(ArgGroup::new("step").required(true).args(["group", "continue_"])))]
+#[command(
+    group(ArgGroup::new("step").required(true).args(["group", "continue_"])),
+    mut_arg("output", |a| a.help("Output folder that must hold the current step before `--continue` advances [default: generated beside the apps folder]")),
+)]
 pub(crate) struct MoveArgs {
     /// The app to move.
     pub app: String,
@@ -24,106 +24,20 @@ pub(crate) struct MoveArgs {
     /// Advance the move in flight by one step.
     #[arg(long = "continue")]
     pub continue_: bool,
-    /// Output folder that must hold the current step before `--continue` advances
-    /// [default: generated beside the apps folder].
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArg,
     /// With `--continue`: the revision that must hold the current step too (shipped), e.g.
     /// the default branch; `auto`: the merge base with it.
     #[arg(long, value_name = "REV", requires = "continue_")]
     pub base: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &MoveArgs, ui: Ui) -> Exit {
-    let paths = match args.input.one_env(args.output.as_ref()) {
-        Ok(p) => p,
-        Err(d) => return ui.fail(d, &Sources::default()),
+    let opts = MoveOptions {
+        app: &args.app,
+        group: args.group,
+        continue_: args.continue_,
+        base: args.base.as_deref(),
     };
-    if let Err(d) = paths.make_env_folders() {
-        return ui.fail(d, &Sources::default());
-    }
-    // The lock is written: no render of this project may run meanwhile, and a killed
-    // render's lock is put in place (or dropped) before this one is read.
-    let _run = match crate::output::begin_in(&paths.root, &paths.output, true, paths.env.is_some())
-    {
-        Ok(l) => l,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
-    if args.continue_
-        && let Some(outcome) = unshipped(args, &paths, ui)
-    {
-        return outcome;
-    }
-    let Some(prepared) = ui.prepare(&paths) else {
-        return Exit::Error;
-    };
-    match crate::plan::rebalance::moves::move_app(&prepared, &args.app, args.group, args.continue_)
-    {
-        Ok(result) => {
-            let text = crate::input::lock::serialize(&result.lock);
-            if let Err(d) = crate::output::write_atomic(&paths.root, &paths.lock, text.as_bytes()) {
-                return ui.fail(d, &Sources::default());
-            }
-            println!("{}", result.message);
-            Exit::Success
-        }
-        Err(d) => {
-            ui.fail(d, &Sources::default());
-            Exit::Found
-        }
-    }
-}
-
-/// Before a move advances, its current step must be what the output folder holds and,
-/// with `--base`, what that revision holds: a step that was never rendered or shipped
-/// would be skipped, and the next one could break routing. Some(outcome) refuses.
-fn unshipped(args: &MoveArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Option<Exit> {
-    let built = match ui.build(paths, None, false) {
-        Some(b) => b,
-        None => return Some(Exit::Error),
-    };
-    let step = built
-        .prepared
-        .plan
-        .lock
-        .moves
-        .get(&args.app)
-        .map_or(0, |m| m.step.number());
-    let wanted = crate::output::manifests(&built.output.files).into_owned();
-    let owned = |t: &crate::manifest::tree::Tree| -> crate::manifest::tree::Tree {
-        t.iter()
-            .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect()
-    };
-    let out = paths.output.clone();
-    let env = paths.env_flag();
-    let here = match crate::output::read_tree(&out) {
-        Ok(t) => crate::output::manifests(&t).into_owned(),
-        Err(d) => return Some(ui.fail(d, &Sources::default())),
-    };
-    let app = &args.app;
-    if step > 0 && owned(&here) != owned(&wanted) {
-        eprintln!(
-            "error: step {step} of the move of {app} is not what {} holds: `latgen render{env} --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
-            out.display()
-        );
-        return Some(Exit::Found);
-    }
-    let base = match crate::change::git::base_tree(&paths.root, args.base.as_deref(), &out, &here) {
-        Ok(b) => b,
-        Err(d) => return Some(ui.fail(d, &Sources::default())),
-    };
-    if let Some((rev, tree)) = base
-        && step > 0
-        && owned(&crate::output::manifests(&tree)) != owned(&wanted)
-    {
-        eprintln!(
-            "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render{env} --base auto` for the next step"
-        );
-        return Some(Exit::Found);
-    }
-    None
+    move_app(&opts, args.input.one_env(args.out.output.as_ref()), ui)
 }

@@ -1,6 +1,6 @@
 //! `latgen schema`: the JSON Schema of an input, for editors.
 
-use super::{Exit, to_stdout};
+use crate::ops::shell::{Exit, to_stdout};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SchemaArgs {

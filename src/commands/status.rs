@@ -1,130 +1,21 @@
-//! `latgen status`: the rollouts in flight, offline: the moves the lock records, and (with
-//! `--base`) where the output stands between that revision and what the inputs say, with
-//! the command that takes each one step further.
+//! `latgen status`: its arguments, run by [`crate::ops::latgen_status`].
 
-use std::path::PathBuf;
-
-use super::args::InputArgs;
-use super::{Exit, Ui};
-use crate::diag::Sources;
-use crate::render::Templates;
+use super::args::{InputArgs, OutputArg};
+use crate::ops::shell::{Exit, Ui};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct StatusArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    /// Output folder [default: generated beside the apps folder].
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArg,
     /// Also show the rollout from this Git revision (`auto`: the merge base with the
     /// default branch): how many steps are left and what to run next.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
-    #[command(flatten)]
-    pub color: super::args::ColorArg,
 }
 
 pub(crate) fn run(args: &StatusArgs, ui: Ui) -> Exit {
-    let envs = args.input.envs(args.output.as_ref());
-    super::per_env(envs, ui, |paths| status_env(args, &paths, ui))
-}
-
-/// One environment's rollouts (the project's, without environments).
-fn status_env(args: &StatusArgs, paths: &crate::input::ProjectPaths, ui: Ui) -> Exit {
-    let paths = paths.clone();
-    let Some(prepared) = ui.prepare(&paths) else {
-        return Exit::Error;
-    };
-    let recorded = prepared.rollout;
-    let moves = &prepared.plan.lock.moves;
-    if moves.is_empty() && recorded.is_none() && prepared.plan.outgrown.is_empty() {
-        println!("rollout: none in flight");
-    }
-    let name = |n: u32| prepared.config.group_name(n);
-    if let Some(r) = recorded {
-        println!(
-            "rollout: step {} of {} is what {} and latgen.lock hold",
-            r.step,
-            r.of,
-            paths.output.display()
-        );
-    }
-    for (app, m) in moves {
-        let from = prepared.plan.lock.apps.get(app).copied().unwrap_or(0);
-        println!(
-            "move: {app} from {} to {}, step {} of 3",
-            name(from),
-            name(m.to),
-            m.step.number()
-        );
-    }
-    for o in &prepared.plan.outgrown {
-        let app = &prepared.apps[o.app].name;
-        println!(
-            "move: {app} from {} to {}, not started: it no longer fits {}",
-            name(o.from),
-            name(o.to),
-            name(o.from)
-        );
-    }
-    let in_flight = recorded.is_some() || !moves.is_empty() || !prepared.plan.outgrown.is_empty();
-    let Some(rev) = &args.base else {
-        let env = paths.env_flag();
-        match recorded {
-            Some(r) => println!(
-                "next: once step {} is merged and live, `latgen render{env} --base auto` writes step {}; `latgen status{env} --base auto` counts the steps left",
-                r.step,
-                r.step + 1
-            ),
-            None if in_flight => println!(
-                "next: `latgen render{env} --base auto` writes the first step (one PR); `latgen status{env} --base auto` counts the steps"
-            ),
-            None => {}
-        }
-        return Exit::Success;
-    };
-    rollout(&paths, rev, ui)
-}
-
-/// Where the output stands between `rev` and the target, and what to run next.
-fn rollout(paths: &crate::input::ProjectPaths, rev: &str, ui: Ui) -> Exit {
-    let templates = match Templates::load(None) {
-        Ok(t) => t,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
-    let out = paths.output.clone();
-    let env = paths.env_flag();
-    let (resolved, base) =
-        match crate::change::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Exit::Success,
-            Err(d) => return ui.fail(d, &Sources::default()),
-        };
-    let base = crate::output::manifests(&base).into_owned();
-    let shipped = crate::change::steps::shipped(&paths.lock, &resolved);
-    match crate::change::steps::next_step(paths, &templates, &base, shipped) {
-        Ok(step) if step.remaining == 0 => {
-            println!("rollout: none; {rev} holds what `latgen render` writes");
-            Exit::Success
-        }
-        Ok(step) => {
-            println!(
-                "rollout: {} of {} steps shipped in {rev}; next: `latgen render{env} --base {rev}` writes step {}",
-                step.progress.step - 1,
-                step.progress.of,
-                step.progress.step
-            );
-            Exit::Success
-        }
-        Err(crate::change::steps::NoStep::Inputs(f)) => {
-            ui.report(&f.diags, &f.sources);
-            Exit::Error
-        }
-        Err(crate::change::steps::NoStep::Stuck { .. }) => {
-            println!(
-                "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why"
-            );
-            Exit::Found
-        }
-    }
+    let envs = args.input.envs(args.out.output.as_ref());
+    crate::ops::latgen_status::run(args.base.as_deref(), envs, ui)
 }

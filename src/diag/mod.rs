@@ -4,6 +4,8 @@
 
 pub mod codes;
 mod diagnostic;
+mod memory;
 pub(crate) mod progress;
 
 pub use diagnostic::*;
+pub(crate) use memory::free_later;

@@ -5,12 +5,16 @@
 //! all or nothing. Only files that differ are written (unchanged files keep their mtime, so
 //! Git and Argo CD see no churn); generated files no longer wanted are removed; files
 //! latgen did not generate (no header) are never touched. `--check` computes the same
-//! changes and shows them as a unified diff instead.
+//! changes and shows them as a unified diff instead. Every other file latgen writes goes
+//! through here too: a lock or a file of the deploy kit on its own ([`write_atomic`]), and
+//! the new files of `init` and `import` and the pages of `man --out` (`additions.rs`).
 
+mod additions;
 mod journal;
 pub(crate) mod previous;
 mod transaction;
 
+pub(crate) use additions::Additions;
 pub(crate) use journal::planted as planted_transaction_file;
 pub(crate) use transaction::{
     IGNORED, apply, begin_all, begin_in, interrupted_render, leftovers, write_atomic,

@@ -450,7 +450,7 @@ fn restore_outside(outside: &[OutsideFile<'_>]) {
 /// power loss just after could leave the new names with empty files. One `syncfs` of the
 /// staging folder's file system does it for tens of thousands of files at once (Linux);
 /// elsewhere each file is synced.
-fn flush(dir: &Path) -> Result<(), Diagnostic> {
+pub(super) fn flush(dir: &Path) -> Result<(), Diagnostic> {
     #[cfg(target_os = "linux")]
     {
         let f = fs::File::open(dir).map_err(|e| io_error(dir, "open", &e))?;

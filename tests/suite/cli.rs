@@ -990,10 +990,9 @@ fn move_with_both_group_and_continue_is_a_usage_error() {
 
 #[test]
 fn only_the_commands_that_print_diagnostics_take_color() {
-    use clap::CommandFactory;
-    let with: Vec<String> = latgen::cli::Cli::command()
+    let with: Vec<String> = latgen::cli::command()
         .get_subcommands()
-        .filter(|c| c.get_arguments().any(|a| a.get_id() == "color"))
+        .filter(|c| common::takes_color(Some(c.get_name())))
         .map(|c| c.get_name().to_string())
         .collect();
     assert_eq!(

@@ -11,7 +11,7 @@ use super::common;
 /// The rooms, lowest first.
 const LAYERS: &[&str] = &[
     "diag", "input", "validate", "plan", "manifest", "render", "output", "pipeline", "change",
-    "check", "report", "import", "commands", "cli",
+    "check", "report", "import", "ops", "commands", "cli",
 ];
 
 /// The room of a source file: its folder under `src/`, or its name for a file there.
@@ -87,7 +87,7 @@ macro_rules! layer_tests {
 
 layer_tests!(
     diag, input, validate, plan, manifest, render, output, pipeline, change, check, report, import,
-    commands, cli
+    ops, commands, cli
 );
 
 /// Every folder of `src/` (and `pipeline.rs`, a room of one file) opens with the layer it

@@ -165,12 +165,13 @@ pub fn bin() -> PathBuf {
     bin
 }
 
-/// Whether the subcommand `sub` takes `--color`.
+/// Whether the subcommand `sub` takes `--color` (the global option, shown in its help).
 pub fn takes_color(sub: Option<&str>) -> bool {
-    use clap::CommandFactory;
-    let cli = latgen::cli::Cli::command();
-    sub.and_then(|s| cli.find_subcommand(s))
-        .is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "color"))
+    let cli = latgen::cli::command();
+    sub.and_then(|s| cli.find_subcommand(s)).is_some_and(|c| {
+        c.get_arguments()
+            .any(|a| a.get_id() == "color" && !a.is_hide_set())
+    })
 }
 
 /// Whether this run writes the snapshots instead of comparing with them: `LATGEN_BLESS=1`.

@@ -10,7 +10,7 @@ use crate::plan::prepared::Prepared;
 use crate::plan::rebalance::cost::grouped;
 use crate::report::{bar, plural};
 
-use super::super::{Exit, Ui};
+use super::shell::{Exit, Ui};
 
 /// Cells of a group's load bar.
 const BAR: usize = 24;

@@ -1,14 +1,15 @@
 //! `latgen plan` on a project with adopted apps (`latgen import`): the consolidation, what
 //! it saves, and with `--apply` the lock that records it.
 
-use super::PlanArgs;
-use crate::commands::{Exit, Ui};
+use super::latgen_plan::PlanOptions;
+use super::shell::{Exit, Ui};
+use crate::input::ProjectPaths;
 use crate::plan::rebalance::consolidation::Consolidation;
 use crate::plan::rebalance::cost::{HOURS_PER_MONTH, dollars};
 use crate::report::plural;
 
 pub(super) fn run(
-    (args, paths): (&PlanArgs, &crate::input::ProjectPaths),
+    (args, paths): (&PlanOptions<'_>, &ProjectPaths),
     c: &Consolidation,
     ui: Ui,
 ) -> Exit {
@@ -40,7 +41,7 @@ pub(super) fn run(
         );
         return Exit::Success;
     }
-    super::record(
+    super::latgen_plan::record(
         paths,
         c.lock().clone(),
         c.after.rollout,

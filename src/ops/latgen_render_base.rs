@@ -4,66 +4,60 @@
 
 use std::borrow::Cow;
 
-use super::{Exit, Ui};
-use crate::change::steps::{NextStep, NoStep};
+use super::shell::{Exit, Ui};
+use crate::change::steps::{NextStep, Stuck};
 use crate::change::summary::{FileCounts, PrSummary};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
+use crate::input::ProjectPaths;
 use crate::output::{self, LockFile};
-use crate::render::{Rendered, Templates};
+use crate::render::Rendered;
 use crate::report::plural;
 
-/// What `render --base` works on, from the `render` arguments.
-pub(crate) struct Args<'a> {
-    pub paths: crate::input::ProjectPaths,
-    pub output: &'a std::path::Path,
+/// What `render --base` is asked to do, from the `render` arguments.
+pub(crate) struct BaseOptions<'a> {
     pub templates: Option<&'a std::path::Path>,
     pub verify: bool,
     /// Write nothing; exit 1 with a diff when the output is not the next step.
     pub check: bool,
 }
 
-pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
-    let paths = &args.paths;
+/// The next step from `rev` for the project at `paths`, written (or, with `check`, compared
+/// with the output folder).
+pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
+    let out_dir = &paths.output;
     // One run at a time per output folder, from reading the project to writing the step;
     // one that writes first finishes what a killed run began.
-    let _run = match output::begin_in(
-        &args.paths.root,
-        args.output,
-        !args.check,
-        args.paths.env.is_some(),
-    ) {
+    let _run = match output::begin_in(&paths.root, out_dir, !args.check, paths.env.is_some()) {
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let project = crate::input::confine::Project::new(&paths.root);
-    let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
-        Ok(t) => t.verifying(args.verify),
+    let templates = match super::project::templates(paths, args.templates, args.verify) {
+        Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) = match crate::change::git::base_tree(
-        &paths.root,
-        Some(rev),
-        args.output,
-        &Default::default(),
-    ) {
-        Ok(Some((resolved, b))) => (
-            output::manifests(&b).into_owned(),
-            crate::change::steps::shipped(&paths.lock, &resolved),
-        ),
-        Ok(None) => Default::default(),
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
-    let step = match crate::change::steps::next_step(paths, &templates, &base, shipped) {
-        Ok(s) => s,
-        Err(NoStep::Inputs(f)) => {
+    let (base, shipped) =
+        match crate::change::git::base_tree(&paths.root, Some(rev), out_dir, &Default::default()) {
+            Ok(Some((resolved, b))) => (
+                output::manifests(&b).into_owned(),
+                crate::change::steps::shipped(&paths.lock, &resolved),
+            ),
+            Ok(None) => Default::default(),
+            Err(d) => return ui.fail(d, &Sources::default()),
+        };
+    let built = match crate::pipeline::build_final(paths, &templates) {
+        Ok(b) => b,
+        Err(f) => {
             ui.report(&f.diags, &f.sources);
             return Exit::Error;
         }
-        Err(NoStep::Stuck { built, full }) => return stuck(ui, rev, &built, &full, args.output),
+    };
+    let step = match crate::change::steps::next_step(built, &templates, &base, shipped) {
+        Ok(s) => s,
+        Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),
     };
     ui.report(&step.built.diags, &step.built.sources);
-    let existing = match output::read_tree(args.output) {
+    let existing = match output::read_tree(out_dir) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),
     };
@@ -75,15 +69,11 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
         files: step.files.clone(),
         ..Rendered::default()
     };
-    let (out, files) = (args.output, Cow::Owned(files));
+    let (out, files) = (out_dir, Cow::Owned(files));
     let synced = if args.check {
-        output::change_set(&args.paths.root, out, &existing, files, Some(lock), |_| {
-            true
-        })
+        output::change_set(&paths.root, out, &existing, files, Some(lock), |_| true)
     } else {
-        output::sync(&args.paths.root, out, &existing, files, Some(lock), |_| {
-            true
-        })
+        output::sync(&paths.root, out, &existing, files, Some(lock), |_| true)
     };
     crate::diag::progress::clear();
     let changes = match synced {
@@ -94,7 +84,7 @@ pub(crate) fn run(args: &Args<'_>, rev: &str, ui: Ui) -> Exit {
         print!("{}", output::unified_diff(&changes));
         eprintln!(
             "error: {} differs from the next step from {rev}; run `latgen render{} --base {rev}` and commit the result",
-            args.output.display(),
+            out_dir.display(),
             paths.env_flag()
         );
         return Exit::Found;

@@ -1,0 +1,221 @@
+//! `latgen check`: the PR gate's run. The base revision is read while the project is
+//! built (for the rollout step, when there is a base), then the project is built as the
+//! gate judges it while the committed output folder is read, and [`crate::check`] judges
+//! both; [`super::check_output`] prints the report in the format asked for.
+
+use std::path::{Path, PathBuf};
+
+use super::check_output::{self, Format};
+use super::shell::{Exit, Ui};
+use crate::check::CheckReport;
+use crate::diag::{Diagnostic, Diagnostics, Sources};
+use crate::input::ProjectPaths;
+use crate::input::confine::Project;
+use crate::render::Templates;
+
+/// What `latgen check` is asked to do.
+pub(crate) struct GateOptions<'a> {
+    /// The templates `render` is run with.
+    pub templates: Option<&'a Path>,
+    /// Read what the built-in templates render back into typed objects too.
+    pub verify: bool,
+    pub format: Format,
+    /// Exit 1 on warnings as well.
+    pub deny_warnings: bool,
+    /// Compare with this Git revision.
+    pub base: Option<&'a str>,
+    /// Other projects' locks whose Lattice service names this project's must not take.
+    pub also_locks: &'a [PathBuf],
+}
+
+/// Checks each environment `envs` holds (the project, without environments) and prints
+/// the report in the format asked for.
+pub(crate) fn run(
+    args: &GateOptions<'_>,
+    envs: Result<Vec<ProjectPaths>, Diagnostic>,
+    ui: Ui,
+) -> Exit {
+    let envs = match envs {
+        Ok(e) => e,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    if let [paths] = envs.as_slice() {
+        let report = match check_env(args, paths.clone(), false, ui) {
+            Ok(report) => report,
+            Err(exit) => return exit,
+        };
+        // A PR comment says which environment it speaks of.
+        return match (paths.env_name(), args.format) {
+            (Some(name), Format::Markdown) => {
+                let mut text = check_output::heading(args.format, &format!("environment `{name}`"));
+                text.push_str(&check_output::format(args.format, &report, ui.color));
+                check_output::print_and_exit(args.deny_warnings, text, &report.diags)
+            }
+            _ => check_output::finish(args.deny_warnings, args.format, report, ui),
+        };
+    }
+    let mut reports = Vec::with_capacity(envs.len());
+    for paths in envs {
+        let name = paths.env_name().unwrap_or_default().to_string();
+        match check_env(args, paths, true, ui) {
+            Ok(report) => reports.push((name, report)),
+            Err(exit) => return exit,
+        }
+    }
+    check_output::finish_all((args.deny_warnings, args.format), reports, ui)
+}
+
+/// One environment's check (the project's, without environments): its report, or how the
+/// command ends when the check cannot run; with `compare`, what `--env all` compares too.
+fn check_env(
+    args: &GateOptions<'_>,
+    paths: ProjectPaths,
+    compare: bool,
+    ui: Ui,
+) -> Result<CheckReport, Exit> {
+    let out = paths.output.clone();
+    if let Some(d) = crate::output::check_location(&out, &paths.apps_dir) {
+        return Err(ui.fail(d, &Sources::default()));
+    }
+    // An output folder or a template that leads out of the project is a finding about the
+    // PR, reported in the format asked for; the check cannot go on without them.
+    let project = Project::new(&paths.root);
+    if let Some(d) = project.output_folder(&out) {
+        return Ok(only(d));
+    }
+    let templates = match Templates::load(args.templates.map(|d| (d, &project))) {
+        Ok(t) => t.verifying(args.verify),
+        Err(d) if d.code.is_operational() => return Err(ui.fail(d, &Sources::default())),
+        Err(d) => return Ok(only(d)),
+    };
+    // The base is read while the project is built for the rollout step: the committed
+    // tree first, then from Git only the files the change touched, and the base's lock.
+    let ((base, committed, shipped), built) = rayon::join(
+        || {
+            let Some(rev) = args.base else {
+                return (Ok(None), None, None);
+            };
+            let committed = crate::output::read_tree(&out);
+            let now = committed.as_ref().ok();
+            let base = crate::change::git::base_tree(
+                &paths.root,
+                Some(rev),
+                &out,
+                now.unwrap_or(&Default::default()),
+            );
+            let shipped = match &base {
+                Ok(Some((rev, _))) => crate::change::steps::shipped(&paths.lock, rev),
+                _ => None,
+            };
+            (base, Some(committed), shipped)
+        },
+        || {
+            args.base
+                .is_some()
+                .then(|| crate::pipeline::build_final(&paths, &templates))
+        },
+    );
+    let base = match base {
+        Ok(b) => b,
+        Err(d) => return Err(ui.fail(d, &Sources::default())),
+    };
+    let (step, built, states) = match (base.as_ref(), built) {
+        (Some((_, b)), Some(built)) => {
+            let base = crate::output::manifests(b);
+            match rollout_step(built, &templates, &base, shipped) {
+                Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
+                Some((step, None)) => (Some(step), None, None),
+                None => (None, None, None),
+            }
+        }
+        // `--base auto` found nothing to compare with: the project built is the check's.
+        (None, Some(Ok(built))) if built.no_move_finished() => (None, Some(built), None),
+        _ => (None, None, None),
+    };
+    let (built, tree) = built_and_read(&paths, &templates, built, committed);
+    let tree = tree.map_err(|d| ui.fail(d, &Sources::default()))?;
+    let base_commit = base.as_ref().map(|(rev, _)| rev.clone());
+    let base = base.map(|(_, tree)| tree);
+    let mut opts = crate::check::CheckOptions {
+        paths,
+        out_dir: out,
+        templates: &templates,
+        base,
+        step,
+        base_rev: args.base.map(str::to_string),
+        base_commit,
+        also_locks: args.also_locks.to_vec(),
+        states,
+        compare,
+    };
+    crate::check::check(&mut opts, built, tree).map_err(|d| ui.fail(d, &Sources::default()))
+}
+
+/// The project as the check judges it (the one the rollout step built, when it is the
+/// same: `built`), and the committed output folder's files (read already when `committed`).
+fn built_and_read(
+    paths: &ProjectPaths,
+    templates: &Templates,
+    built: Option<crate::pipeline::Built>,
+    committed: Option<Result<crate::manifest::tree::Tree, Diagnostic>>,
+) -> (
+    crate::pipeline::Partial,
+    Result<crate::manifest::tree::Tree, Diagnostic>,
+) {
+    let out = &paths.output;
+    if let Some(b) = built {
+        let tree = committed.unwrap_or_else(|| crate::output::read_tree(out));
+        return (b.into(), tree);
+    }
+    let build = || crate::pipeline::build_partial(paths, templates);
+    match committed {
+        Some(tree) => (build(), tree),
+        // The build leaves a core idle at times (listing the declarations, merging what was
+        // read, planning): the committed tree is read in those gaps.
+        None => crate::output::read_tree_while(out, build),
+    }
+}
+
+/// A report of one finding that ended the check early.
+fn only(d: Diagnostic) -> CheckReport {
+    let mut diags = Diagnostics::new();
+    diags.push(d);
+    CheckReport {
+        diags,
+        sources: Sources::default(),
+        diff: String::new(),
+        summary: None,
+        facts: None,
+    }
+}
+
+/// The step `render --base REV` writes from `base`, when the inputs can be built; and the
+/// project built on the way when it is what the check builds too (no move in flight).
+fn rollout_step(
+    built: Result<crate::pipeline::Built, crate::pipeline::Failure>,
+    templates: &Templates,
+    base: &crate::manifest::tree::Tree,
+    shipped: Option<crate::input::lock::Rollout>,
+) -> Option<(
+    crate::check::RolloutStep,
+    Option<(crate::pipeline::Built, crate::change::judge::States)>,
+)> {
+    let step = crate::change::steps::next_step(built.ok()?, templates, base, shipped).ok()?;
+    // After the merge, the base is the merged commit: `auto` (the merge base with the
+    // default branch) names it from any branch made from there; `rev` as given (`HEAD~1`)
+    // would name this step's base again.
+    let next = (!step.completes()).then(|| "latgen render --base auto".to_string());
+    // The states the step read are those of the change the check judges when the check
+    // would build the project as the step did.
+    let built = (step.built.no_move_finished()).then_some((step.built, step.states));
+    let step = crate::check::RolloutStep {
+        progress: crate::change::summary::Progress {
+            step: step.progress.step as usize,
+            of: step.progress.of as usize,
+            next,
+        },
+        files: step.files,
+        lock_text: step.lock_text,
+    };
+    Some((step, built))
+}

@@ -1,0 +1,213 @@
+//! `latgen plan`: the shared stages up to the plan, then the moves that separate apps whose
+//! rules depend on their order (when a group holds such a pair), else the fewest moves that
+//! bring the number of shared groups down; printed, or with `--apply` recorded in the lock
+//! for `render --base` to ship. A project with adopted apps is consolidated first
+//! ([`super::plan_consolidate`]); `--observed` judges the plan by observed load instead
+//! ([`super::plan_observed`]).
+
+use std::path::Path;
+
+use super::shell::{Exit, Ui};
+use crate::diag::{Diagnostic, Sources};
+use crate::input::ProjectPaths;
+use crate::report::plural;
+
+/// What `latgen plan` is asked to do.
+pub(crate) struct PlanOptions<'a> {
+    /// Record the moves in the lock.
+    pub apply: bool,
+    /// Judge the plan by the apps' observed peak rates in this file instead.
+    pub observed: Option<&'a Path>,
+}
+
+/// Plans each environment `envs` holds.
+pub(crate) fn run(
+    args: &PlanOptions<'_>,
+    envs: Result<Vec<ProjectPaths>, Diagnostic>,
+    ui: Ui,
+) -> Exit {
+    super::project::per_env(envs, ui, |paths| plan_env(args, &paths, ui))
+}
+
+/// One environment's plan (the project's, without environments).
+fn plan_env(args: &PlanOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Exit {
+    if args.apply
+        && let Err(d) = paths.make_env_folders()
+    {
+        return ui.fail(d, &Sources::default());
+    }
+    // One run at a time, as `move`: the plan reads the lock and, with --apply, writes it,
+    // after a killed render is finished or undone.
+    let _run = match crate::output::begin_in(
+        &paths.root,
+        &paths.output,
+        args.apply,
+        paths.env.is_some(),
+    ) {
+        Ok(l) => l,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let Some(prepared) = super::project::prepare(paths, ui) else {
+        return Exit::Error;
+    };
+    if let Some(file) = args.observed {
+        return super::plan_observed::run(file, &prepared, ui);
+    }
+    // Adopted apps are consolidated first: the groups they make are what later moves
+    // would compact.
+    if let Some(c) = crate::plan::rebalance::consolidation::consolidation(&prepared) {
+        return super::plan_consolidate::run((args, paths), &c, ui);
+    }
+    let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
+        Ok(c) => c,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    let price =
+        prepared.config.pricing.service_hour_usd * crate::plan::rebalance::cost::HOURS_PER_MONTH;
+    // Under header dispatch every app is in a group, host-routed ones too.
+    let grouped = if prepared.config.header_dispatch() {
+        "the apps"
+    } else {
+        "the path-routed apps"
+    };
+    println!(
+        "{} now; {grouped} fit in no fewer than {} (lower bound: {})",
+        plural(c.groups_now, "shared group"),
+        c.lower_bound,
+        c.bound_by
+    );
+    if c.dedicated > 0 {
+        let has = if c.dedicated == 1 { "has" } else { "each have" };
+        println!(
+            "{} {has} a Lattice service of its own, which no move changes",
+            plural(c.dedicated, "host-routed app")
+        );
+    }
+    let (pairs, separating) = crate::plan::rebalance::separation::separation(&prepared);
+    if !pairs.is_empty() {
+        return separate((args, paths), &prepared, &pairs, &separating, ui);
+    }
+    if c.moves.is_empty() {
+        println!("no move brings the count down");
+        return Exit::Success;
+    }
+    let verb = if args.apply { "recorded" } else { "printed" };
+    let bring = if c.moves.len() == 1 {
+        "brings"
+    } else {
+        "bring"
+    };
+    println!(
+        "{} {bring} it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
+        plural(c.moves.len(), "move"),
+        c.groups_after,
+        crate::plan::rebalance::cost::dollars((c.groups_now - c.groups_after) as f64 * price)
+    );
+    finish((args, paths), &prepared, &c.moves, ui)
+}
+
+/// Groups hold order-dependent pairs: the moves that separate them come first.
+fn separate(
+    (args, paths): (&PlanOptions<'_>, &ProjectPaths),
+    prepared: &crate::plan::prepared::Prepared,
+    pairs: &[crate::plan::rebalance::separation::OrderDependentPair],
+    moves: &[(String, u32, u32)],
+    ui: Ui,
+) -> Exit {
+    let (count, route) = match pairs.len() {
+        1 => ("1 pair of apps".to_string(), "routes"),
+        n => (format!("{n} pairs of apps"), "route"),
+    };
+    println!(
+        "{count} {route} right only in the order latgen wrote their rules, which the controller does not keep:"
+    );
+    for p in pairs {
+        let [(a, pa), (b, pb)] = &p.apps;
+        println!(
+            "  {}: {a} ({pa}) and {b} ({pb})",
+            prepared.config.group_name(p.group)
+        );
+    }
+    let verb = if args.apply { "recorded" } else { "printed" };
+    let separate = if moves.len() == 1 {
+        "separates"
+    } else {
+        "separate"
+    };
+    println!(
+        "{} {separate} them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
+        plural(moves.len(), "move")
+    );
+    finish((args, paths), prepared, moves, ui)
+}
+
+/// Prints `moves`; with `--apply`, records them in the lock and says how to ship them.
+fn finish(
+    (args, paths): (&PlanOptions<'_>, &ProjectPaths),
+    prepared: &crate::plan::prepared::Prepared,
+    moves: &[(String, u32, u32)],
+    ui: Ui,
+) -> Exit {
+    let name = |n: u32| prepared.config.group_name(n);
+    let env = paths.env_flag();
+    for (app, from, to) in moves {
+        if args.apply {
+            println!("  {app}: {} -> {}", name(*from), name(*to));
+        } else {
+            println!("  latgen move {app} --group {to}{env}");
+        }
+    }
+    if !args.apply {
+        println!(
+            "`latgen plan{env} --apply` records them all in {}; `latgen render{env} --base REV` then ships them in safe steps",
+            lock_name(paths)
+        );
+        return Exit::Success;
+    }
+    let mut lock = prepared.plan.lock.clone();
+    for (app, _, to) in moves {
+        lock.moves.insert(
+            app.clone(),
+            crate::input::lock::Move {
+                to: *to,
+                step: crate::input::lock::MoveStep::AddRules,
+            },
+        );
+    }
+    record(
+        paths,
+        lock,
+        prepared.rollout,
+        "the Lattice side adds the apps to their new groups",
+        ui,
+    )
+}
+
+/// `--apply`: writes `lock` (what the plan records) and says how to ship it; `first` is
+/// what the first safe step does.
+pub(super) fn record(
+    paths: &ProjectPaths,
+    mut lock: crate::input::lock::LockState,
+    rollout: Option<crate::input::lock::Rollout>,
+    first: &str,
+    ui: Ui,
+) -> Exit {
+    // The output has not changed: it is still the step of a rollout the lock records.
+    lock.rollout = rollout;
+    let text = crate::input::lock::serialize(&lock);
+    if let Err(d) = crate::output::write_atomic(&paths.root, &paths.lock, text.as_bytes()) {
+        return ui.fail(d, &Sources::default());
+    }
+    println!(
+        "next: `latgen render{} --base origin/main` writes the first safe step ({first}); ship it, and run it again after each merge until it says the change is complete",
+        paths.env_flag()
+    );
+    Exit::Success
+}
+
+/// The lock as the messages name it: `latgen.lock`, or the environment's.
+fn lock_name(paths: &ProjectPaths) -> String {
+    paths
+        .env_name()
+        .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
+}

@@ -345,7 +345,7 @@ fn stages(project: &Path) -> Stages {
     let render = t.elapsed();
     let t = Instant::now();
     let existing = latgen::output::read_tree(&out).unwrap();
-    let lock = latgen::output::LockFile {
+    let lock = latgen::output::OutsideFile {
         path: &paths.lock,
         text: latgen::input::lock::serialize(&plan.lock),
     };

@@ -15,7 +15,7 @@
 //! | 5 | [`render`] | stage 4: the plan becomes manifests (and the deploy kit), in memory |
 //! | 6 | [`output`] | stage 5: the one module that writes files: the output folder, the lock, the kit, new files |
 //! | 7 | [`pipeline`] | stages 1 to 4 in one call ([`pipeline::prepare`], [`pipeline::build`]), called from `ops` only |
-//! | 8 | [`change`] | between two outputs: the rollout judge, safe steps, what a PR does |
+//! | 8 | [`rollout`] | between two outputs: the rollout judge, safe steps, what a PR does |
 //! | 9 | [`check`] | the PR gate on a built project, and following one request |
 //! | 10 | [`report`] | findings and summaries as JSON, GitHub, SARIF and Markdown |
 //! | 11 | `import` | a live setup's manifests become declarations and lock entries (`latgen import`) |
@@ -27,10 +27,10 @@
 // layer's surface rather than everything a caller can hold.
 #![allow(private_interfaces, private_bounds)]
 
-pub mod change;
 pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod rollout;
 
 /// The test suite (`tests/suite/`) is built into the library's own test binary, so that a
 /// change in `src/` builds one test program for it, and the tests reach the items of every

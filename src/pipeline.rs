@@ -39,7 +39,8 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
         }
     }
     let apps = validate::validate(&loaded, &paths.config, &mut diags);
-    let previews = validate::previews::validate_previews(&loaded, &apps, &paths.config, &mut diags);
+    let previews =
+        validate::preview_files::validate_previews(&loaded, &apps, &paths.config, &mut diags);
     let config_text = loaded.sources.text(&paths.config);
     validate::compat::check(
         &loaded.config,
@@ -65,7 +66,7 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> Run {
             &mut diags,
         );
         plan::services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
-        plan.previews = plan::previews::place(previews, &apps, &loaded.lock, &loaded.config);
+        plan.previews = plan::preview_groups::place(previews, &apps, &loaded.lock, &loaded.config);
         plan.lock.previews = plan.previews.lock_entries();
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,

@@ -6,8 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::routes::{order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules};
-use super::{auth, canary, plugins, previews};
+use super::route_findings::{
+    order_dependence, resolution, route_quotas, shadowing, unnamed_header_rules,
+};
+use super::{access, canary_routes, plugins, preview_expiry};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::manifest::layout::is_kong_file;
@@ -126,10 +128,10 @@ fn network_findings(
             diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
-                diags.extend(canary::canary_findings(net, prepared));
-                diags.extend(previews::preview_findings(prepared));
+                diags.extend(canary_routes::canary_findings(net, prepared));
+                diags.extend(preview_expiry::preview_findings(prepared));
                 let (apps, config) = (&prepared.apps, &prepared.config);
-                diags.extend(auth::auth_findings(net, (apps, config), proven));
+                diags.extend(access::auth_findings(net, (apps, config), proven));
             }
             diags
         },

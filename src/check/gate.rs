@@ -9,14 +9,14 @@ use super::committed::{committed_findings, to_model};
 use super::judged::{judged_as_change, quote_committed};
 use super::rollout::rollout_safety;
 use super::staleness::staleness;
-use super::{environments, names, plugins, rollout, staleness};
-use crate::change::warnings::change_warnings;
+use super::{across_environments, names, plugins, rollout, staleness};
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Sources};
 use crate::input::ProjectPaths;
 use crate::output::{self, manifests};
 use crate::plan::prepared::Prepared;
 use crate::render::{Rendered, Templates};
+use crate::rollout::warnings::change_warnings;
 
 pub(crate) struct CheckOptions<'a> {
     pub paths: ProjectPaths,
@@ -34,7 +34,7 @@ pub(crate) struct CheckOptions<'a> {
     pub also_locks: Vec<PathBuf>,
     /// The routing states the rollout step read on its way to `built` (the base's, the
     /// first step's, the target's), so that they are not read twice.
-    pub states: Option<crate::change::judge::States>,
+    pub states: Option<crate::rollout::judge::States>,
     /// Whether the report carries what `check --env all` compares between environments.
     pub compare: bool,
 }
@@ -46,7 +46,7 @@ pub(crate) struct RolloutStep {
     pub files: BTreeMap<PathBuf, String>,
     pub lock_text: String,
     /// Where the step stands in the rollout.
-    pub progress: crate::change::summary::Progress,
+    pub progress: crate::rollout::summary::Progress,
 }
 
 pub(crate) struct CheckReport {
@@ -55,10 +55,10 @@ pub(crate) struct CheckReport {
     /// A unified diff of stale files (human output shows it after the findings).
     pub diff: String,
     /// What the change does, when it is judged against a base.
-    pub summary: Option<crate::change::summary::PrSummary>,
+    pub summary: Option<crate::rollout::summary::PrSummary>,
     /// What `check --env all` compares with the other environments (an environment's
     /// check whose project builds).
-    pub facts: Option<environments::Facts>,
+    pub facts: Option<across_environments::Facts>,
 }
 
 /// Runs every check on the project as built (`project`, see [`crate::pipeline::Partial`])
@@ -158,13 +158,13 @@ fn pr_summary(
     (prepared, states, at_step): (
         Option<&Prepared>,
         Option<&rollout::ChangeStates>,
-        Option<crate::change::summary::Progress>,
+        Option<crate::rollout::summary::Progress>,
     ),
     transient: &Diagnostics,
-) -> crate::change::summary::PrSummary {
+) -> crate::rollout::summary::PrSummary {
     let mut s = summarize(base, committed, prepared, states, at_step);
     s.transient = transient.iter().map(|d| d.code).collect();
-    s.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::cost::budget_use);
+    s.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::monthly_cost::budget_use);
     s
 }
 
@@ -174,10 +174,10 @@ fn facts_of<D>(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
     rendered: Option<&mut Result<(crate::render::Rendered, D), Diagnostics>>,
-) -> Option<environments::Facts> {
+) -> Option<across_environments::Facts> {
     match (prepared, rendered) {
         (Some(p), Some(Ok((output, _)))) if opts.compare => {
-            environments::Facts::of(&opts.out_dir, p, std::mem::take(&mut output.files))
+            across_environments::Facts::of(&opts.out_dir, p, std::mem::take(&mut output.files))
         }
         _ => None,
     }
@@ -202,8 +202,8 @@ fn summarize(
     committed: &BTreeMap<PathBuf, String>,
     prepared: Option<&Prepared>,
     states: Option<&rollout::ChangeStates>,
-    at_step: Option<crate::change::summary::Progress>,
-) -> crate::change::summary::PrSummary {
+    at_step: Option<crate::rollout::summary::Progress>,
+) -> crate::rollout::summary::PrSummary {
     let price = prepared.map_or_else(
         || {
             crate::input::config::Config::default()
@@ -214,14 +214,14 @@ fn summarize(
     );
     let apps = prepared.map_or(&[][..], |p| &p.apps[..]);
     match states {
-        Some(s) => crate::change::summary::summarize_states(
+        Some(s) => crate::rollout::summary::summarize_states(
             base,
             committed,
             (&s.base, &s.head),
             (price, apps),
             at_step,
         ),
-        None => crate::change::summary::summarize(base, committed, (price, apps), at_step),
+        None => crate::rollout::summary::summarize(base, committed, (price, apps), at_step),
     }
 }
 
@@ -238,7 +238,7 @@ fn project_findings(
     let mut diags = Diagnostics::new();
     diags.extend(names::findings(prepared, trees, opts, sources));
     let config = prepared.map(|p| &p.config);
-    diags.extend(crate::render::deploy::findings(
+    diags.extend(crate::render::deploy_kit::findings(
         &opts.paths,
         &opts.out_dir,
         config,
@@ -256,7 +256,7 @@ fn project_findings(
     ));
     // Where latgen writes through pending files: beside the lock and the settings, and
     // in the deploy kit's folder.
-    let mut deploy = opts.paths.root.join(crate::render::deploy::FOLDER);
+    let mut deploy = opts.paths.root.join(crate::render::deploy_kit::FOLDER);
     if let Some(env) = opts.paths.env_name() {
         deploy.push(env);
     }
@@ -280,7 +280,7 @@ fn committed_or_left(root: &Path, d: Diagnostic) -> Diagnostic {
     match &d.span {
         Some(span)
             if d.code == Code::InterruptedRender
-                && crate::change::git::tracked(root, &span.file) =>
+                && crate::rollout::git::tracked(root, &span.file) =>
         {
             output::planted_transaction_file(
                 &span.file,
@@ -298,8 +298,8 @@ fn change_states(
     base: Option<&BTreeMap<PathBuf, String>>,
     committed: &BTreeMap<PathBuf, String>,
     rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
-    known: Option<crate::change::judge::States>,
-    at_step: &Option<crate::change::summary::Progress>,
+    known: Option<crate::rollout::judge::States>,
+    at_step: &Option<crate::rollout::summary::Progress>,
 ) -> Option<rollout::ChangeStates> {
     let (Some(base), Some(Ok((out, docs)))) = (base, rendered) else {
         return None;
@@ -317,7 +317,7 @@ fn change_states(
 fn progress(
     opts: &CheckOptions,
     committed: &BTreeMap<PathBuf, String>,
-) -> Option<crate::change::summary::Progress> {
+) -> Option<crate::rollout::summary::Progress> {
     let step = opts.step.as_ref()?;
     let same = committed
         .iter()
@@ -359,7 +359,7 @@ fn change_findings(
         &opts.out_dir,
         created,
     ));
-    diags.extend(crate::change::warnings::open_windows(
+    diags.extend(crate::rollout::warnings::open_windows(
         before,
         after,
         &prepared.config,
@@ -367,7 +367,7 @@ fn change_findings(
     ));
     // A step against a base: a route it rewrites resets the canaries running on it.
     if let Some(base) = base {
-        diags.extend(crate::change::warnings::canary_route_changes(
+        diags.extend(crate::rollout::warnings::canary_route_changes(
             base,
             after,
             &prepared.apps,

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::routes::{shadowing, unnamed_header_rules};
+use super::route_findings::{shadowing, unnamed_header_rules};
 use super::{CheckOptions, rollout};
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Sources};
@@ -19,7 +19,7 @@ pub(super) fn judged_as_change(
     opts: &CheckOptions,
     (states, at_step): (
         Option<&rollout::ChangeStates>,
-        &Option<crate::change::summary::Progress>,
+        &Option<crate::rollout::summary::Progress>,
     ),
     sources: &Sources,
 ) -> (Diagnostics, Diagnostics) {
@@ -48,7 +48,7 @@ fn on_changed_file(diags: Diagnostics, rev: &str, sources: &Sources) -> Diagnost
         .map(|s| s.file.as_path())
         .collect();
     let changed: BTreeSet<PathBuf> = (files.into_iter())
-        .filter(|file| match crate::change::git::read_file_at(file, rev) {
+        .filter(|file| match crate::rollout::git::read_file_at(file, rev) {
             Ok(Some(old)) => sources.text(file) != Some(old.as_str()),
             Ok(None) => true,
             Err(_) => false,

@@ -7,19 +7,19 @@
 //! finding placed where the change shows it (`judged.rs`); `gate.rs` runs them all. Also
 //! following one request through the committed manifests (`trace.rs`, `trace_output.rs`).
 
-pub(crate) mod auth;
-mod canary;
+pub(crate) mod access;
+pub(crate) mod across_environments;
+mod canary_routes;
 mod committed;
-pub(crate) mod environments;
+pub(crate) mod follow;
 mod gate;
 mod judged;
 pub(crate) mod names;
 mod plugins;
-mod previews;
+mod preview_expiry;
 mod rollout;
-mod routes;
+mod route_findings;
 mod staleness;
-pub(crate) mod trace;
 pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};

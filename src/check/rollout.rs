@@ -5,12 +5,13 @@ use std::path::PathBuf;
 
 use super::CheckOptions;
 use super::staleness::same_side;
-use crate::change::judge::{Scope, acceptable};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::manifest::layout::Side;
 use crate::manifest::tree::{Docs, changed_files, state, subtree};
 use crate::render::Rendered;
+use crate::rollout::auth_safety::AuthExpect;
+use crate::rollout::judge::{Scope, acceptable};
 use latgen_sim::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
@@ -36,7 +37,7 @@ pub(super) struct Known {
 impl Known {
     /// The states of `steps` this check judges: `at_step` when the committed tree is the
     /// first step.
-    pub fn of(steps: crate::change::judge::States, at_step: bool) -> Option<Known> {
+    pub fn of(steps: crate::rollout::judge::States, at_step: bool) -> Option<Known> {
         let mut passed = steps.passed.into_iter();
         Some(Known {
             base: passed.next()?,
@@ -136,8 +137,7 @@ pub(super) fn rollout_safety(
             .clone()
     };
     if let Some(probe) = auth {
-        let expect =
-            crate::change::auth::AuthExpect::of(probe, &within.probes, &within.files, (b, r));
+        let expect = AuthExpect::of(probe, &within.probes, &within.files, (b, r));
         for (when, net) in &states {
             if let Some(v) = expect.violation(net) {
                 diags.push(

@@ -8,7 +8,7 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
-use crate::output::{self, ChangeKind, LockFile};
+use crate::output::{self, ChangeKind, OutsideFile};
 use crate::plan::prepared::Prepared;
 use crate::render::Rendered;
 /// Whether two trees hold the same files on one side, compared without copying them.
@@ -57,7 +57,7 @@ pub(super) fn staleness(
             accepted_sides.clear();
         }
     }
-    let lock = LockFile {
+    let lock = OutsideFile {
         path: &opts.paths.lock,
         text: prepared.lock_text(),
     };

@@ -1,12 +1,12 @@
-//! What a trace says ([`super::trace::Trace`]): for people, a line per hop with why each
+//! What a trace says ([`super::follow::Trace`]): for people, a line per hop with why each
 //! route won; or as JSON.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::trace::Trace;
-use crate::input::model::MatchKind;
+use super::follow::Trace;
+use crate::input::app::MatchKind;
 use latgen_sim::routing::{
     BackendRef, Headers, KongClaim, KongRank, KongRoute, LatticeRoute, Outcome, PathRule,
 };

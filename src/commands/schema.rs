@@ -6,8 +6,8 @@ use crate::ops::shell::{Exit, to_stdout};
 pub(crate) struct SchemaArgs {
     /// The input the schema describes: app (a declaration, apps/**/<name>.yaml), config
     /// (the project settings, latgen.yaml) or preview (previews/<file>.yaml).
-    #[arg(value_enum, default_value_t = crate::input::schema::Kind::App, hide_possible_values = true)]
-    pub kind: crate::input::schema::Kind,
+    #[arg(value_enum, default_value_t = crate::input::json_schemas::Kind::App, hide_possible_values = true)]
+    pub kind: crate::input::json_schemas::Kind,
 }
 
 pub(crate) fn run(args: &SchemaArgs) -> Exit {

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::read::Object;
+use crate::input::app::MatchKind;
 use crate::input::config::{Config, GatewayRef};
-use crate::input::model::MatchKind;
 
 /// A refusal: what cannot be expressed, and what to do.
 pub(crate) type Refusal = (String, String);

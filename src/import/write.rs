@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::ImportedApp;
-use crate::input::model::MatchKind;
+use crate::input::app::MatchKind;
 
 /// A scalar as YAML reads it back: plain when it is a safe word or path, else quoted.
 fn scalar(s: &str) -> String {

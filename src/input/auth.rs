@@ -1,6 +1,6 @@
 //! Who may call an app: the `auth:` section of `latgen.yaml` and the `callers:` of an app
 //! declaration. Under `auth.mode: iam`, each Lattice service gets an IAM auth policy that
-//! allows each app's callers on exactly that app's requests (see [`crate::plan::auth`]).
+//! allows each app's callers on exactly that app's requests (see [`crate::plan::policies`]).
 
 use serde::{Deserialize, Serialize};
 

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Sources, Span};
+use crate::input::app::{APP_FIELDS, AppDecl};
 use crate::input::config::Config;
 use crate::input::confine::Project;
 use crate::input::lock::Lock;
-use crate::input::model::{APP_FIELDS, AppDecl};
 
 /// Declarations larger than this are refused: an app declaration is a dozen lines.
 pub(crate) const MAX_DECLARATION_BYTES: u64 = 1024 * 1024;

@@ -10,8 +10,8 @@ use serde_saphyr::Spanned;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::Pos;
 use crate::input::config::Dispatch;
-use crate::input::model::Pos;
 
 pub(crate) const LOCK_VERSION: u32 = 1;
 

@@ -86,7 +86,7 @@ pub(crate) fn read_previews(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Preview {
     /// The app previewed, by its place in the validated app list.
-    pub app: crate::input::model::AppId,
+    pub app: crate::input::app::AppId,
     pub app_name: String,
     pub name: String,
     /// The app's namespace, where the preview's Service runs.
@@ -98,7 +98,7 @@ pub struct Preview {
     /// The host its Kong route answers on.
     pub host: String,
     pub file: PathBuf,
-    pub name_pos: crate::input::model::Pos,
+    pub name_pos: crate::input::app::Pos,
 }
 
 impl Preview {
@@ -119,8 +119,8 @@ impl Preview {
     }
 
     /// The preview's Lattice target.
-    pub fn backend(&self) -> crate::input::model::Backend {
-        crate::input::model::Backend {
+    pub fn backend(&self) -> crate::input::app::Backend {
+        crate::input::app::Backend {
             namespace: self.namespace.clone(),
             service: self.service.clone(),
             port: self.port,

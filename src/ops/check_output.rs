@@ -34,7 +34,7 @@ pub(super) fn finish_all(
         .iter()
         .filter_map(|(_, r)| r.facts.as_ref())
         .collect();
-    let between = crate::check::environments::between(&facts);
+    let between = crate::check::across_environments::between(&facts);
     // What lies between environments is said at their overlays.
     let mut sources = Sources::default();
     for f in &facts {
@@ -111,7 +111,7 @@ pub(super) fn print_and_exit(deny_warnings: bool, text: String, diags: &Diagnost
 }
 
 /// The findings a rollout step leaves for its later steps, said once (human output).
-fn transient_note(s: &crate::change::summary::PrSummary) -> Option<String> {
+fn transient_note(s: &crate::rollout::summary::PrSummary) -> Option<String> {
     let p = s.progress.as_ref()?;
     (!s.transient.is_empty()).then(|| {
         format!(

@@ -97,14 +97,14 @@ fn check_env(
             };
             let committed = crate::output::read_tree(&out);
             let now = committed.as_ref().ok();
-            let base = crate::change::git::base_tree(
+            let base = crate::rollout::git::base_tree(
                 &paths.root,
                 Some(rev),
                 &out,
                 now.unwrap_or(&Default::default()),
             );
             let shipped = match &base {
-                Ok(Some((rev, _))) => crate::change::steps::shipped(&paths.lock, rev),
+                Ok(Some((rev, _))) => crate::rollout::steps::shipped(&paths.lock, rev),
                 _ => None,
             };
             (base, Some(committed), shipped)
@@ -198,9 +198,9 @@ fn rollout_step(
     shipped: Option<crate::input::lock::Rollout>,
 ) -> Option<(
     crate::check::RolloutStep,
-    Option<(crate::pipeline::Built, crate::change::judge::States)>,
+    Option<(crate::pipeline::Built, crate::rollout::judge::States)>,
 )> {
-    let step = crate::change::steps::next_step(built.ok()?, templates, base, shipped).ok()?;
+    let step = crate::rollout::steps::next_step(built.ok()?, templates, base, shipped).ok()?;
     // After the merge, the base is the merged commit: `auto` (the merge base with the
     // default branch) names it from any branch made from there; `rev` as given (`HEAD~1`)
     // would name this step's base again.
@@ -209,7 +209,7 @@ fn rollout_step(
     // would build the project as the step did.
     let built = (step.built.no_move_finished()).then_some((step.built, step.states));
     let step = crate::check::RolloutStep {
-        progress: crate::change::summary::Progress {
+        progress: crate::rollout::summary::Progress {
             step: step.progress.step as usize,
             of: step.progress.of as usize,
             next,

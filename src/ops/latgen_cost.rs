@@ -4,7 +4,7 @@
 use super::shell::{Exit, Ui};
 use crate::diag::Diagnostic;
 use crate::input::ProjectPaths;
-use crate::plan::rebalance::cost::{Cost, dollars};
+use crate::plan::rebalance::monthly_cost::{Cost, dollars};
 use crate::report::plural;
 
 /// A value of `--format`.
@@ -24,8 +24,8 @@ fn cost_env(format: CostFormat, paths: &ProjectPaths, ui: Ui) -> Exit {
     let Some(prepared) = super::project::prepare(paths, ui) else {
         return Exit::Error;
     };
-    let c = crate::plan::rebalance::cost::cost(&prepared);
-    let budgets = crate::plan::rebalance::cost::budget_use(&prepared);
+    let c = crate::plan::rebalance::monthly_cost::cost(&prepared);
+    let budgets = crate::plan::rebalance::monthly_cost::budget_use(&prepared);
     match format {
         CostFormat::Table => print!("{}{}", table(&c), budget_bars(&budgets)),
         CostFormat::Json => {
@@ -62,8 +62,8 @@ fn cost_env(format: CostFormat, paths: &ProjectPaths, ui: Ui) -> Exit {
 
 /// Each shared group's declared load against its throughput budget, as a bar, fullest
 /// first.
-fn budget_bars(budgets: &[crate::plan::rebalance::cost::BudgetUse]) -> String {
-    use crate::plan::rebalance::cost::grouped;
+fn budget_bars(budgets: &[crate::plan::rebalance::monthly_cost::BudgetUse]) -> String {
+    use crate::plan::rebalance::monthly_cost::grouped;
     if budgets.is_empty() {
         return String::new();
     }

@@ -1,4 +1,4 @@
-//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::render::deploy`])
+//! `latgen deploy`: the shared stages in memory, then the deploy kit ([`crate::render::deploy_kit`])
 //! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
 //! is stale); and the kit a render refreshes beside the output it writes.
 
@@ -10,7 +10,7 @@ use crate::diag::{Diagnostic, Sources, Span};
 use crate::input::ProjectPaths;
 use crate::manifest::layout::Side;
 use crate::output::{Change, ChangeKind};
-use crate::render::deploy;
+use crate::render::deploy_kit;
 
 /// What `latgen deploy` is asked to do.
 pub(crate) struct DeployOptions<'a> {
@@ -53,10 +53,10 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
         .help("add `deploy:` with repoURL, latticeCluster and kongCluster (the section `latgen init` writes)");
         return ui.fail(d, &built.sources);
     };
-    let root = deploy::project_root(&paths);
+    let root = deploy_kit::project_root(&paths);
     let out = paths.output.clone();
-    let out_rel = deploy::output_in_project(&root, &out);
-    let kit = deploy::kit(settings, config, &built.output, &out_rel);
+    let out_rel = deploy_kit::output_in_project(&root, &out);
+    let kit = deploy_kit::kit(settings, config, &built.output, &out_rel);
     let changes = changes(&root, kit);
     if args.check {
         return stale(&changes);
@@ -72,7 +72,7 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
     }
     // What is still to do before the first sync: `check` fails on it, here it is a note.
     let mut left = crate::diag::Diagnostics::new();
-    for mut d in deploy::placeholders(config, &paths.config, &built.sources)
+    for mut d in deploy_kit::placeholders(config, &paths.config, &built.sources)
         .iter()
         .cloned()
     {
@@ -82,9 +82,9 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
     ui.report(&left, &built.sources);
     if changes.is_empty() {
         let folder = if root == std::path::Path::new(".") {
-            deploy::folder(config)
+            deploy_kit::folder(config)
         } else {
-            root.join(deploy::folder(config))
+            root.join(deploy_kit::folder(config))
         };
         eprintln!("up to date: {}/", folder.display());
     }
@@ -92,7 +92,7 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
 }
 
 /// The deploy kit as it fits the output this run leaves on disk (see
-/// [`deploy::kit_to_refresh`]; empty for a project without one). With `--only`, the
+/// [`deploy_kit::kit_to_refresh`]; empty for a project without one). With `--only`, the
 /// other side stays as it is on disk, and so does the part of the kit that follows from
 /// it: an AppProject that dropped the namespaces of a side not yet shipped would stop Argo
 /// CD from syncing (or pruning) what that side still has there.
@@ -108,7 +108,7 @@ pub(crate) fn kit_for_render(
         return Vec::new();
     }
     let Some(side) = only else {
-        return deploy::kit_to_refresh(paths, out, config, all);
+        return deploy_kit::kit_to_refresh(paths, out, config, all);
     };
     let files = (all.files.iter().filter(|(p, _)| p.starts_with(side.dir())))
         .chain(existing.iter().filter(|(p, text)| {
@@ -120,7 +120,7 @@ pub(crate) fn kit_for_render(
         files,
         not_stored: Vec::new(),
     };
-    deploy::kit_to_refresh(paths, out, config, &on_disk)
+    deploy_kit::kit_to_refresh(paths, out, config, &on_disk)
 }
 
 /// The kit's files that differ from what is on disk, by path from the current folder.

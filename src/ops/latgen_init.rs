@@ -69,12 +69,12 @@ fn files(args: &InitOptions<'_>) -> Vec<(&'static str, String)> {
             include_str!("../../scaffold/apps/example.yaml").to_string(),
         ),
         (
-            crate::input::schema::Kind::App.file(),
-            crate::input::schema::Kind::App.text(),
+            crate::input::json_schemas::Kind::App.file(),
+            crate::input::json_schemas::Kind::App.text(),
         ),
         (
-            crate::input::schema::Kind::Config.file(),
-            crate::input::schema::Kind::Config.text(),
+            crate::input::json_schemas::Kind::Config.file(),
+            crate::input::json_schemas::Kind::Config.text(),
         ),
         (
             ".github/workflows/latgen.yml",
@@ -86,8 +86,8 @@ fn files(args: &InitOptions<'_>) -> Vec<(&'static str, String)> {
 /// Writes the new project.
 pub(crate) fn run(args: &InitOptions<'_>, ui: Ui) -> Exit {
     let files = files(args);
-    let kit_files =
-        crate::render::deploy::FILES.map(|f| Path::new(crate::render::deploy::FOLDER).join(f));
+    let kit_files = crate::render::deploy_kit::FILES
+        .map(|f| Path::new(crate::render::deploy_kit::FOLDER).join(f));
     // Refuse before writing anything, so that a refused init changes nothing.
     let existing: Vec<String> = files
         .iter()
@@ -221,7 +221,7 @@ fn write_kit(dir: &Path, added: &mut Additions) -> Result<(), Diagnostic> {
         return Ok(());
     };
     for (rel, text) in
-        crate::render::deploy::kit(settings, config, &built.output, Path::new("generated"))
+        crate::render::deploy_kit::kit(settings, config, &built.output, Path::new("generated"))
     {
         create(added, &dir.join(rel), &text)?;
     }

@@ -94,7 +94,7 @@ fn unshipped(args: &MoveOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Option<Exi
         );
         return Some(Exit::Found);
     }
-    let base = match crate::change::git::base_tree(&paths.root, args.base, &out, &here) {
+    let base = match crate::rollout::git::base_tree(&paths.root, args.base, &out, &here) {
         Ok(b) => b,
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };

@@ -2,7 +2,7 @@
 //! rules depend on their order (when a group holds such a pair), else the fewest moves that
 //! bring the number of shared groups down; printed, or with `--apply` recorded in the lock
 //! for `render --base` to ship. A project with adopted apps is consolidated first
-//! ([`super::plan_consolidate`]); `--observed` judges the plan by observed load instead
+//! (`consolidate`); `--observed` judges the plan by observed load instead
 //! ([`super::plan_observed`]).
 
 use std::path::Path;
@@ -10,6 +10,8 @@ use std::path::Path;
 use super::shell::{Exit, Ui};
 use crate::diag::{Diagnostic, Sources};
 use crate::input::ProjectPaths;
+use crate::plan::rebalance::consolidation::Consolidation;
+use crate::plan::rebalance::monthly_cost::{HOURS_PER_MONTH, dollars};
 use crate::report::plural;
 
 /// What `latgen plan` is asked to do.
@@ -56,14 +58,14 @@ fn plan_env(args: &PlanOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Exit {
     // Adopted apps are consolidated first: the groups they make are what later moves
     // would compact.
     if let Some(c) = crate::plan::rebalance::consolidation::consolidation(&prepared) {
-        return super::plan_consolidate::run((args, paths), &c, ui);
+        return consolidate((args, paths), &c, ui);
     }
     let c = match crate::plan::rebalance::compaction::compaction(&prepared) {
         Ok(c) => c,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let price =
-        prepared.config.pricing.service_hour_usd * crate::plan::rebalance::cost::HOURS_PER_MONTH;
+    let price = prepared.config.pricing.service_hour_usd
+        * crate::plan::rebalance::monthly_cost::HOURS_PER_MONTH;
     // Under header dispatch every app is in a group, host-routed ones too.
     let grouped = if prepared.config.header_dispatch() {
         "the apps"
@@ -101,7 +103,9 @@ fn plan_env(args: &PlanOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Exit {
         "{} {bring} it to {}, saving {}/month ({verb}; nothing changes until they are shipped):",
         plural(c.moves.len(), "move"),
         c.groups_after,
-        crate::plan::rebalance::cost::dollars((c.groups_now - c.groups_after) as f64 * price)
+        crate::plan::rebalance::monthly_cost::dollars(
+            (c.groups_now - c.groups_after) as f64 * price
+        )
     );
     finish((args, paths), &prepared, &c.moves, ui)
 }
@@ -210,4 +214,48 @@ fn lock_name(paths: &ProjectPaths) -> String {
     paths
         .env_name()
         .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
+}
+
+/// `latgen plan` on a project with adopted apps (`latgen import`): the consolidation, what
+/// it saves, and with `--apply` the lock that records it.
+fn consolidate(
+    (args, paths): (&PlanOptions<'_>, &ProjectPaths),
+    c: &Consolidation,
+    ui: Ui,
+) -> Exit {
+    let price = c.after.config.pricing.service_hour_usd * HOURS_PER_MONTH;
+    let cost = |n: usize| dollars(n as f64 * price);
+    let groups = c.after.plan.groups.len();
+    let bound = crate::plan::rebalance::compaction::compaction(&c.after)
+        .map(|b| format!("{} (lower bound: {})", b.lower_bound, b.bound_by))
+        .unwrap_or_else(|_| "?".into());
+    println!(
+        "{} still on the route they had before latgen (latgen.lock `adopted:`)",
+        plural(c.apps.len(), "path-routed app")
+    );
+    println!(
+        "consolidated: {} shared groups (the fewest they fit in: {bound})",
+        groups
+    );
+    println!(
+        "Lattice services {} -> {}, {}/month -> {}/month (saving {}/month)",
+        c.services_before,
+        c.services_after,
+        cost(c.services_before),
+        cost(c.services_after),
+        cost(c.services_before.saturating_sub(c.services_after)),
+    );
+    if !args.apply {
+        println!(
+            "`latgen plan --apply` records it in latgen.lock; `latgen render --base REV` then ships it in three PRs for all the apps: the groups (Lattice side), Kong's switch to them, the old routes' removal"
+        );
+        return Exit::Success;
+    }
+    super::latgen_plan::record(
+        paths,
+        c.lock().clone(),
+        c.after.rollout,
+        "the groups, beside the routes the apps have",
+        ui,
+    )
 }

@@ -10,7 +10,7 @@ use super::shell::{Exit, Ui};
 use crate::diag::{Diagnostic, Sources};
 use crate::input::ProjectPaths;
 use crate::manifest::layout::Side;
-use crate::output::{self, Change, ChangeKind, LockFile};
+use crate::output::{self, Change, ChangeKind, OutsideFile};
 use crate::report::plural;
 
 /// What `latgen render` is asked to do.
@@ -138,11 +138,11 @@ fn write_built(
     } = built;
     let rendered_files = all.files.keys().filter(|p| keep(p)).count();
     let kit = super::latgen_deploy::kit_for_render(paths, &prepared.config, &all, &existing, only);
-    let outside = std::iter::once(LockFile {
+    let outside = std::iter::once(OutsideFile {
         path: &paths.lock,
         text: prepared.lock_text(),
     })
-    .chain(kit.iter().map(|(path, text)| LockFile {
+    .chain(kit.iter().map(|(path, text)| OutsideFile {
         path,
         text: text.clone(),
     }));
@@ -187,14 +187,14 @@ fn notes(
         &built.prepared.apps[..],
         crate::diag::codes::Severity::Warning,
     );
-    notes.extend(crate::change::warnings::change_warnings(
+    notes.extend(crate::rollout::warnings::change_warnings(
         existing,
         &built.output.files,
         quota,
         out,
         created,
     ));
-    notes.extend(crate::change::warnings::open_windows(
+    notes.extend(crate::rollout::warnings::open_windows(
         existing,
         &built.output.files,
         &built.prepared.config,

@@ -1,18 +1,18 @@
 //! `latgen render --base REV`: the shared stages with every move finished, then the next
-//! safe step of the change from REV ([`crate::change::steps`]), written through the output
+//! safe step of the change from REV ([`crate::rollout::steps`]), written through the output
 //! stage, and what the PR holds and what to run once it is live.
 
 use std::borrow::Cow;
 
 use super::shell::{Exit, Ui};
-use crate::change::steps::{NextStep, Stuck};
-use crate::change::summary::{FileCounts, PrSummary};
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
 use crate::input::ProjectPaths;
-use crate::output::{self, LockFile};
+use crate::output::{self, OutsideFile};
 use crate::render::Rendered;
 use crate::report::plural;
+use crate::rollout::steps::{NextStep, Stuck};
+use crate::rollout::summary::{FileCounts, PrSummary};
 
 /// What `render --base` is asked to do, from the `render` arguments.
 pub(crate) struct BaseOptions<'a> {
@@ -36,15 +36,19 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) =
-        match crate::change::git::base_tree(&paths.root, Some(rev), out_dir, &Default::default()) {
-            Ok(Some((resolved, b))) => (
-                output::manifests(&b).into_owned(),
-                crate::change::steps::shipped(&paths.lock, &resolved),
-            ),
-            Ok(None) => Default::default(),
-            Err(d) => return ui.fail(d, &Sources::default()),
-        };
+    let (base, shipped) = match crate::rollout::git::base_tree(
+        &paths.root,
+        Some(rev),
+        out_dir,
+        &Default::default(),
+    ) {
+        Ok(Some((resolved, b))) => (
+            output::manifests(&b).into_owned(),
+            crate::rollout::steps::shipped(&paths.lock, &resolved),
+        ),
+        Ok(None) => Default::default(),
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let built = match crate::pipeline::build_final(paths, &templates) {
         Ok(b) => b,
         Err(f) => {
@@ -52,7 +56,7 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
             return Exit::Error;
         }
     };
-    let step = match crate::change::steps::next_step(built, &templates, &base, shipped) {
+    let step = match crate::rollout::steps::next_step(built, &templates, &base, shipped) {
         Ok(s) => s,
         Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),
     };
@@ -61,7 +65,7 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),
     };
-    let lock = LockFile {
+    let lock = OutsideFile {
         path: &paths.lock,
         text: step.lock_text.clone(),
     };
@@ -91,7 +95,7 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     }
     let price = step.built.prepared.config.pricing.service_hour_usd;
     let apps = &step.built.prepared.apps;
-    let summary = crate::change::summary::summarize(&base, &step.files, (price, apps), None);
+    let summary = crate::rollout::summary::summarize(&base, &step.files, (price, apps), None);
     eprint!("{}", describe(&step, &summary, rev));
     Exit::Success
 }
@@ -150,7 +154,7 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
     // What is billed while this step is live: a consolidation pays for the old routes and
     // the new groups together until its last step.
     if s.services_before != s.services_after {
-        let dollars = crate::plan::rebalance::cost::dollars;
+        let dollars = crate::plan::rebalance::monthly_cost::dollars;
         out.push_str(&format!(
             "  Lattice services {} -> {} while this step is live ({}/month -> {}/month)\n",
             s.services_before,

@@ -78,13 +78,13 @@ fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
     let out = paths.output.clone();
     let env = paths.env_flag();
     let (resolved, base) =
-        match crate::change::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
+        match crate::rollout::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
             Ok(Some(b)) => b,
             Ok(None) => return Exit::Success,
             Err(d) => return ui.fail(d, &Sources::default()),
         };
     let base = crate::output::manifests(&base).into_owned();
-    let shipped = crate::change::steps::shipped(&paths.lock, &resolved);
+    let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
     let built = match crate::pipeline::build_final(paths, &templates) {
         Ok(b) => b,
         Err(f) => {
@@ -92,7 +92,7 @@ fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
             return Exit::Error;
         }
     };
-    match crate::change::steps::next_step(built, &templates, &base, shipped) {
+    match crate::rollout::steps::next_step(built, &templates, &base, shipped) {
         Ok(step) if step.remaining == 0 => {
             println!("rollout: none; {rev} holds what `latgen render` writes");
             Exit::Success
@@ -106,7 +106,7 @@ fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
             );
             Exit::Success
         }
-        Err(crate::change::steps::Stuck { .. }) => {
+        Err(crate::rollout::steps::Stuck { .. }) => {
             println!(
                 "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why"
             );

@@ -1,11 +1,11 @@
 //! `latgen trace`: the output stage's reading of the committed manifests, then one request
-//! followed through them ([`crate::check::trace`]). Exit 0 when the request reaches a backend, 1
+//! followed through them ([`crate::check::follow`]). Exit 0 when the request reaches a backend, 1
 //! when it does not, 2 on a usage or input error.
 
 use std::path::{Path, PathBuf};
 
 use super::shell::{Exit, Ui};
-use crate::check::trace::{parse_request, read_network, trace};
+use crate::check::follow::{parse_request, read_network, trace};
 use crate::check::trace_output::{human, to_json};
 use crate::diag::Sources;
 
@@ -86,7 +86,7 @@ fn caller(args: &TraceOptions<'_>) -> Result<Option<latgen_sim::iam::Identity>, 
         vpcs: args.from_vpc.iter().map(|s| s.to_string()).collect(),
         methods: vec![args.method.to_string()],
     };
-    if let Some((problem, _)) = crate::validate::auth::caller_problems(&c, None)
+    if let Some((problem, _)) = crate::validate::principals::caller_problems(&c, None)
         .into_iter()
         .next()
     {

@@ -7,7 +7,7 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Sources};
 use crate::plan::observed::{GroupLoad, Observation};
 use crate::plan::prepared::Prepared;
-use crate::plan::rebalance::cost::grouped;
+use crate::plan::rebalance::monthly_cost::grouped;
 use crate::report::{bar, plural};
 
 use super::shell::{Exit, Ui};

@@ -6,9 +6,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::input::app::App;
 use crate::input::config::Config;
 use crate::input::confine::Project;
-use crate::input::model::App;
 use latgen_sim::routing::LatticeRoute;
 
 /// The Lattice routes of an output folder, each read the first time a group is asked about.

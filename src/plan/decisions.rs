@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::input::app::{App, AppId};
 use crate::input::lock::LockState;
-use crate::input::model::{App, AppId};
-use crate::plan::{NoRoom, Rule, lattice_service, previews};
+use crate::plan::{NoRoom, Rule, lattice_service, preview_groups};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Group {
@@ -42,7 +42,7 @@ pub struct Plan {
     /// Locked apps that no longer fit the group the lock gives them, placed anew.
     pub outgrown: Vec<Outgrown>,
     /// The previews and their preview groups.
-    pub previews: previews::Previews,
+    pub previews: preview_groups::Previews,
     /// What was decided for each Lattice service: the groups' (in number order), then the
     /// host-routed apps' (see [`lattice_service`]).
     pub services: Vec<lattice_service::LatticeService>,

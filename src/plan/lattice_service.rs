@@ -6,10 +6,10 @@
 
 use rayon::prelude::*;
 
+use crate::input::app::{App, AppId};
 use crate::input::config::Config;
 use crate::input::lock::{NamedBy, ServiceName};
-use crate::input::model::{App, AppId};
-use crate::plan::{Group, Plan, Rule, app_rules, auth, services};
+use crate::plan::{Group, Plan, Rule, app_rules, policies};
 
 pub(crate) use latgen_sim::platform::OVERRIDE_ANNOTATION;
 
@@ -61,7 +61,7 @@ pub(crate) struct Policy {
 impl Policy {
     /// The policy document, a statement a line.
     pub fn text(&self) -> String {
-        auth::policy(&self.statements)
+        policies::policy(&self.statements)
     }
 }
 
@@ -143,13 +143,13 @@ pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
             let app = &apps[d.app];
             let (route, namespace, _) = app.own_route();
             LatticeService {
-                name: services::effective(plan_now, route, namespace),
+                name: effective(plan_now, route, namespace),
                 route: route.to_string(),
                 namespace: namespace.to_string(),
                 owner: Owner::App(d.app),
                 rules: planned(plan_now.rules_of(d.app), false),
                 policy: auth.then(|| Policy {
-                    statements: auth::app_statements(app, config, None),
+                    statements: policies::app_statements(app, config, None),
                 }),
                 monitored: vec![d.app],
             }
@@ -170,11 +170,11 @@ fn group_service(
     let namespace = &config.lattice.namespace;
     let statements = || {
         (g.members())
-            .flat_map(|id| auth::app_statements(&apps[id], config, header))
+            .flat_map(|id| policies::app_statements(&apps[id], config, header))
             .collect()
     };
     LatticeService {
-        name: services::effective(plan, &route, namespace),
+        name: effective(plan, &route, namespace),
         namespace: namespace.clone(),
         owner: Owner::Group(g.number),
         rules: planned(&g.rules, header.is_some()),
@@ -189,9 +189,23 @@ fn group_service(
 /// Names each recorded service as the plan's lock now says (see [`services::assign`]).
 pub(crate) fn rename(plan: &mut Plan) {
     let names: Vec<ServiceName> = (plan.services.iter())
-        .map(|s| services::effective(plan, &s.route, &s.namespace))
+        .map(|s| effective(plan, &s.route, &s.namespace))
         .collect();
     for (s, name) in plan.services.iter_mut().zip(names) {
         s.name = name;
     }
+}
+
+/// The name a route's Lattice service has: the one the lock records, else the one the
+/// controller derives from the route's name and namespace.
+pub(crate) fn effective(plan: &Plan, route: &str, namespace: &str) -> ServiceName {
+    plan.lock
+        .services
+        .as_ref()
+        .and_then(|s| s.get(route))
+        .cloned()
+        .unwrap_or_else(|| ServiceName {
+            name: latgen_sim::platform::lattice_service_name(route, namespace),
+            set: NamedBy::Controller,
+        })
 }

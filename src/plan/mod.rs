@@ -10,7 +10,6 @@
 //! - [`placement`]: where a batch of new apps goes; [`rebalance`]: `move`, compaction, cost;
 //!   [`observed`]: placement by observed traffic; [`prepared`]: a project through this stage.
 
-pub(crate) mod auth;
 mod decisions;
 pub(crate) mod lattice_service;
 mod no_room;
@@ -18,8 +17,9 @@ pub(crate) mod observed;
 mod passes;
 pub(crate) mod placement;
 mod planner;
+pub(crate) mod policies;
 pub(crate) mod prepared;
-pub(crate) mod previews;
+pub(crate) mod preview_groups;
 pub(crate) mod rebalance;
 mod rules;
 pub mod services;

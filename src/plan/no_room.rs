@@ -2,8 +2,8 @@
 //! and code.
 
 use crate::diag::codes::Code;
+use crate::input::app::{App, AppId};
 use crate::input::config::Config;
-use crate::input::model::{App, AppId};
 
 /// Where a placement that failed came from.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::model::{App, AppId};
+use crate::input::app::{App, AppId};
 use crate::plan::prepared::Prepared;
 
 /// An observed file larger than this is refused: 100,000 apps' series fit in about 10 MiB.
@@ -74,7 +74,7 @@ impl Folded {
             if rate.is_finite() && rate > MAX_RATE {
                 return Err(format!(
                     "`{value}` (app `{app}`) is over {} requests per second, more than any app serves: is the query a `rate()`, summed by app?",
-                    crate::plan::rebalance::cost::grouped(MAX_RATE as u64)
+                    crate::plan::rebalance::monthly_cost::grouped(MAX_RATE as u64)
                 ));
             }
             // NaN (no traffic in the window) and negative rates say nothing of a peak.
@@ -305,7 +305,7 @@ pub(crate) fn observe(prepared: &Prepared, peaks: &BTreeMap<String, f64>) -> Obs
                 format!(
                     "app `{}` ran at {} rps, more than a Lattice service's whole budget of {budget} rps (throughput.rpsPerService): no group can carry it",
                     app.name,
-                    crate::plan::rebalance::cost::grouped(s.observed.ceil() as u64)
+                    crate::plan::rebalance::monthly_cost::grouped(s.observed.ceil() as u64)
                 ),
             )
             .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))

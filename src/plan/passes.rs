@@ -17,16 +17,16 @@ use std::path::Path;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{App, AppId, Pos};
 use crate::input::config::Config;
 use crate::input::lock::{Lock, Move, MoveStep};
-use crate::input::model::{App, AppId, Pos};
 use crate::input::quotas::Quotas;
 use crate::plan::no_room::Origin;
 use crate::plan::planner::{Overlaps, Planner};
 use crate::plan::rules::{header_rule, rules_of, sort_rules};
 use crate::plan::{
-    Dedicated, Group, NoPrevious, NoRoom, Outgrown, Plan, Previous, Rule, auth, in_groups,
-    lattice_service, placement, rules_needed,
+    Dedicated, Group, NoPrevious, NoRoom, Outgrown, Plan, Previous, Rule, in_groups,
+    lattice_service, placement, policies, rules_needed,
 };
 
 /// The message and help for group `number`, which is not in use and is not `next`, the
@@ -166,7 +166,7 @@ fn check_own_policy(
     if !config.auth.is_on() {
         return true;
     }
-    let bytes = auth::policy_bytes(auth::app_bytes(app, config, header));
+    let bytes = policies::policy_bytes(policies::app_bytes(app, config, header));
     if Quotas::policy_fits(bytes) {
         return true;
     }
@@ -176,7 +176,7 @@ fn check_own_policy(
             format!(
                 "the auth policy that lets app `{}`'s callers in takes {bytes} bytes on its own; a Lattice auth policy takes at most {}",
                 app.name,
-                auth::POLICY_MAX_BYTES
+                policies::POLICY_MAX_BYTES
             ),
         )
         .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))

@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::input::app::{App, AppId, Backend, MatchKind, PathMatch};
 use crate::input::config::Config;
-use crate::input::model::{App, AppId, Backend, MatchKind, PathMatch};
 use crate::input::quotas::Quotas;
-use crate::plan::{NoRoom, Plan, auth, placement, rules_needed};
+use crate::plan::{NoRoom, Plan, placement, policies, rules_needed};
 use latgen_sim::platform;
 
 /// What a group holds so far, kept so that "does this app fit?" costs no scan of its rules.
@@ -100,10 +100,10 @@ impl<'a> Planner<'a> {
             }
         }
         if let Some(&need) = self.auth_bytes.get(id.index()) {
-            let cap = auth::POLICY_MAX_BYTES;
-            if !Quotas::policy_fits(auth::policy_bytes(g.policy_bytes + need)) {
+            let cap = policies::POLICY_MAX_BYTES;
+            if !Quotas::policy_fits(policies::policy_bytes(g.policy_bytes + need)) {
                 return Err(NoRoom::AuthPolicy {
-                    have: auth::policy_bytes(g.policy_bytes),
+                    have: policies::policy_bytes(g.policy_bytes),
                     need,
                     cap,
                 });
@@ -277,7 +277,7 @@ fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
         .header_dispatch()
         .then_some(config.lattice.dispatch_header.as_str());
     (apps.par_iter())
-        .map(|app| auth::app_bytes(app, config, header))
+        .map(|app| policies::app_bytes(app, config, header))
         .collect()
 }
 

@@ -1,9 +1,9 @@
 //! A project through the first three stages: its settings, its apps and their plan, with
 //! what the lock says of the rollout in flight. Every command after the plan starts from it.
 
+use crate::input::app::App;
 use crate::input::config::Config;
 use crate::input::lock;
-use crate::input::model::App;
 use crate::plan::Plan;
 
 /// A project loaded, validated and planned.

@@ -1,8 +1,8 @@
 //! A route's rules: one per path of an app, or one per app in a group that dispatches on
 //! the header Kong sets, in the order Lattice evaluates them; and which apps share groups.
 
+use crate::input::app::{App, AppId, MatchKind};
 use crate::input::config::Config;
-use crate::input::model::{App, AppId, MatchKind};
 
 /// A Lattice rule: a path match, and the app it sends requests to.
 #[derive(Debug, Clone, PartialEq, Eq)]

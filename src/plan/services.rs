@@ -12,26 +12,12 @@ use std::path::Path;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::App;
 use crate::input::config::{Config, PLACEHOLDER};
 use crate::input::lock::{Lock, NamedBy, ServiceName};
-use crate::input::model::App;
 use crate::plan::Plan;
 use crate::plan::lattice_service::{self, LatticeService, Owner};
 use latgen_sim::platform;
-
-/// The name a route's Lattice service has: the one the lock records, else the one the
-/// controller derives from the route's name and namespace.
-pub(crate) fn effective(plan: &Plan, route: &str, namespace: &str) -> ServiceName {
-    plan.lock
-        .services
-        .as_ref()
-        .and_then(|s| s.get(route))
-        .cloned()
-        .unwrap_or_else(|| ServiceName {
-            name: platform::lattice_service_name(route, namespace),
-            set: NamedBy::Controller,
-        })
-}
 
 /// The prefix to name new services with: set, not the placeholder, and valid.
 fn usable_prefix(config: &Config) -> Option<&str> {

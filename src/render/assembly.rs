@@ -6,12 +6,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::jobs::{Docs, Expect, Job, Kind, RenderedObject, Renderer, render_job};
-use super::kong_side::kong_target;
 use super::objects::{BackendCtx, GatewayCtx, KustomizationCtx, Object, RuleCtx};
 use super::templates::Templates;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::input::app::{App, AppId};
 use crate::input::config::Config;
-use crate::input::model::{App, AppId};
 use crate::manifest::layout::Side;
 use crate::plan::{Plan, Rule};
 use latgen_sim::routing::Doc;
@@ -248,4 +247,17 @@ pub(super) fn kustomization(
         },
     };
     render_job(templates, job, false).map(|r| r.body)
+}
+
+/// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host
+/// for a host-routed app (in a group only under header dispatch). An app with no group yet
+/// has none, and no Kong side.
+pub(super) fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
+    match t.plan.serving_group(id) {
+        Some(n) => Some(t.config.group_domain(n)),
+        // Its own route's domain: the adopted route's, or its host.
+        None => Some(app.own_route().2)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string),
+    }
 }

@@ -9,8 +9,8 @@ use super::jobs::{Expect, Job, Kind, render_job};
 use super::objects::{
     AuthPolicyCtx, BackendCtx, GatewayCtx, GroupRoute, HeaderCtx, Object, RuleCtx,
 };
+use crate::input::app::{App, MatchKind};
 use crate::input::config::Config;
-use crate::input::model::{App, MatchKind};
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::Side;
 use crate::manifest::tree::{Keep, Versions};

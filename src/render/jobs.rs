@@ -6,56 +6,11 @@ use std::path::PathBuf;
 
 use super::objects::Object;
 use super::readback::{CheckedFile, ReadOptions, checked_file, with_header};
+pub(super) use super::readback::{Expect, Kind, file_name};
 use super::templates::{Templates, template_error};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::manifest::layout::Side;
 use latgen_sim::routing::Doc;
-
-/// What a rendered document must be.
-pub(super) struct Expect {
-    pub(super) kind: Kind,
-    pub(super) name: String,
-    pub(super) namespace: Option<String>,
-    /// The Lattice service name the route must carry in the override annotation.
-    pub(super) service_name: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Kind {
-    HttpRoute,
-    Service,
-    ReferenceGrant,
-    TargetGroupPolicy,
-    IamAuthPolicy,
-    Kustomization,
-    PrometheusRule,
-    KongPlugin,
-    AccessLogPolicy,
-}
-
-impl Kind {
-    pub(super) fn api(self) -> (&'static str, &'static str) {
-        match self {
-            Kind::HttpRoute => ("gateway.networking.k8s.io/v1", "HTTPRoute"),
-            Kind::Service => ("v1", "Service"),
-            Kind::ReferenceGrant => ("gateway.networking.k8s.io/v1", "ReferenceGrant"),
-            Kind::TargetGroupPolicy => (
-                "application-networking.k8s.aws/v1alpha1",
-                "TargetGroupPolicy",
-            ),
-            Kind::IamAuthPolicy => ("application-networking.k8s.aws/v1alpha1", "IAMAuthPolicy"),
-            Kind::Kustomization => ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
-            Kind::PrometheusRule => ("monitoring.coreos.com/v1", "PrometheusRule"),
-            Kind::KongPlugin => ("configuration.konghq.com/v1", "KongPlugin"),
-            Kind::AccessLogPolicy => ("application-networking.k8s.aws/v1alpha1", "AccessLogPolicy"),
-        }
-    }
-}
-
-/// File name of an object: `<kind>-<name>.yaml`, lowercase, predictable from the plan.
-pub(super) fn file_name(kind: Kind, name: &str) -> String {
-    format!("{}-{name}.yaml", kind.api().1.to_ascii_lowercase())
-}
 
 /// How to make an object's context; made on the thread that renders it.
 pub(super) type MakeObject<'a> = Box<dyn FnOnce() -> Object<'a> + Send + 'a>;

@@ -7,8 +7,8 @@ use super::assembly::{Inputs, dispatch_header, rule_ctx};
 use super::jobs::{Expect, Kind, Renderer};
 use super::monitoring;
 use super::objects::{Bridge, KongRoute, Object};
+use crate::input::app::{App, AppId};
 use crate::input::config::Config;
-use crate::input::model::{App, AppId};
 use crate::input::observability::PrometheusConfig;
 use crate::manifest::layout::Side;
 
@@ -168,17 +168,4 @@ pub(super) fn route_plugins<'a>(config: &Config, app: &'a App) -> Vec<&'a str> {
         plugins.push(ours);
     }
     plugins
-}
-
-/// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host
-/// for a host-routed app (in a group only under header dispatch). An app with no group yet
-/// has none, and no Kong side.
-pub(super) fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
-    match t.plan.serving_group(id) {
-        Some(n) => Some(t.config.group_domain(n)),
-        // Its own route's domain: the adopted route's, or its host.
-        None => Some(app.own_route().2)
-            .filter(|h| !h.is_empty())
-            .map(str::to_string),
-    }
 }

@@ -10,7 +10,7 @@ use super::objects::{
     AuthPolicyCtx, GroupRoute, HeaderCtx, HostRoute, Object, ReferenceGrant, RuleCtx,
     TargetGroupPolicy,
 };
-use crate::input::model::App;
+use crate::input::app::App;
 use crate::manifest::layout::Side;
 use crate::plan::lattice_service::{LatticeService, Owner, Policy};
 

@@ -17,14 +17,14 @@
 mod assembly;
 pub(crate) mod between;
 pub mod budget;
-pub(crate) mod deploy;
+pub(crate) mod deploy_kit;
 mod jobs;
 mod kong_side;
 mod lattice_side;
 mod monitoring;
 pub(crate) mod not_stored;
 mod objects;
-mod previews;
+mod preview_objects;
 mod readback;
 mod templates;
 mod typed;

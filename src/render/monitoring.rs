@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::app::App;
 use crate::input::config::Config;
-use crate::input::model::App;
 use crate::input::observability::PrometheusConfig;
 use crate::plan::lattice_service::LatticeService;
 

@@ -1,5 +1,5 @@
-//! What each template is given, and (through `typed`) the typed object a built-in template
-//! must turn it into.
+//! What each template is given; `typed.rs` holds the typed object a built-in template must
+//! turn it into.
 //!
 //! Every object latgen writes is first one of these contexts. The template gets it as its
 //! variables; [`Object::model`] builds, from the same context, the typed Kubernetes object
@@ -12,14 +12,7 @@ use minijinja::Value as Ctx;
 use minijinja::value::Serde;
 use serde::Serialize;
 
-use super::typed::{
-    Kustomization, Model, Typed, access_log_policy, auth_policy, bridge, group_route_meta,
-    host_route_meta, kong_route_meta, kong_route_spec, kong_routing, lattice_spec,
-    prometheus_plugin, reference_grant, route, target_group_policy,
-};
 use crate::input::config::GatewayRef;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use latgen_sim::routing::Doc;
 
 #[derive(Serialize)]
 pub(super) struct GatewayCtx<'a> {
@@ -207,55 +200,6 @@ impl Object<'_> {
             Object::PrometheusRule(c) => Ctx::from(Serde(c)),
             Object::PrometheusPlugin(c) => Ctx::from(Serde(c)),
             Object::AccessLogPolicy(c) => Ctx::from(Serde(c)),
-        }
-    }
-
-    /// The routing model of the object written to `file`: made from the object itself for
-    /// a bridge or a Kong route (the most numerous kinds), from its typed model otherwise.
-    pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
-        match self {
-            Object::Bridge(c) => Some(Doc::bridge(file, c.namespace, &c.name, &c.target)),
-            Object::KongRoute(c) => Some(Doc::kong(vec![kong_routing(c, file)])),
-            _ => self.model().doc(file),
-        }
-    }
-
-    /// The typed object the built-in template makes of this context.
-    pub fn model(&self) -> Model {
-        match self {
-            Object::GroupRoute(c) => route(
-                group_route_meta(c),
-                lattice_spec(c.gateway, &c.hostname, &c.rules, true),
-            ),
-            Object::HostRoute(c) => route(
-                host_route_meta(c),
-                lattice_spec(c.gateway, c.hostname, &c.rules, false),
-            ),
-            Object::KongRoute(c) => route(kong_route_meta(c), kong_route_spec(c)),
-            Object::Bridge(c) => Model::Service(Box::new(bridge(c))),
-            Object::ReferenceGrant(c) => Model::ReferenceGrant(Box::new(reference_grant(c))),
-            Object::TargetGroupPolicy(c) => {
-                Model::TargetGroupPolicy(Box::new(target_group_policy(c)))
-            }
-            Object::AuthPolicy(c) => Model::AuthPolicy(Box::new(auth_policy(c))),
-            Object::Kustomization(c) => Model::Kustomization(Kustomization {
-                api_version: "kustomize.config.k8s.io/v1beta1".into(),
-                kind: "Kustomization".into(),
-                resources: c.resources.iter().map(|r| r.to_string()).collect(),
-            }),
-            Object::PrometheusRule(c) => Model::PrometheusRule(Box::new(Typed {
-                api_version: "monitoring.coreos.com/v1".into(),
-                kind: "PrometheusRule".into(),
-                metadata: ObjectMeta {
-                    name: Some(c.name.clone()),
-                    namespace: Some(c.namespace.clone()),
-                    labels: Some(c.labels.iter().cloned().collect()),
-                    ..ObjectMeta::default()
-                },
-                spec: c.spec(),
-            })),
-            Object::PrometheusPlugin(c) => Model::KongPlugin(Box::new(prometheus_plugin(c))),
-            Object::AccessLogPolicy(c) => Model::AccessLogPolicy(Box::new(access_log_policy(c))),
         }
     }
 }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use super::objects::{
-    AuthPolicyCtx, BackendCtx, Bridge, GatewayCtx, GroupRoute, HostRoute, KongRoute,
+    AuthPolicyCtx, BackendCtx, Bridge, GatewayCtx, GroupRoute, HostRoute, KongRoute, Object,
     ReferenceGrant, RuleCtx, TargetGroupPolicy,
 };
 use crate::manifest::layout::is_kong_file;
@@ -271,7 +271,7 @@ pub(super) fn kong_routing(
     c: &KongRoute,
     file: &std::path::Path,
 ) -> latgen_sim::routing::KongRoute {
-    use crate::input::model::MatchKind;
+    use crate::input::app::MatchKind;
     let pos = latgen_sim::routing::no_position();
     let matches = (c.matches.iter())
         .map(|r| latgen_sim::routing::PathRule {
@@ -512,5 +512,57 @@ pub(super) fn access_log_policy(
                 name: c.route.clone(),
             },
         },
+    }
+}
+
+/// The typed side of an object's context: what the built-in template must make of it.
+impl Object<'_> {
+    /// The routing model of the object written to `file`: made from the object itself for
+    /// a bridge or a Kong route (the most numerous kinds), from its typed model otherwise.
+    pub fn doc(&self, file: &std::path::Path) -> Option<Doc> {
+        match self {
+            Object::Bridge(c) => Some(Doc::bridge(file, c.namespace, &c.name, &c.target)),
+            Object::KongRoute(c) => Some(Doc::kong(vec![kong_routing(c, file)])),
+            _ => self.model().doc(file),
+        }
+    }
+
+    /// The typed object the built-in template makes of this context.
+    pub fn model(&self) -> Model {
+        match self {
+            Object::GroupRoute(c) => route(
+                group_route_meta(c),
+                lattice_spec(c.gateway, &c.hostname, &c.rules, true),
+            ),
+            Object::HostRoute(c) => route(
+                host_route_meta(c),
+                lattice_spec(c.gateway, c.hostname, &c.rules, false),
+            ),
+            Object::KongRoute(c) => route(kong_route_meta(c), kong_route_spec(c)),
+            Object::Bridge(c) => Model::Service(Box::new(bridge(c))),
+            Object::ReferenceGrant(c) => Model::ReferenceGrant(Box::new(reference_grant(c))),
+            Object::TargetGroupPolicy(c) => {
+                Model::TargetGroupPolicy(Box::new(target_group_policy(c)))
+            }
+            Object::AuthPolicy(c) => Model::AuthPolicy(Box::new(auth_policy(c))),
+            Object::Kustomization(c) => Model::Kustomization(Kustomization {
+                api_version: "kustomize.config.k8s.io/v1beta1".into(),
+                kind: "Kustomization".into(),
+                resources: c.resources.iter().map(|r| r.to_string()).collect(),
+            }),
+            Object::PrometheusRule(c) => Model::PrometheusRule(Box::new(Typed {
+                api_version: "monitoring.coreos.com/v1".into(),
+                kind: "PrometheusRule".into(),
+                metadata: ObjectMeta {
+                    name: Some(c.name.clone()),
+                    namespace: Some(c.namespace.clone()),
+                    labels: Some(c.labels.iter().cloned().collect()),
+                    ..ObjectMeta::default()
+                },
+                spec: c.spec(),
+            })),
+            Object::PrometheusPlugin(c) => Model::KongPlugin(Box::new(prometheus_plugin(c))),
+            Object::AccessLogPolicy(c) => Model::AccessLogPolicy(Box::new(access_log_policy(c))),
+        }
     }
 }

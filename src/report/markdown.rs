@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 
 use super::{plural, repo_path};
-use crate::change::summary::PrSummary;
-use crate::change::summary::apps::AppChange;
 use crate::diag::codes::Code;
 use crate::diag::codes::Severity;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::rollout::summary::PrSummary;
+use crate::rollout::summary::apps::AppChange;
 
 /// GitHub refuses an issue or PR comment longer than this (characters; the comment is
 /// measured here in bytes, which are never fewer).
@@ -293,7 +293,7 @@ fn what_it_does(c: &mut Comment, s: &PrSummary) {
             n.removed.len()
         ));
     }
-    let dollars = crate::plan::rebalance::cost::dollars;
+    let dollars = crate::plan::rebalance::monthly_cost::dollars;
     c.out.push_str(&format!(
         "\nLattice services: {} → {}; monthly cost {} → {}.\n",
         s.services_before,
@@ -325,7 +325,7 @@ const BUDGET_ROWS: usize = 10;
 /// The shared groups' declared load against their budget, fullest first, as bars in a
 /// folded table.
 fn budgets(c: &mut Comment, s: &PrSummary) {
-    use crate::plan::rebalance::cost::grouped;
+    use crate::plan::rebalance::monthly_cost::grouped;
     if s.budgets.is_empty() {
         return;
     }

@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::declarations::span;
+use super::paths::span;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::input::app::{App, MatchKind};
 use crate::input::config::Config;
-use crate::input::model::{App, MatchKind};
 use latgen_sim::platform;
 
 /// Two apps adopted with one route (or an adopted route named like a group in the groups'

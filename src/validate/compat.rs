@@ -10,8 +10,8 @@ use std::path::Path;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::App;
 use crate::input::config::{Config, Protocol};
-use crate::input::model::App;
 use crate::input::places::Places;
 
 /// The oldest Gateway API CRD release that serves ReferenceGrant `v1`.

@@ -9,22 +9,22 @@ use super::claims::{
     check_adopted_routes, check_path_claims, check_service_name_collisions, check_unique_names,
 };
 use super::paths::{
-    check_host_rule_count, validate_health_check, validate_host, validate_paths, validate_pin,
+    check_host_rule_count, span, validate_health_check, validate_host, validate_paths, validate_pin,
 };
 use super::settings::{check_dispatch_header, check_service_name_prefix, validate_config};
-use super::{auth, canary, kong};
+use super::{canary_backend, kong_settings, principals};
 use crate::diag::codes::Code;
 use crate::diag::codes::Severity;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{App, BRIDGE_SUFFIX, Pos, ServiceDecl};
 use crate::input::config::Config;
-use crate::input::model::{App, BRIDGE_SUFFIX, Pos, ServiceDecl};
 use crate::input::{Loaded, LoadedDecl};
 use latgen_sim::platform;
 
 /// The apps the declarations make, in name order; every problem found goes to `diags`.
 pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) -> Vec<App> {
     validate_config(&loaded.config, config_file, diags);
-    auth::validate_auth_config(
+    principals::validate_auth_config(
         &loaded.config,
         config_file,
         loaded.sources.text(config_file),
@@ -32,7 +32,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     );
     check_service_name_prefix(loaded, config_file, diags);
     check_dispatch_header(loaded, config_file, diags);
-    kong::check_route_defaults(loaded, config_file, diags);
+    kong_settings::check_route_defaults(loaded, config_file, diags);
     // Each declaration on its own, in parallel; the findings merged in declaration order.
     use rayon::prelude::*;
     let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
@@ -57,7 +57,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     check_adopted_routes(&apps, &loaded.config, diags);
     check_unique_names(&mut apps, diags);
     check_path_claims(&apps, diags);
-    kong::check_host_claims(&apps, diags);
+    kong_settings::check_host_claims(&apps, diags);
     check_service_name_collisions(&apps, &loaded.config, diags);
     apps
 }
@@ -98,10 +98,6 @@ fn runs_here(d: &LoadedDecl, loaded: &Loaded, diags: &mut Diagnostics) -> bool {
     here.is_none_or(|h| listed.value.iter().any(|e| e.value == h))
 }
 
-pub(super) fn span(file: &Path, pos: Pos) -> Span {
-    Span::new(file, pos.line, pos.column)
-}
-
 fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Option<App> {
     let file = &d.file;
     let before = diags.count(Severity::Error);
@@ -132,10 +128,11 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
     check_peak_rps(file, decl.peak_rps.as_ref(), config, diags);
-    auth::check_paths(file, &paths, config, diags);
-    let callers = auth::validate_callers(file, decl.callers.as_ref(), config, diags);
-    let kong = kong::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
-    let canary = canary::validate_canary(file, svc, decl.canary.as_ref(), diags);
+    principals::check_paths(file, &paths, config, diags);
+    let callers = principals::validate_callers(file, decl.callers.as_ref(), config, diags);
+    let kong =
+        kong_settings::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
+    let canary = canary_backend::validate_canary(file, svc, decl.canary.as_ref(), diags);
 
     if diags.count(Severity::Error) > before {
         return None;

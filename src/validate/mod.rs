@@ -7,16 +7,16 @@
 //! `canary`, `kong` and [`previews`] their parts; [`compat`] settings that cannot work
 //! together.
 //!
-//! [`App`]: crate::input::model::App
+//! [`App`]: crate::input::app::App
 
-pub(crate) mod auth;
-mod canary;
+mod canary_backend;
 mod claims;
 pub(crate) mod compat;
 mod declarations;
-mod kong;
+mod kong_settings;
 mod paths;
-pub(crate) mod previews;
+pub(crate) mod preview_files;
+pub(crate) mod principals;
 mod settings;
 
 pub use declarations::validate;

@@ -5,11 +5,10 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::declarations::span;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{HealthCheck, MatchKind, PathDecl, PathMatch, Pos};
 use crate::input::config::Config;
-use crate::input::model::{HealthCheck, MatchKind, PathDecl, PathMatch, Pos};
 use crate::input::quotas::Quotas;
 use latgen_sim::platform;
 
@@ -238,4 +237,9 @@ pub(super) fn validate_health_check(
         }
         h.value.clone()
     })
+}
+
+/// The place of a value in a declaration file.
+pub(super) fn span(file: &Path, pos: Pos) -> Span {
+    Span::new(file, pos.line, pos.column)
 }

@@ -36,7 +36,7 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
     let switched = project::built(dir);
     let (price, apps) = (0.025, &switched.prepared.apps);
     let summary =
-        latgen::change::summary::summarize(&base, &switched.output.files, (price, apps), None);
+        latgen::rollout::summary::summarize(&base, &switched.output.files, (price, apps), None);
     assert_eq!(
         summary.moved.len(),
         APPS,

@@ -46,17 +46,20 @@ fn crd_schema(file: &str) -> Value {
 
 /// The kit's documents by file name, parsed.
 pub(super) fn kit_docs(dir: &Path) -> BTreeMap<String, Value> {
-    kit_docs_in(&dir.join(latgen::render::deploy::FOLDER))
+    kit_docs_in(&dir.join(latgen::render::deploy_kit::FOLDER))
 }
 
 /// The documents of the kit in `folder` (`deploy/`, or an environment's `deploy/<env>/`).
 pub(super) fn kit_docs_in(folder: &Path) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
-    for name in latgen::render::deploy::FILES {
+    for name in latgen::render::deploy_kit::FILES {
         let path = folder.join(name);
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(text.starts_with(latgen::render::deploy::HEADER), "{name}");
+        assert!(
+            text.starts_with(latgen::render::deploy_kit::HEADER),
+            "{name}"
+        );
         let doc: Value = serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         out.insert(name.to_string(), doc);
     }
@@ -262,7 +265,8 @@ fn the_example_kit_is_current() {
         .deploy
         .as_ref()
         .expect("the example's latgen.yaml has deploy:");
-    let kit = latgen::render::deploy::kit(settings, config, &built.output, Path::new("generated"));
+    let kit =
+        latgen::render::deploy_kit::kit(settings, config, &built.output, Path::new("generated"));
     let names: Vec<String> = kit.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(
         names,

@@ -213,7 +213,7 @@ fn init_writes_every_default_into_latgen_yaml() {
     assert_eq!(prepared.config, want);
     // Written out, not left to the defaults: every setting of the schema is in the file.
     let text = std::fs::read_to_string(tmp.path().join("latgen.yaml")).unwrap();
-    let schema = latgen::input::schema::Kind::Config.schema();
+    let schema = latgen::input::json_schemas::Kind::Config.schema();
     for (section, props) in schema["definitions"].as_object().unwrap() {
         for key in props["properties"]
             .as_object()
@@ -514,7 +514,7 @@ fn trace_reports_a_broken_path() {
 #[test]
 fn trace_agrees_with_the_routing_model() {
     // The winner trace shows is the route `check` follows, for every probe of the example.
-    let net = latgen::check::trace::read_network(&common::root().join("generated")).unwrap();
+    let net = latgen::check::follow::read_network(&common::root().join("generated")).unwrap();
     let probes = net.probes();
     assert!(probes.len() > 300);
     for (host, path) in probes {
@@ -526,9 +526,9 @@ fn trace_agrees_with_the_routing_model() {
             .kong_route(&host, &path)
             .map(|r| (&r.namespace, &r.name));
         assert_eq!(first, model, "{host}{path}");
-        let t = latgen::check::trace::trace(
+        let t = latgen::check::follow::trace(
             &net,
-            latgen::check::trace::Request {
+            latgen::check::follow::Request {
                 host: Some(host.clone()),
                 path: path.clone(),
             },

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::latgen;
-use latgen::input::model::App;
+use latgen::input::app::App;
 
 /// A throwaway copy of `examples/before/`: its settings and manifests.
 fn before() -> tempfile::TempDir {

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use latgen::diag::Diagnostics;
+use latgen::input::app::App;
 use latgen::input::config::Config;
 use latgen::input::lock::Lock;
-use latgen::input::model::App;
 use latgen_sim::platform::lattice_matches_overlap;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -142,7 +142,7 @@ fn needs(apps: &[App], config: &Config) -> (Vec<Need>, Vec<u32>) {
                 backends,
                 isolate: a.isolate,
                 rps: a.peak_rps,
-                policy: latgen::plan::auth::app_bytes(a, config, None),
+                policy: latgen::plan::policies::app_bytes(a, config, None),
             }
         })
         .collect();
@@ -182,8 +182,8 @@ impl Bin {
                 .rps
                 .is_none_or(|cap| n.rps.is_none_or(|r| self.rps + r <= cap))
             && (!caps.policy
-                || latgen::plan::auth::policy_bytes(self.policy + n.policy)
-                    <= latgen::plan::auth::POLICY_MAX_BYTES)
+                || latgen::plan::policies::policy_bytes(self.policy + n.policy)
+                    <= latgen::plan::policies::POLICY_MAX_BYTES)
             && self.members & conflicts == 0
     }
 

@@ -7,7 +7,7 @@ use super::project;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use latgen::input::model::MatchKind;
+use latgen::input::app::MatchKind;
 use latgen_sim::platform::nests_under;
 use pretty_assertions::assert_eq;
 

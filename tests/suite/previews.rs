@@ -9,7 +9,7 @@ use super::project;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use latgen::input::model::App;
+use latgen::input::app::App;
 use latgen_sim::routing::Headers;
 
 /// The fixture's apps, and each preview as the host-routed app Gateway API semantics see

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use latgen::diag::Diagnostics;
+use latgen::input::app::{App, MatchKind, PathMatch, Pos};
 use latgen::input::config::Config;
 use latgen::input::lock::{Lock, LockState, Move, MoveStep};
-use latgen::input::model::{App, MatchKind, PathMatch, Pos};
 use latgen::plan::{self, Plan};
 use latgen_sim::platform::{lattice_matches_overlap, nests_under};
 use proptest::prelude::*;
@@ -423,8 +423,8 @@ proptest! {
         prop_assume!(target.is_some());
         let target = target.unwrap_or_default();
         let limit = config().quotas.rules_per_service as usize;
-        let scoped = latgen::change::judge::Judge::new(&base, &target, limit);
-        let full = latgen::change::judge::Judge::unscoped(&base, &target, limit);
+        let scoped = latgen::rollout::judge::Judge::new(&base, &target, limit);
+        let full = latgen::rollout::judge::Judge::unscoped(&base, &target, limit);
         let t = latgen::render::Templates::load(None).unwrap();
         let versions = latgen::render::between::Between { templates: &t, config: &config(), apps: &after };
         // The steps each judge would take, besides the states any change has.
@@ -432,8 +432,8 @@ proptest! {
             ("the target", target.clone()),
             ("the Lattice side first", sides(&target, &base)),
             ("the Kong side first", sides(&base, &target)),
-            ("the next step", latgen::change::judge::next_step(&scoped, &base, &target, &versions)),
-            ("the full judge's next step", latgen::change::judge::next_step(&full, &base, &target, &versions)),
+            ("the next step", latgen::rollout::judge::next_step(&scoped, &base, &target, &versions)),
+            ("the full judge's next step", latgen::rollout::judge::next_step(&full, &base, &target, &versions)),
         ];
         for (what, state) in &states {
             prop_assert_eq!(
@@ -650,7 +650,7 @@ proptest! {
             let policy = net.auth_policy(route);
             prop_assert!(policy.is_some(), "{} has no policy", route.name);
             let bytes = policy.unwrap().bytes;
-            prop_assert!(bytes <= latgen::plan::auth::POLICY_MAX_BYTES, "{}: {bytes} bytes", route.name);
+            prop_assert!(bytes <= latgen::plan::policies::POLICY_MAX_BYTES, "{}: {bytes} bytes", route.name);
         }
         if let Err(e) = project::auth::holes(&apps, &config, &net) {
             prop_assert!(false, "{e}");

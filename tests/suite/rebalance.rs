@@ -489,9 +489,12 @@ fn a_host_routed_app_moves_between_groups_under_header_dispatch() {
 #[test]
 fn cost_under_header_dispatch_is_eight_services() {
     let tmp = common::header_copy_of_example();
-    let c = latgen::plan::rebalance::cost::cost(&project::built(tmp.path()).prepared);
+    let c = latgen::plan::rebalance::monthly_cost::cost(&project::built(tmp.path()).prepared);
     assert_eq!((c.services, c.groups, c.dedicated, c.apps), (8, 8, 0, 79));
-    assert_eq!(latgen::plan::rebalance::cost::dollars(c.monthly), "$189.80");
+    assert_eq!(
+        latgen::plan::rebalance::monthly_cost::dollars(c.monthly),
+        "$189.80"
+    );
     let o = latgen(tmp.path(), &["cost"]);
     assert!(
         o.stdout.contains("$189.80/month")
@@ -519,11 +522,14 @@ fn cost_under_header_dispatch_is_eight_services() {
 
 #[test]
 fn cost_reproduces_the_field_report() {
-    let c = latgen::plan::rebalance::cost::cost(&project::built(&common::root()).prepared);
+    let c = latgen::plan::rebalance::monthly_cost::cost(&project::built(&common::root()).prepared);
     assert_eq!((c.services, c.groups, c.dedicated, c.apps), (14, 8, 6, 79));
-    assert_eq!(latgen::plan::rebalance::cost::dollars(c.monthly), "$332.15");
     assert_eq!(
-        latgen::plan::rebalance::cost::dollars(c.monthly_one_per_app),
+        latgen::plan::rebalance::monthly_cost::dollars(c.monthly),
+        "$332.15"
+    );
+    assert_eq!(
+        latgen::plan::rebalance::monthly_cost::dollars(c.monthly_one_per_app),
         "$1,874.28"
     );
     assert_eq!((c.saving_ratio * 100.0).round(), 82.0);

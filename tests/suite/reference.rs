@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use latgen::input::schema::Kind;
+use latgen::input::json_schemas::Kind;
 
 use super::common;
 

@@ -251,7 +251,7 @@ fn five_apps_with_auth() -> tempfile::TempDir {
     tmp
 }
 
-/// The change of [`change`] with auth on (charlie's paths change and it loses its caller,
+/// The change of [`rollout`] with auth on (charlie's paths change and it loses its caller,
 /// bravo and its policy statements go, delta moves with its caller): each step passes
 /// `check --base`, and in every state between two steps each caller is let in or kept out
 /// as the declarations before or after the change say, on every request of every route.
@@ -480,7 +480,7 @@ fn assert_states_route_and_fit(dir: &Path, steps: usize) {
 fn assert_states_route_as_before_or_after(
     dir: &Path,
     steps: usize,
-    before: Option<&[latgen::input::model::App]>,
+    before: Option<&[latgen::input::app::App]>,
 ) {
     assert_states_in(dir, None, steps, before);
 }
@@ -491,7 +491,7 @@ fn assert_states_in(
     dir: &Path,
     env: Option<&str>,
     steps: usize,
-    before: Option<&[latgen::input::model::App]>,
+    before: Option<&[latgen::input::app::App]>,
 ) {
     let (built, folder) = match env {
         Some(e) => (project::built_in(dir, e), format!("generated/{e}")),

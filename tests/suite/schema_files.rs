@@ -7,7 +7,7 @@ use super::common;
 
 use std::path::{Path, PathBuf};
 
-use latgen::input::schema::Kind;
+use latgen::input::json_schemas::Kind;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 

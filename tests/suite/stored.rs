@@ -14,8 +14,8 @@ use super::project;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use latgen::input::app::{App, HealthCheck, MatchKind, PathMatch, Pos};
 use latgen::input::config::{Config, Protocol};
-use latgen::input::model::{App, HealthCheck, MatchKind, PathMatch, Pos};
 use latgen_sim::stored::{Added, prune_to_defaults, structural_default};
 use proptest::prelude::*;
 use serde_json::Value;

@@ -11,8 +11,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use latgen::input::app::{App, MatchKind};
 use latgen::input::config::Config;
-use latgen::input::model::{App, MatchKind};
 use latgen_sim::iam::{AuthPolicy, Call, Identity, request_resource};
 use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{Headers, LatticeRoute};
@@ -291,7 +291,7 @@ fn widened_policy_is_reported(
     prop_assert_ne!(&widened, text);
     files.insert(file.clone(), widened);
     let net = project::network(&files);
-    let found = latgen::check::auth::auth_findings(&net, (&apps, &config), &BTreeSet::new());
+    let found = latgen::check::access::auth_findings(&net, (&apps, &config), &BTreeSet::new());
     let (on_file, elsewhere): (Vec<_>, Vec<_>) =
         (found.iter()).partition(|d| d.span.as_ref().is_some_and(|s| s.file == file));
     // A statement can also push the policy over the 10,000 bytes Lattice takes: another
@@ -348,7 +348,7 @@ fn with_statement(statement: &str) -> Vec<String> {
     files.insert(file, widened);
     let net = project::network(&files);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
-    latgen::check::auth::auth_findings(&net, (apps, config), &BTreeSet::new())
+    latgen::check::access::auth_findings(&net, (apps, config), &BTreeSet::new())
         .iter()
         .map(|d| format!("{}: {}", d.code.as_str(), d.message))
         .collect()

@@ -31,7 +31,7 @@ fn apply(
     lock: Option<(&Path, &str)>,
 ) -> Result<Vec<(PathBuf, ChangeKind)>, latgen::diag::Diagnostic> {
     let existing = output::read_tree(out)?;
-    let lock = lock.map(|(path, text)| output::LockFile {
+    let lock = lock.map(|(path, text)| output::OutsideFile {
         path,
         text: text.to_string(),
     });

@@ -13,6 +13,7 @@
 
 pub mod crd;
 pub mod iam;
+mod identifiers;
 pub mod platform;
 mod position;
 pub mod routing;

@@ -1,6 +1,6 @@
 //! One YAML document read into its declared type against its JSON Schema, and a parser's error turned into a finding with latgen's code, place and help.
 
-use super::{fields, layout, outline};
+use super::{fields, outline, syntax};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -96,7 +96,7 @@ fn yaml_error<T: JsonSchema>(
 ) -> Diagnostic {
     let outline = Outline::of(text);
     if let Some(err) = &outline.error {
-        return layout::syntax(file, text, &outline, err);
+        return syntax::syntax(file, text, &outline, err);
     }
     let mut message = e.without_snippet().to_string();
     if let Some(i) = message.rfind(" at line ") {
@@ -107,7 +107,7 @@ fn yaml_error<T: JsonSchema>(
         None => Span::file(file),
     };
     let (code, help) = if let Some(field) = between(&message, "unknown field `", "`") {
-        if let Some(d) = layout::dedented_unknown(file, &outline, &schema_cached::<T>(), &span) {
+        if let Some(d) = syntax::dedented_unknown(file, &outline, &schema_cached::<T>(), &span) {
             return d;
         }
         (
@@ -115,7 +115,7 @@ fn yaml_error<T: JsonSchema>(
             unknown_field_help(&message, field, top_fields),
         )
     } else if let Some(field) = between(&message, "missing field `", "`") {
-        if let Some(d) = layout::dedented_missing(file, &outline, &span, field) {
+        if let Some(d) = syntax::dedented_missing(file, &outline, &span, field) {
             return d;
         }
         // The parser points at the mapping's last key; a missing top-level field belongs to

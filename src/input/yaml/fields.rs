@@ -127,7 +127,7 @@ mod tests {
     use super::*;
 
     fn field(path: &[&str]) -> Option<String> {
-        let schema = crate::input::schema::Kind::App.schema();
+        let schema = crate::input::json_schemas::Kind::App.schema();
         let path: Vec<Segment> = path.iter().map(|s| Segment::Field(s.to_string())).collect();
         Field::at(&schema, &path)?.scalar_kind()
     }

@@ -6,7 +6,7 @@
 
 mod document;
 mod fields;
-mod layout;
 mod outline;
+mod syntax;
 
 pub(crate) use document::*;

@@ -1,9 +1,9 @@
 //! Placing a batch of apps: the order tried (name order, most constrained first, then the exact search's placement) and the groups each order gives.
 
-use super::{model, search};
-use crate::input::model::AppId;
+use super::{demands, search};
+use crate::input::app::AppId;
 use crate::plan::Planner;
-use model::Model;
+use demands::Model;
 
 /// Whether a batch may open new groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

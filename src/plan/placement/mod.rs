@@ -18,7 +18,7 @@
 //! room the groups in use have, and nothing in use moves.
 
 mod batch;
-mod model;
+mod demands;
 mod search;
 
 pub(crate) use batch::*;

@@ -5,7 +5,7 @@
 //! exceed what the groups can still take.
 
 use super::Budget;
-use super::model::{Bin, Model};
+use super::demands::{Bin, Model};
 
 /// Each item's bin (an index into the model's bins, the new ones after those in use), or
 /// None when there is no such placement or the budget ran out first.

@@ -6,7 +6,7 @@ use crate::diag::Diagnostic;
 use crate::plan::prepared::Prepared;
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::input::model::{AppId, Backend, MatchKind};
+use crate::input::app::{AppId, Backend, MatchKind};
 use crate::plan::placement::{Budget, NewGroups};
 use crate::plan::{Group, Occupancy, Plan};
 
@@ -96,11 +96,11 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let header = (config.header_dispatch()).then_some(config.lattice.dispatch_header.as_str());
     let policy: usize = match config.auth.is_on() {
         true => (members())
-            .map(|id| crate::plan::auth::app_bytes(&apps[id], config, header))
+            .map(|id| crate::plan::policies::app_bytes(&apps[id], config, header))
             .sum(),
         false => 0,
     };
-    let policy_cap = crate::plan::auth::statements_budget();
+    let policy_cap = crate::plan::policies::statements_budget();
     [
         (
             per_group(policy as u64, policy_cap as u64),

@@ -31,7 +31,7 @@ impl Consolidation {
 /// The consolidation of `prepared`'s adopted path-routed apps; None when there are none
 /// (adopted host-routed apps keep their route: their host is their service's domain).
 pub(crate) fn consolidation(prepared: &Prepared) -> Option<Consolidation> {
-    let movable = |a: &crate::input::model::App| a.adopted.is_some() && a.is_path_routed();
+    let movable = |a: &crate::input::app::App| a.adopted.is_some() && a.is_path_routed();
     let names: Vec<String> = (prepared.apps.iter().filter(|a| movable(a)))
         .map(|a| a.name.clone())
         .collect();

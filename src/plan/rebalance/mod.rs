@@ -9,7 +9,7 @@
 
 pub(crate) mod compaction;
 pub(crate) mod consolidation;
-pub(crate) mod cost;
+pub(crate) mod monthly_cost;
 pub(crate) mod moves;
 pub(crate) mod promotion;
 pub(crate) mod separation;

@@ -2,9 +2,9 @@
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, did_you_mean};
+use crate::input::app::AppId;
 use crate::input::config::Config;
 use crate::input::lock::{LockState, Move, MoveStep};
-use crate::input::model::AppId;
 use crate::plan::Occupancy;
 use crate::plan::prepared::Prepared;
 

@@ -6,7 +6,7 @@
 //! planned before that rule, or when an app's paths change in place. Moving them is a
 //! rollout like any move: recorded in the lock, shipped by `render --base` in safe steps.
 
-use crate::input::model::AppId;
+use crate::input::app::AppId;
 use crate::plan::Occupancy;
 use crate::plan::placement::{Budget, NewGroups};
 use crate::plan::prepared::Prepared;

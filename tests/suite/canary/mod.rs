@@ -31,7 +31,7 @@ fn rendered_with_kit() -> BTreeMap<PathBuf, String> {
         .expect("the fixture has a deploy kit");
     let mut files = built.output.files.clone();
     files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
-    files.extend(latgen::render::deploy::kit(
+    files.extend(latgen::render::deploy_kit::kit(
         deploy,
         config,
         &built.output,

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeSet;
 
+use latgen::input::app::{App, MatchKind};
 use latgen::input::auth::Caller;
 use latgen::input::config::Config;
-use latgen::input::model::{App, MatchKind};
 use latgen_sim::iam::{Call, Identity, probe_headers, request_resource};
 use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{Headers, LatticeRoute, Network};

@@ -28,7 +28,7 @@ pub fn render_dir(dir: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
 /// `apps` planned from no lock with `config` (an error fails the test) and rendered in
 /// memory with the built-in templates: the plan and the files `render` would write.
 pub fn plan_and_render(
-    apps: &[latgen::input::model::App],
+    apps: &[latgen::input::app::App],
     config: &latgen::input::config::Config,
 ) -> (latgen::plan::Plan, BTreeMap<PathBuf, String>) {
     let mut diags = latgen::diag::Diagnostics::new();

@@ -1,8 +1,8 @@
 //! The oracle of the routing tests: which app Gateway API semantics name for a request,
 //! from the declarations alone, and the requests worth asking about.
 
+use latgen::input::app::{App, MatchKind};
 use latgen::input::config::Config;
-use latgen::input::model::{App, MatchKind};
 use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{BackendRef, Headers, Network, Outcome};
 

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::model::{AppId, Backend, MatchKind};
+use crate::input::app::{AppId, Backend, MatchKind};
 use crate::input::quotas::Quotas;
-use crate::plan::{Planner, auth, rules_needed};
+use crate::plan::{Planner, policies, rules_needed};
 
 /// One app of the batch.
 #[derive(Debug)]
@@ -247,7 +247,7 @@ impl Model {
                 self.quotas.target_groups() as u64,
             ),
             part(item.rps.unwrap_or(0), self.rps_budget),
-            part(item.policy as u64, auth::statements_budget() as u64),
+            part(item.policy as u64, policies::statements_budget() as u64),
         ]
         .into_iter()
         .max()
@@ -267,7 +267,7 @@ impl Model {
         let policy = self.bins.iter().map(|b| b.policy).sum::<usize>()
             + self.items.iter().map(|i| i.policy).sum::<usize>();
         let policy = if self.auth {
-            per(policy as u64, auth::statements_budget() as u64)
+            per(policy as u64, policies::statements_budget() as u64)
         } else {
             0
         };
@@ -303,7 +303,7 @@ impl Model {
         if item.rps.is_some_and(|rps| bin.rps + rps > self.rps_budget) {
             return false;
         }
-        !self.auth || Quotas::policy_fits(auth::policy_bytes(bin.policy + item.policy))
+        !self.auth || Quotas::policy_fits(policies::policy_bytes(bin.policy + item.policy))
     }
 }
 
@@ -352,8 +352,8 @@ fn sorted(mut bin: Bin) -> Bin {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::app::{App, PathMatch, Pos};
     use crate::input::config::Config;
-    use crate::input::model::{App, PathMatch, Pos};
     use latgen_sim::platform::lattice_matches_overlap;
 
     fn app(name: &str, paths: &[(MatchKind, &str)]) -> App {

@@ -7,8 +7,8 @@ use serde_saphyr::Spanned;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{Pos, ServiceDecl};
 use crate::input::canary::{Canary, CanaryDecl};
-use crate::input::model::{Pos, ServiceDecl};
 use latgen_sim::platform;
 
 fn at<T>(file: &Path, s: &Spanned<T>) -> Span {

@@ -8,9 +8,9 @@ use serde_saphyr::Spanned;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{PathMatch, Pos};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
-use crate::input::model::{PathMatch, Pos};
 use latgen_sim::platform::{self, partition};
 
 /// The HTTP methods `vpc-lattice-svcs:RequestMethod` takes.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::model::App;
+use crate::input::app::App;
 use crate::manifest::layout::Side;
 use crate::manifest::layout::{route_of, side_of};
 use latgen_sim::routing::{BackendRef, LatticeRoute, LatticeRule, OrderDependence};
@@ -104,8 +104,8 @@ pub(crate) fn order_dependence(
     let right = app_name(apps, first_backend, &first.path);
     let wrong = app_name(apps, then_backend, &then.path);
     let shown = |m: &latgen_sim::routing::PathRule| match m.kind {
-        crate::input::model::MatchKind::Exact => format!("`{}` (Exact)", m.path),
-        crate::input::model::MatchKind::Prefix => format!("`{}`", m.path),
+        crate::input::app::MatchKind::Exact => format!("`{}` (Exact)", m.path),
+        crate::input::app::MatchKind::Prefix => format!("`{}`", m.path),
     };
     let message = format!(
         "{}: {} (app `{right}`) and {} (app `{wrong}`) share one Lattice service, which compares paths as strings, so `{}` matches both rules; it reaches `{right}` only while {} comes first, and the controller does not keep that order (a rule added later is created after every other one, and a reorder of more than 5 rules fails): then `{wrong}` gets `{}`",

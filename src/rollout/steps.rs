@@ -3,7 +3,6 @@
 //! fewest PRs that each route every request as before or as after whichever side Argo CD
 //! syncs first. `render --base` writes it; `check --base` accepts it.
 
-use crate::change::judge::{self};
 use crate::input::lock::{LockState, MoveStep, Rollout};
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
@@ -11,6 +10,7 @@ use crate::manifest::tree::Tree;
 use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
+use crate::rollout::judge::{self};
 
 /// One step of a change.
 #[derive(Debug)]
@@ -128,7 +128,7 @@ fn in_flight(built: &Built, files: &Tree) -> LockState {
 
 /// The rollout the lock at `rev` records: the steps already merged.
 pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
-    let text = crate::change::git::read_file_at(lock, rev).ok()??;
+    let text = crate::rollout::git::read_file_at(lock, rev).ok()??;
     let mut diags = crate::diag::Diagnostics::new();
     crate::input::lock::parse(lock, &text, &mut diags)?.rollout
 }

@@ -2,8 +2,8 @@
 //! (yaml-language-server) complete and check `apps/*.yaml` and `latgen.yaml` as latgen does.
 //! Draft-07, the newest draft yaml-language-server reads.
 
+use crate::input::app::AppDecl;
 use crate::input::config::Config;
-use crate::input::model::AppDecl;
 
 /// Which input a schema describes. (Plain comments on the values: a described value would
 /// make clap print `schema --help` in its long layout; `schema`'s help says what they are.)

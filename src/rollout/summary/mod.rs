@@ -1,4 +1,4 @@
-//! Layer 8, change: what a PR does, for people reviewing it: apps added, removed and moved,
+//! Layer 8, rollout: what a PR does, for people reviewing it: apps added, removed and moved,
 //! files changed per side, Lattice services and their monthly cost before and after, and
 //! where the PR stands in its rollout. Worked out from the output trees alone (the base's
 //! and the PR's), so it describes what Argo CD will apply, hand edits included.

@@ -10,7 +10,7 @@ use serde_saphyr::Spanned;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span, did_you_mean};
 use crate::input::Loaded;
-use crate::input::model::{App, AppId, Pos};
+use crate::input::app::{App, AppId, Pos};
 use crate::input::previews::{LoadedPreview, Preview, host_of, route_name};
 use latgen_sim::platform;
 

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
-use crate::input::model::MatchKind;
+use crate::input::app::MatchKind;
 use crate::manifest::layout::is_kong_file;
 use latgen_sim::iam::{AuthPolicy, Call, Decision, Identity};
 use latgen_sim::platform::{segment_prefix_matches, string_prefix_matches};

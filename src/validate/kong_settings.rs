@@ -10,9 +10,9 @@ use serde_saphyr::Spanned;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::Loaded;
+use crate::input::app::{App, Pos};
 use crate::input::config::Config;
 use crate::input::kong::{KongDecl, KongSettings, Millis, RETRIES, TIMEOUT_MS, Timeouts};
-use crate::input::model::{App, Pos};
 use latgen_sim::platform;
 
 fn at<T>(file: &Path, s: &Spanned<T>) -> Span {

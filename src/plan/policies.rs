@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::input::app::{App, MatchKind};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
-use crate::input::model::{App, MatchKind};
 use latgen_sim::iam::{PRINCIPAL_ORG, REQUEST_METHOD, SOURCE_VPC};
 
 /// The largest auth policy, in bytes (see [`crate::input::quotas`]).
@@ -183,8 +183,8 @@ pub(crate) fn policy(statements: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::app::{PathMatch, Pos};
     use crate::input::auth::{AuthConfig, AuthMode};
-    use crate::input::model::{PathMatch, Pos};
 
     fn config() -> Config {
         Config {

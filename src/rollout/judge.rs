@@ -85,7 +85,7 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
 }
 
 /// What a state of a change must keep to be safe besides routing: the rule quota, and when
-/// auth is on, who is let in (see [`crate::change::auth`]).
+/// auth is on, who is let in (see [`crate::rollout::auth_safety`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
     /// The quotas that say how many rules a Lattice route may hold.
@@ -134,7 +134,7 @@ pub(crate) struct Judge {
     /// state of the change is safe.
     over_limit: bool,
     /// Who is let in where, before and after, when the project has auth on.
-    auth: Option<crate::change::auth::AuthExpect>,
+    auth: Option<crate::rollout::auth_safety::AuthExpect>,
 }
 
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
@@ -216,8 +216,9 @@ impl Judge {
         (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
         gate: &Gate,
     ) -> Judge {
-        let auth = (gate.auth.as_ref())
-            .map(|p| crate::change::auth::AuthExpect::of(p, &scope.probes, &scope.files, (b, r)));
+        let auth = (gate.auth.as_ref()).map(|p| {
+            crate::rollout::auth_safety::AuthExpect::of(p, &scope.probes, &scope.files, (b, r))
+        });
         let expected = scope
             .probes
             .into_iter()

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::model::MatchKind;
+use crate::input::app::MatchKind;
 use crate::input::quotas::RuleLimit;
 use crate::plan::prepared::Prepared;
 use latgen_sim::routing::Network;
@@ -82,13 +82,13 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
 /// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
 /// only in their committed order (see [`latgen_sim::routing::LatticeRoute::order_dependent`]).
 /// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
-pub(super) fn order_dependence(net: &Network, apps: &[crate::input::model::App]) -> Diagnostics {
+pub(super) fn order_dependence(net: &Network, apps: &[crate::input::app::App]) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
         let at =
             |m: &latgen_sim::routing::PathRule| Span::new(&route.file, m.pos.line, m.pos.column);
         for pair in route.order_dependent() {
-            diags.push(crate::change::warnings::order_dependence(
+            diags.push(crate::rollout::warnings::order_dependence(
                 route,
                 &pair,
                 apps,
@@ -108,7 +108,7 @@ pub(super) fn resolution(
     flagged: &BTreeSet<String>,
 ) -> Diagnostics {
     use rayon::prelude::*;
-    let apps: BTreeMap<&str, &crate::input::model::App> = prepared
+    let apps: BTreeMap<&str, &crate::input::app::App> = prepared
         .map(|p| p.apps.iter().map(|a| (a.name.as_str(), a)).collect())
         .unwrap_or_default();
     // A preview's route goes to the preview's Service, by (app, preview).

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::model::App;
+use crate::input::app::App;
 use crate::plan::prepared::Prepared;
 use latgen_sim::routing::Network;
 

@@ -7,13 +7,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::input::app::App;
 use crate::input::config::Config;
 use crate::input::lock::{Lock, NamedBy, ServiceName};
-use crate::input::model::App;
 use crate::input::previews::Preview;
 use crate::input::quotas::Quotas;
-use crate::plan::auth;
 use crate::plan::lattice_service::Policy;
+use crate::plan::policies;
 use crate::plan::services;
 use latgen_sim::platform;
 
@@ -74,18 +74,18 @@ pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Conf
     let header = config.lattice.dispatch_header.as_str();
     let statements: Vec<Vec<String>> = (list.iter())
         .map(|p| match config.auth.is_on() {
-            true => auth::statements(&apps[p.app], config, Some((header, &p.header_value()))),
+            true => policies::statements(&apps[p.app], config, Some((header, &p.header_value()))),
             false => Vec::new(),
         })
         .collect();
     let bytes: Vec<usize> = statements
         .iter()
-        .map(|s| auth::statements_bytes(s))
+        .map(|s| policies::statements_bytes(s))
         .collect();
     let mut groups: BTreeMap<u32, (Vec<usize>, usize)> = BTreeMap::new();
     let room = |groups: &BTreeMap<u32, (Vec<usize>, usize)>, n: u32, i: usize| {
         groups.get(&n).is_none_or(|(m, b)| {
-            m.len() < cap && Quotas::policy_fits(auth::policy_bytes(b + bytes[i]))
+            m.len() < cap && Quotas::policy_fits(policies::policy_bytes(b + bytes[i]))
         })
     };
     let mut unplaced = Vec::new();

@@ -20,7 +20,7 @@ use crate::input::config::Config;
 use crate::input::places::Places;
 use crate::manifest::layout::Side;
 use crate::plan::prepared::Prepared;
-use crate::render::deploy::ObjectId;
+use crate::render::deploy_kit::ObjectId;
 
 /// What the comparison needs of one environment, read from its check.
 #[derive(Debug)]
@@ -251,7 +251,7 @@ fn shared_objects(a: &Facts, b: &Facts, side: Side) -> Vec<(ObjectId, PathBuf)> 
     let ids = |f: &Facts| {
         let files: Vec<(&PathBuf, &String)> =
             named_alike.iter().map(|p| (*p, &f.files[*p])).collect();
-        crate::render::deploy::objects(&f.config, &files)
+        crate::render::deploy_kit::objects(&f.config, &files)
             .into_iter()
             .map(|(id, p)| (id, p.clone()))
             .collect::<BTreeMap<_, _>>()

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
 use crate::manifest::tree::{Docs, Tree, state};
-use crate::plan::rebalance::cost::HOURS_PER_MONTH;
+use crate::plan::rebalance::monthly_cost::HOURS_PER_MONTH;
 use latgen_sim::routing::Network;
 
 use apps::{AppChange, app_changes};
@@ -61,7 +61,7 @@ pub(crate) struct PrSummary {
     /// (not reported as findings of the step).
     pub transient: Vec<crate::diag::codes::Code>,
     /// The shared groups' throughput budget use after the change, fullest first.
-    pub budgets: Vec<crate::plan::rebalance::cost::BudgetUse>,
+    pub budgets: Vec<crate::plan::rebalance::monthly_cost::BudgetUse>,
     /// Previews (`<app>/<preview>`, host) the change adds, and those it removes.
     pub previews_added: Vec<(String, String)>,
     pub previews_removed: Vec<(String, String)>,
@@ -124,7 +124,7 @@ fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side
 pub(crate) fn summarize(
     base: &Tree,
     head: &Tree,
-    (service_hour_usd, apps): (f64, &[crate::input::model::App]),
+    (service_hour_usd, apps): (f64, &[crate::input::app::App]),
     progress: Option<Progress>,
 ) -> PrSummary {
     let (b, h) = (Docs::read(base), Docs::read(head));
@@ -137,7 +137,7 @@ pub(crate) fn summarize_states(
     base: &Tree,
     head: &Tree,
     (before, after): (&Network, &Network),
-    (service_hour_usd, apps): (f64, &[crate::input::model::App]),
+    (service_hour_usd, apps): (f64, &[crate::input::app::App]),
     progress: Option<Progress>,
 ) -> PrSummary {
     // The two states' apps and backends, and the files that changed (both trees walked

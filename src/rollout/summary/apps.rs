@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::input::model::{App, MatchKind};
+use crate::input::app::{App, MatchKind};
 use latgen_sim::routing::{KongRoute, LatticeRule, Network, PathRule};
 
 /// What one change does to one app, besides adding, removing or moving it.

@@ -12,11 +12,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
+use crate::input::app::{App, MatchKind};
 use crate::input::auth::Caller;
 use crate::input::config::Config;
-use crate::input::model::{App, MatchKind};
 use crate::input::quotas::{POLICY_MAX_BYTES, Quotas};
-use crate::plan::auth::callers_of;
+use crate::plan::policies::callers_of;
 use latgen_sim::iam::{Call, Identity, Probe, Space, probe_headers, probe_paths, request_resource};
 use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{BackendRef, Headers, LatticeRoute, Network};

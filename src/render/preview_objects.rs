@@ -8,7 +8,7 @@ use super::jobs::{Expect, Kind, Renderer};
 use super::kong_side::route_plugins;
 use super::objects::{BackendCtx, GroupRoute, HeaderCtx, KongRoute, Object, RuleCtx};
 use crate::manifest::layout::Side;
-use crate::plan::previews::{PreviewGroup, group_domain};
+use crate::plan::preview_groups::{PreviewGroup, group_domain};
 
 impl<'a> Renderer<'a> {
     /// Every preview group's objects, then every preview's Kong route and bridge.

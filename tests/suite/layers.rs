@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 use super::common;
 
 /// The rooms, lowest first.
-const LAYERS: &[&str] = &[
-    "diag", "input", "validate", "plan", "manifest", "render", "output", "pipeline", "change",
+pub(super) const LAYERS: &[&str] = &[
+    "diag", "input", "validate", "plan", "manifest", "render", "output", "pipeline", "rollout",
     "check", "report", "import", "ops", "commands", "cli",
 ];
 
@@ -86,8 +86,8 @@ macro_rules! layer_tests {
 }
 
 layer_tests!(
-    diag, input, validate, plan, manifest, render, output, pipeline, change, check, report, import,
-    ops, commands, cli
+    diag, input, validate, plan, manifest, render, output, pipeline, rollout, check, report,
+    import, ops, commands, cli
 );
 
 /// Every folder of `src/` (and `pipeline.rs`, a room of one file) opens with the layer it

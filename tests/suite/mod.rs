@@ -20,6 +20,7 @@ mod formats;
 #[path = "../../bench/generate.rs"]
 mod generate;
 mod golden;
+mod house;
 mod import;
 mod interrupt;
 mod kubernetes;

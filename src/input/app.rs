@@ -353,3 +353,35 @@ pub(crate) struct Backend {
     pub service: String,
     pub port: u16,
 }
+
+/// The apps the unit tests build: path-routed, in namespace `shop`, with every other field
+/// at its default.
+#[cfg(test)]
+impl App {
+    pub(crate) fn sample(name: &str, paths: &[(MatchKind, &str)]) -> App {
+        App {
+            name: name.into(),
+            file: format!("apps/{name}.yaml").into(),
+            name_pos: Pos::default(),
+            namespace: "shop".into(),
+            service: name.into(),
+            port: 80,
+            host: None,
+            paths: (paths.iter())
+                .map(|(kind, v)| PathMatch {
+                    kind: *kind,
+                    value: v.to_string(),
+                    pos: Pos::default(),
+                })
+                .collect(),
+            pin: None,
+            peak_rps: None,
+            isolate: false,
+            health_check: None,
+            callers: Vec::new(),
+            kong: Default::default(),
+            canary: None,
+            adopted: None,
+        }
+    }
+}

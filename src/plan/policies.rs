@@ -183,7 +183,6 @@ pub(crate) fn policy(statements: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::app::{PathMatch, Pos};
     use crate::input::auth::{AuthConfig, AuthMode};
 
     fn config() -> Config {
@@ -203,31 +202,7 @@ mod tests {
     }
 
     fn app(paths: &[(MatchKind, &str)]) -> App {
-        App {
-            name: "cart".into(),
-            file: "apps/cart.yaml".into(),
-            name_pos: Pos::default(),
-            namespace: "shop".into(),
-            service: "cart".into(),
-            port: 80,
-            host: None,
-            paths: paths
-                .iter()
-                .map(|(kind, v)| PathMatch {
-                    kind: *kind,
-                    value: v.to_string(),
-                    pos: Pos::default(),
-                })
-                .collect(),
-            pin: None,
-            peak_rps: None,
-            isolate: false,
-            health_check: None,
-            callers: Vec::new(),
-            kong: Default::default(),
-            canary: None,
-            adopted: None,
-        }
+        App::sample("cart", paths)
     }
 
     #[test]

@@ -352,35 +352,12 @@ fn sorted(mut bin: Bin) -> Bin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::app::{App, PathMatch, Pos};
+    use crate::input::app::App;
     use crate::input::config::Config;
     use latgen_sim::platform::lattice_matches_overlap;
 
     fn app(name: &str, paths: &[(MatchKind, &str)]) -> App {
-        App {
-            name: name.into(),
-            file: format!("apps/{name}.yaml").into(),
-            name_pos: Pos::default(),
-            namespace: "shop".into(),
-            service: name.into(),
-            port: 80,
-            host: None,
-            paths: (paths.iter())
-                .map(|(kind, v)| PathMatch {
-                    kind: *kind,
-                    value: v.to_string(),
-                    pos: Pos::default(),
-                })
-                .collect(),
-            pin: None,
-            peak_rps: None,
-            isolate: false,
-            health_check: None,
-            callers: Vec::new(),
-            kong: Default::default(),
-            canary: None,
-            adopted: None,
-        }
+        App::sample(name, paths)
     }
 
     /// The sweep finds exactly the pairs a comparison of every two paths finds: string

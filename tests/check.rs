@@ -67,7 +67,7 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
     }
     let scratch;
     let work: PathBuf = if dir.join("base").is_dir() {
-        scratch = tempfile::tempdir().unwrap();
+        scratch = common::scratch();
         common::git(scratch.path(), &["init", "-q"]);
         copy_dir(&dir.join("base"), scratch.path(), "\0");
         common::git(scratch.path(), &["add", "-A"]);
@@ -86,7 +86,7 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
         args.extend(["--base", "HEAD"]);
         scratch.path().to_path_buf()
     } else if dir.join("committed").is_dir() {
-        scratch = tempfile::tempdir().unwrap();
+        scratch = common::scratch();
         copy_dir(dir, scratch.path(), "committed");
         copy_dir(
             &dir.join("committed"),
@@ -98,7 +98,7 @@ fn run_fixture(dir: &Path) -> (i32, String, String) {
         common::git(scratch.path(), &["commit", "-q", "-m", "pr"]);
         scratch.path().to_path_buf()
     } else if dir.join("leftover").is_dir() {
-        scratch = tempfile::tempdir().unwrap();
+        scratch = common::scratch();
         copy_dir(dir, scratch.path(), "leftover");
         copy_dir(
             &dir.join("leftover"),

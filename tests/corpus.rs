@@ -1249,7 +1249,7 @@ fn command(case: &str) -> Vec<&'static str> {
 /// One case: its exit code, in time; a refused case writes nothing and prints exactly its
 /// snapshot, a fine case renders.
 fn run_case(case: &str, setup: &dyn Fn(&Path), want_code: i32) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     setup(tmp.path());
     let before: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()

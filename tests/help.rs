@@ -118,7 +118,7 @@ fn help_is_short(sub: Option<&str>) {
 /// `latgen man --out DIR` writes the top-level page and the page of every command it
 /// refers to, named as it refers to them, and nothing else.
 fn man_out() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path().join("man");
     let out = Command::new(common::bin())
         .args(["man", "--out"])

@@ -189,7 +189,7 @@ fn run(dir: &Path, args: &[&str], templates: bool, secret: &str) -> (Option<i32>
 }
 
 fn run_case(case: &str, input: Input, target: Target) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let secret = marker();
     let project = setup(tmp.path(), input, target, &secret);
     let templates = matches!(input, Input::Template);

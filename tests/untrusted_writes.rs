@@ -247,7 +247,7 @@ fn listing(dir: &Path) -> Vec<(PathBuf, String)> {
 
 /// One case: `attack` committed for `command`, checked on a clone against a clean one.
 pub(crate) fn run_case(command: &Command, attack: Attack) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::scratch();
     let origin = tmp.path().join("origin");
     let outside = tmp.path().join("outside");
     write(&outside.join("target"), "untouched\n");
@@ -317,7 +317,7 @@ pub(crate) fn run_case(command: &Command, attack: Attack) {
 /// `planted-repo`: the PR commits a repository's files under `generated/` whose
 /// `origin/main` is the PR's own output; `args` (with `--base origin/main`) refuses it.
 pub(crate) fn planted_repo(args: &[&str]) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::scratch();
     let origin = tmp.path().join("origin");
     std::fs::create_dir_all(&origin).unwrap();
     base(&origin, false);

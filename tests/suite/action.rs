@@ -17,11 +17,16 @@ const TARGET: &str = "x86_64-unknown-linux-musl";
 /// A releases folder with `VERSION`'s Linux x86_64 archive of `binary` and its
 /// `sha256sum` checksum file; `tamper` changes the archive after the checksum is taken.
 fn releases_of(binary: &Path, tamper: bool) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    let stage = tmp.path().join("stage");
+    let tmp = common::scratch();
+    fill_releases(tmp.path(), binary, tamper);
+    tmp
+}
+
+fn fill_releases(dir: &Path, binary: &Path, tamper: bool) {
+    let stage = dir.join("stage");
     std::fs::create_dir_all(&stage).unwrap();
     std::fs::copy(binary, stage.join("latgen")).unwrap();
-    let folder = tmp.path().join(VERSION);
+    let folder = dir.join(VERSION);
     std::fs::create_dir_all(&folder).unwrap();
     let archive = format!("latgen-{TARGET}.tar.gz");
     let run = |cmd: &mut Command| assert!(cmd.status().unwrap().success(), "{cmd:?}");
@@ -44,20 +49,26 @@ fn releases_of(binary: &Path, tamper: bool) -> tempfile::TempDir {
         bytes.extend_from_slice(b"tampered");
         std::fs::write(folder.join(&archive), bytes).unwrap();
     }
-    tmp
 }
 
-/// A release of this build, made once for the tests that run what they install.
+/// A release of this build, made once for the tests that run what they install. It lives
+/// next to the binary and is made anew by each run: a static is never dropped, so a
+/// scratch folder would be left behind, tens of MB each run.
 fn release() -> &'static Path {
-    static RELEASE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    RELEASE
-        .get_or_init(|| releases_of(&common::bin(), false))
-        .path()
+    static RELEASE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    RELEASE.get_or_init(|| {
+        let bin = common::bin();
+        let dir = bin.with_file_name("action-test-release");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        fill_releases(&dir, &bin, false);
+        dir
+    })
 }
 
 /// A release of a stand-in binary, for the tests of the install step alone.
 fn stand_in_release(tamper: bool) -> (tempfile::TempDir, tempfile::TempDir) {
-    let bin = tempfile::tempdir().unwrap();
+    let bin = common::scratch();
     let script = bin.path().join("latgen");
     std::fs::write(&script, "#!/bin/sh\necho \"latgen 9.9.9\"\n").unwrap();
     #[cfg(unix)]
@@ -76,7 +87,7 @@ struct Runner {
 
 impl Runner {
     fn new() -> Runner {
-        let temp = tempfile::tempdir().unwrap();
+        let temp = common::scratch();
         for file in ["path", "output", "step-summary"] {
             std::fs::write(temp.path().join(file), "").unwrap();
         }
@@ -247,7 +258,7 @@ fn the_action_reports_paths_from_the_repositorys_root() {
     let runner = Runner::new();
     let dir = common::bin().parent().unwrap().display().to_string();
     std::fs::write(runner.file("path"), format!("{dir}\n")).unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let repo = common::scratch();
     let project = project_repo();
     std::fs::rename(project.path(), repo.path().join("routes")).unwrap();
     // A finding, so that there is a path to look at.
@@ -268,7 +279,7 @@ fn the_action_refuses_a_working_directory_that_reads_as_an_option() {
     let runner = Runner::new();
     let dir = common::bin().parent().unwrap().display().to_string();
     std::fs::write(runner.file("path"), format!("{dir}\n")).unwrap();
-    let repo = tempfile::tempdir().unwrap();
+    let repo = common::scratch();
     let project = project_repo();
     std::fs::rename(project.path(), repo.path().join("--templates=x")).unwrap();
     let out = check(&runner, repo.path(), "--templates=x");

@@ -81,7 +81,7 @@ fn path_app(service: &str, path: &str) -> String {
 
 /// A project whose apps/ holds exactly `files` (path under apps/ → contents).
 fn project(files: &[(&str, &[u8])]) -> TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     for (rel, bytes) in files {
         write(tmp.path(), &format!("apps/{rel}"), bytes);
     }
@@ -96,7 +96,7 @@ fn render_one(body: impl AsRef<[u8]>) -> Run {
 
 /// Two path-routed apps (shop, cart) and one host-routed app (www), already rendered.
 fn rendered_project() -> TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     common::path_app(tmp.path(), "shop", &["/shop"]);
     common::path_app(tmp.path(), "cart", &["/cart"]);
     common::app(
@@ -828,7 +828,7 @@ fn values_that_would_inject_yaml_are_refused() {
 
 #[test]
 fn a_new_app_that_sorts_first_moves_no_other_app() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     // Two rules per group, so five apps fill three groups and first-fit has choices.
     write(
         tmp.path(),
@@ -863,7 +863,7 @@ fn a_new_app_that_sorts_first_moves_no_other_app() {
 /// A rendered project in `repo/` of a temp folder, and an empty folder `elsewhere/` beside
 /// it to run commands from.
 fn project_and_elsewhere() -> TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let repo = tmp.path().join("repo");
     common::path_app(&repo, "shop", &["/shop"]);
     common::path_app(&repo, "cart", &["/cart"]);
@@ -949,7 +949,7 @@ fn status_from_another_folder_reads_the_output_beside_the_apps() {
 
 #[test]
 fn deploy_from_another_folder_writes_the_kit_beside_the_apps() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let init = latgen(tmp.path(), &["init", "repo"]);
     assert_eq!(init.code, Some(0), "{}", init.stderr);
     fs::remove_dir_all(tmp.path().join("repo/deploy")).unwrap();

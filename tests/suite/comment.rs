@@ -22,7 +22,7 @@ const APPS: usize = if cfg!(debug_assertions) {
 
 #[test]
 fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_githubs_limit() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::suite::common::scratch();
     let dir = tmp.path();
     let apps = dir.join("apps");
     std::fs::create_dir_all(&apps).unwrap();
@@ -76,7 +76,7 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
 /// choosing survives, however the keys play with backticks.
 #[test]
 fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::suite::common::scratch();
     let dir = tmp.path();
     let payload = "![i](https://evil.example/i.png) @org/team [a](https://evil.example) <img src=x> www.evil.example #1 GH-2 other/repo#3 deadbeefcafe";
     // The payload outside a code span, inside one, and after a stray backtick.
@@ -131,7 +131,7 @@ fn hostile_keys_in_an_app_file_render_as_text_in_the_pr_comment() {
 /// a rollout: the comment said "step 1 of 0".
 #[test]
 fn the_comment_of_an_unchanged_tree_names_no_step() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::suite::common::scratch();
     let dir = tmp.path();
     super::common::path_app(dir, "shop", &["/shop"]);
     let run = super::common::latgen(dir, &["render"]);

@@ -383,7 +383,7 @@ fn refuse_unknown_fields(schema: &mut Value) {
 fn the_read_back_takes_the_crds_fields_and_refuses_its_enums_violated() {
     let full = "    enabled: true\n    intervalSeconds: 5\n    timeoutSeconds: 1\n    healthyThresholdCount: 3\n    unhealthyThresholdCount: 2\n    path: \"/healthcheck\"\n    port: 80\n    protocol: HTTP\n    protocolVersion: HTTP1\n    statusMatch: \"200\"\n  protocol: HTTPS\n  protocolVersion: HTTP1\n";
     let build = |body: &str| {
-        let tdir = tempfile::tempdir().unwrap();
+        let tdir = common::scratch();
         let file = tdir.path().join("lattice/target-group-policy.yaml.j2");
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         let template = latgen::render::TEMPLATES

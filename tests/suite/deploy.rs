@@ -291,7 +291,7 @@ fn the_example_kit_fits_argocd_and_covers_the_output() {
 
 #[test]
 fn an_init_project_renders_checks_and_its_kit_fits_argocd() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     ok(&latgen(
         dir,
@@ -334,7 +334,7 @@ fn an_init_project_renders_checks_and_its_kit_fits_argocd() {
 
 #[test]
 fn an_init_project_without_flags_fits_argocd_and_check_names_the_placeholders() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     ok(&latgen(dir, &["init"]));
     ok(&latgen(dir, &["render"]));
@@ -373,7 +373,7 @@ fn an_init_project_without_flags_fits_argocd_and_check_names_the_placeholders() 
 /// is stale until `latgen deploy` (or `render`) rewrites it.
 #[test]
 fn a_kit_left_behind_a_new_namespace_is_stale_until_deploy() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     ok(&latgen(
         dir,
@@ -423,7 +423,7 @@ fn a_kit_left_behind_a_new_namespace_is_stale_until_deploy() {
 
 #[test]
 fn the_kit_follows_the_project_folder_and_the_output_folder() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     ok(&latgen(dir, &["init", "routing"]));
     let project = dir.join("routing");
@@ -447,7 +447,7 @@ fn the_kit_follows_the_project_folder_and_the_output_folder() {
 
 #[test]
 fn deploy_without_a_deploy_section_is_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::create_dir(dir.join("apps")).unwrap();
     let run = latgen(dir, &["deploy"]);
@@ -473,7 +473,7 @@ fn file_id(path: &Path) -> u64 {
 #[test]
 fn render_rewrites_the_example_kit_a_new_namespace_changes() {
     let root = common::root();
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let mut files = BTreeMap::new();
     for folder in ["apps", "generated", "deploy", "kong-plugins"] {

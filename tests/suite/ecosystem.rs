@@ -41,7 +41,7 @@ const INIT_GITIGNORE: &str = "# What an interrupted `latgen render` leaves; the 
 
 #[test]
 fn init_scaffolds_a_project_that_renders_and_checks() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let run = latgen(dir, &["init"]);
     ok(&run);
@@ -86,7 +86,7 @@ fn init_scaffolds_a_project_that_renders_and_checks() {
 
 #[test]
 fn init_writes_the_deploy_settings_given_as_flags() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let run = latgen(
         dir,
@@ -136,7 +136,7 @@ fn init_writes_the_deploy_settings_given_as_flags() {
 /// still to set (those no flag gave) first, then the way to a first sync and a checked PR.
 #[test]
 fn init_says_what_to_do_next_in_one_screen() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let run = latgen(tmp.path(), &["init", "shop-routes"]);
     ok(&run);
     let next = run
@@ -186,7 +186,7 @@ fn init_says_what_to_do_next_in_one_screen() {
 
 #[test]
 fn the_workflow_init_writes_does_not_ask_to_be_copied_where_it_is() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     ok(&latgen(tmp.path(), &["init"]));
     let workflow = tmp.path().join(".github/workflows/latgen.yml");
     let text = std::fs::read_to_string(workflow).unwrap();
@@ -198,7 +198,7 @@ fn the_workflow_init_writes_does_not_ask_to_be_copied_where_it_is() {
 
 #[test]
 fn init_writes_every_default_into_latgen_yaml() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     ok(&latgen(tmp.path(), &["init"]));
     let run = latgen::pipeline::prepare(&latgen::input::ProjectPaths::at_root(tmp.path()));
     let prepared = run.prepared.expect("the scaffold loads");
@@ -231,7 +231,7 @@ fn init_writes_every_default_into_latgen_yaml() {
 
 #[test]
 fn init_adds_the_staging_folders_to_an_existing_gitignore_once() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(dir.join(".gitignore"), "/target").unwrap();
     ok(&latgen(dir, &["init"]));
@@ -251,7 +251,7 @@ fn init_adds_the_staging_folders_to_an_existing_gitignore_once() {
 
 #[test]
 fn init_into_a_new_folder() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     ok(&latgen(tmp.path(), &["init", "project"]));
     assert_eq!(
         common::read_tree(&tmp.path().join("project")).len(),
@@ -261,7 +261,7 @@ fn init_into_a_new_folder() {
 
 #[test]
 fn a_second_init_refuses_and_changes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     ok(&latgen(dir, &["init"]));
     ok(&latgen(dir, &["render"]));
@@ -281,7 +281,7 @@ fn a_second_init_refuses_and_changes_nothing() {
 /// included, so that the same folder takes the fixed command (it refused the rerun).
 #[test]
 fn a_failed_init_leaves_the_folder_as_it_was_and_can_be_run_again() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(dir.join(".gitignore"), "/target\n").unwrap();
     std::fs::write(dir.join("NOTES.md"), "mine\n").unwrap();
@@ -303,7 +303,7 @@ fn a_failed_init_leaves_the_folder_as_it_was_and_can_be_run_again() {
 
 #[test]
 fn init_refuses_when_any_one_file_exists() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(dir.join("latgen.yaml"), "quotas: { rulesPerService: 20 }\n").unwrap();
     let run = latgen(dir, &["init"]);
@@ -487,7 +487,7 @@ fn trace_shows_the_header_step_of_header_dispatch() {
 
 #[test]
 fn trace_reports_a_broken_path() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     common::path_app(dir, "shop", &["/shop"]);
     ok(&latgen(dir, &["render"]));
@@ -592,7 +592,7 @@ fn manifests_print_one_side_as_a_yaml_stream() {
 #[test]
 fn manifests_fail_loudly() {
     // An input error: diagnostics on stderr, nothing on stdout.
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     common::app(
         tmp.path(),
         "bad",
@@ -604,7 +604,7 @@ fn manifests_fail_loudly() {
     assert!(run.stderr.contains("error["), "{}", run.stderr);
 
     // No app: an empty stream would make Argo CD prune everything.
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     std::fs::create_dir(tmp.path().join("apps")).unwrap();
     let run = latgen(tmp.path(), &["manifests", "--side", "lattice"]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
@@ -822,7 +822,7 @@ fn the_pre_commit_script_runs_the_given_latgen_and_knows_each_release_target() {
 /// to do instead: set LATGEN to a local binary.
 #[test]
 fn the_pre_commit_script_offline_names_latgen() {
-    let cache = tempfile::tempdir().unwrap();
+    let cache = common::scratch();
     let out = Command::new("sh")
         .arg(common::root().join("hooks/run-latgen"))
         .arg("check")
@@ -1222,7 +1222,7 @@ fn the_book_documents_the_integrations() {
 /// take "not UTF-8" for "not there" and delete it).
 #[test]
 fn a_failed_init_keeps_a_gitignore_that_is_not_utf8() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let bytes = b"#caf\xe9\n/target\n".to_vec();
     std::fs::write(dir.join(".gitignore"), &bytes).unwrap();

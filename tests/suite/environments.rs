@@ -133,7 +133,7 @@ fn trace_follows_the_environment_it_is_given() {
 /// it, where production's smaller quota has no room, is placed as any new app, and said.
 #[test]
 fn promotion_never_displaces_what_the_target_placed() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let files = [
         ("latgen.yaml", "lattice: {dedicatedHosts: privateZone}\n"),

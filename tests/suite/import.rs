@@ -15,7 +15,7 @@ use latgen::input::app::App;
 
 /// A throwaway copy of `examples/before/`: its settings and manifests.
 fn before() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let from = common::root().join("examples/before");
     common::write_tree(tmp.path(), &common::read_tree(&from));
     tmp
@@ -376,7 +376,7 @@ fn list_of_apps(n: usize) -> String {
 /// for a declaration.
 #[test]
 fn a_list_of_three_thousand_apps_in_one_file_is_imported() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let list = list_of_apps(3_000);
     assert!(list.len() > 5_000_000, "{} bytes", list.len());
@@ -393,7 +393,7 @@ fn a_list_of_three_thousand_apps_in_one_file_is_imported() {
 /// refusal is checked.
 #[test]
 fn a_file_over_the_cap_is_refused_unread() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let file = std::fs::File::create(dir.join("huge.yaml")).unwrap();
     file.set_len(1 << 30).unwrap();

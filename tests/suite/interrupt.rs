@@ -65,10 +65,10 @@ fn assert_nothing_left(dir: &Path) {
 /// The old state (rendered at port 8080) and the new one (the same apps at port 9090, so
 /// every Lattice rule and thus every group file changes).
 fn before_and_after() -> (State, State, tempfile::TempDir) {
-    let old = tempfile::tempdir().unwrap();
+    let old = common::scratch();
     project(old.path(), 400, 8080);
     render(old.path());
-    let new = tempfile::tempdir().unwrap();
+    let new = common::scratch();
     common::write_tree(
         new.path(),
         &BTreeMap::from([(PathBuf::from("latgen.lock"), state(old.path()).1)]),
@@ -84,7 +84,7 @@ fn a_killed_render_leaves_the_old_or_the_new_tree() {
     assert_ne!(old_state.0, new_state.0);
     let mut seen = BTreeMap::new();
     for delay_ms in [0u64, 10, 40, 100, 250, 600] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = common::scratch();
         common::write_tree(&dir.path().join("generated"), &old_state.0);
         std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
         project(dir.path(), 400, 9090);
@@ -131,7 +131,7 @@ fn a_killed_render_leaves_the_old_or_the_new_tree() {
 fn a_render_killed_mid_write_is_reported_by_check_and_cleared_by_the_next() {
     let (old_state, _, _old) = before_and_after();
     for _attempt in 0..20 {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = common::scratch();
         common::write_tree(&dir.path().join("generated"), &old_state.0);
         std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
         project(dir.path(), 400, 9090);
@@ -188,7 +188,7 @@ fn a_render_killed_mid_write_is_reported_by_check_and_cleared_by_the_next() {
 #[test]
 fn two_renders_at_once_do_not_interleave() {
     let (old_state, new_state, _old) = before_and_after();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     common::write_tree(&dir.path().join("generated"), &old_state.0);
     std::fs::write(dir.path().join("latgen.lock"), &old_state.1).unwrap();
     project(dir.path(), 400, 9090);
@@ -212,11 +212,11 @@ fn two_renders_at_once_do_not_interleave() {
 /// The old state (400 apps) and the new one (10 more apps: new files in generated/ and new
 /// entries in the lock), rendered in a project of their own; the folder of the old one.
 fn before_and_after_with_a_new_lock() -> (State, State, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     project(dir.path(), 400, 8080);
     render(dir.path());
     let old = state(dir.path());
-    let more = tempfile::tempdir().unwrap();
+    let more = common::scratch();
     common::write_tree(
         more.path(),
         &BTreeMap::from([(PathBuf::from("latgen.lock"), old.1.clone())]),
@@ -231,7 +231,7 @@ fn before_and_after_with_a_new_lock() -> (State, State, tempfile::TempDir) {
 /// A render run to `point` of its transaction and stopped dead there (a debug build's test
 /// hook, as a kill would): the project's state and what `check` reports then.
 fn stopped_at(point: &str, old: &State) -> (tempfile::TempDir, State, String) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     common::write_tree(&dir.path().join("generated"), &old.0);
     std::fs::write(dir.path().join("latgen.lock"), &old.1).unwrap();
     project(dir.path(), 410, 8080);
@@ -291,7 +291,7 @@ fn a_render_stopped_before_the_swap_changes_nothing() {
 /// `.gitignore` predates the ignore line.
 #[test]
 fn a_leftover_pending_file_is_reported_by_check() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     project(dir.path(), 3, 8080);
     render(dir.path());
     std::fs::write(dir.path().join(".latgen.lock.latgen-tmp"), "apps: {}\n").unwrap();
@@ -311,7 +311,7 @@ fn a_leftover_pending_file_is_reported_by_check() {
 #[test]
 fn a_read_only_folder_in_the_output_does_not_strand_the_next_renders() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     // A folder this process made is owned by its user: 0 is root.
     let root = std::os::unix::fs::MetadataExt::uid(&dir.path().metadata().unwrap()) == 0;
     let unprivileged = || {
@@ -367,9 +367,9 @@ fn a_read_only_folder_in_the_output_does_not_strand_the_next_renders() {
 #[test]
 fn a_link_in_place_of_the_staging_folder_is_removed_not_followed() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     project(dir.path(), 3, 8080);
-    let outside = tempfile::tempdir().unwrap();
+    let outside = common::scratch();
     let locked = outside.path().join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::write(locked.join("keep"), "mine").unwrap();
@@ -397,7 +397,7 @@ fn a_link_in_place_of_the_staging_folder_is_removed_not_followed() {
 #[test]
 fn a_render_stopped_after_the_swap_is_finished_from_another_folder() {
     let (old, new, _keep) = before_and_after_with_a_new_lock();
-    let parent = tempfile::tempdir().unwrap();
+    let parent = common::scratch();
     let proj = parent.path().join("proj");
     common::write_tree(&proj.join("generated"), &old.0);
     std::fs::write(proj.join("latgen.lock"), &old.1).unwrap();
@@ -457,10 +457,10 @@ fn an_import_after_a_killed_render_keeps_what_it_placed() {
 /// are left alone, and the staging folder is removed.
 #[test]
 fn a_forged_journal_is_removed_unread() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     project(dir.path(), 3, 8080);
     render(dir.path());
-    let outside = tempfile::tempdir().unwrap();
+    let outside = common::scratch();
     let notes = outside.path().join("notes");
     let pending = outside.path().join(".notes.latgen-tmp");
     std::fs::write(&notes, "mine\n").unwrap();

@@ -66,7 +66,7 @@ fn the_examples_bridges_pass_the_service_schema() {
 #[test]
 #[ignore = "needs kubernetes-validate: cargo test -- --ignored suite::kubernetes::"]
 fn an_annotation_that_is_not_a_string_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let good = common::fixture("settings").join("expected/kong/service-alpha-lattice.yaml");
     let text = std::fs::read_to_string(good).unwrap();
     assert!(text.contains("konghq.com/retries: \"0\""), "{text}");

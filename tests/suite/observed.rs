@@ -100,7 +100,7 @@ fn observed_and_apply_do_not_go_together() {
 /// Writes `body` (the `result` of a vector response) to a file beside the example's
 /// settings' folder and runs `plan --observed` on it in the example.
 fn plan_observed_text(series: &str) -> common::Run {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let file = tmp.path().join("observed.json");
     let text =
         format!(r#"{{"status":"success","data":{{"resultType":"vector","result":[{series}]}}}}"#);

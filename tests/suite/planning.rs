@@ -146,8 +146,8 @@ fn assert_plan_invariants(dir: &Path) {
 
 #[test]
 fn output_does_not_depend_on_the_order_files_were_created() {
-    let forward = tempfile::tempdir().unwrap();
-    let backward = tempfile::tempdir().unwrap();
+    let forward = common::scratch();
+    let backward = common::scratch();
     let src = common::read_tree(&common::root().join("apps"));
     for (rel, text) in &src {
         common::write_tree(
@@ -186,7 +186,7 @@ fn adding_an_app_moves_no_existing_app() {
 
 #[test]
 fn a_removed_app_frees_its_slot_for_the_next_new_app() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     for i in 0..25 {
         common::path_app(tmp.path(), &format!("app{i:02}"), &[&format!("/p{i:02}")]);
     }
@@ -209,7 +209,7 @@ fn a_removed_app_frees_its_slot_for_the_next_new_app() {
 
 #[test]
 fn an_emptied_group_number_is_reused_before_a_new_one() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     for i in 0..30 {
         common::path_app(tmp.path(), &format!("app{i:02}"), &[&format!("/p{i:02}")]);
     }
@@ -230,7 +230,7 @@ fn an_emptied_group_number_is_reused_before_a_new_one() {
 #[test]
 fn quotas_isolation_and_nesting_hold_for_many_generated_projects() {
     for seed in 1..=40 {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = common::scratch();
         random_project(tmp.path(), seed, 20 + (seed as usize * 7) % 60);
         assert_plan_invariants(tmp.path());
     }
@@ -238,7 +238,7 @@ fn quotas_isolation_and_nesting_hold_for_many_generated_projects() {
 
 #[test]
 fn stability_holds_across_a_sequence_of_adds_and_removals() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     random_project(tmp.path(), 7, 40);
     let mut lock = render_and_lock(tmp.path());
     let mut rng = Rng(99);

@@ -155,7 +155,7 @@ fn a_new_preview_moves_no_other() {
 /// with many callers spreads its previews over more groups.
 #[test]
 fn preview_policies_stay_within_the_lattice_policy_size() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(
         dir.join("latgen.yaml"),

@@ -47,7 +47,7 @@ fn promtool(args: &[&str], dir: &Path) {
 
 /// `test` (under tests/prometheus/) beside the rules of `tree`, run by promtool.
 fn run_unit_tests(tree: &BTreeMap<PathBuf, String>, test: &str) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let count = extract_rules(tree, &tmp.path().join("rules"));
     assert!(count > 1, "{count} PrometheusRules");
     let source = common::root().join("tests/prometheus").join(test);
@@ -58,7 +58,7 @@ fn run_unit_tests(tree: &BTreeMap<PathBuf, String>, test: &str) {
 #[test]
 #[ignore = "needs promtool: cargo test -- --ignored suite::prometheus::"]
 fn the_examples_rules_pass_promtool_check() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let tree = common::read_tree(&common::root().join("generated/kong"));
     // One for the apps, one per Lattice service.
     assert_eq!(extract_rules(&tree, tmp.path()), 1 + 14);

@@ -15,7 +15,7 @@ use pretty_assertions::assert_eq;
 
 /// A project with ten one-path apps in two groups (quota 6), rendered and committed.
 fn project() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     std::fs::write(
         tmp.path().join("latgen.yaml"),
         "quotas:\n  rulesPerService: 6\n",
@@ -353,7 +353,7 @@ fn an_add_ships_lattice_first_and_a_removal_kong_first() {
 fn compaction_reaches_the_lower_bound_with_the_fewest_moves() {
     // Five groups holding 5, 3, 3, 2 and 1 one-rule apps: 14 rules fit in 2 groups of 10.
     // Keeping the two fullest groups moves the fewest apps: 3 + 2 + 1 = 6.
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let sizes = [5, 3, 3, 2, 1];
     let mut lock = String::from("version: 1\napps:\n");
@@ -383,7 +383,7 @@ fn compaction_reaches_the_lower_bound_with_the_fewest_moves() {
 
 #[test]
 fn compaction_respects_isolation() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     for (i, g) in [1, 2, 3].iter().enumerate() {
         common::app(
@@ -404,7 +404,7 @@ fn compaction_respects_isolation() {
 /// can reach.
 #[test]
 fn the_lower_bound_counts_apps_whose_prefixes_nest() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     common::path_app(dir, "shop", &["/shop"]);
     common::path_app(dir, "cart", &["/shop/cart"]);
@@ -432,7 +432,7 @@ fn the_lower_bound_counts_apps_whose_prefixes_nest() {
 /// the bound counts the chain.
 #[test]
 fn the_lower_bound_counts_apps_whose_paths_share_their_start() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     common::path_app(dir, "pay", &["/pay"]);
     common::path_app(dir, "payment", &["/payment"]);
@@ -455,7 +455,7 @@ fn the_lower_bound_counts_apps_whose_paths_share_their_start() {
 /// Each group reaches at most `targetGroupsPerService` Services.
 #[test]
 fn the_lower_bound_counts_services_over_the_target_group_quota() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(
         dir.join("latgen.yaml"),
@@ -551,7 +551,7 @@ fn cost_reproduces_the_field_report() {
 /// no pair is left and `check` finds nothing.
 #[test]
 fn plan_apply_separates_committed_order_dependent_pairs_in_safe_steps() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     for (name, path) in [
         ("shop", "/shop"),

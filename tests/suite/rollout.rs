@@ -14,7 +14,7 @@ use latgen_sim::routing::{Network, Outcome};
 
 /// A project of five path-routed apps in one group, rendered and committed.
 fn five_apps() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     for (name, path) in [
         ("alpha", "/alpha"),
@@ -216,7 +216,7 @@ fn a_change_ships_in_the_fewest_safe_steps_and_ends_as_a_plain_render() {
 /// [`five_apps`] with auth on: Kong calls from its VPC, and alpha and charlie name callers
 /// of their own.
 fn five_apps_with_auth() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(
         dir.join("latgen.yaml"),

@@ -167,7 +167,7 @@ fn fixture_routes_pass_the_crd_schema_and_cel_rules() {
 
 #[test]
 fn an_init_project_routes_pass_the_crd_schema_and_cel_rules() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let run = common::latgen(tmp.path(), &["init"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     // The example app: its group's route and its Kong route.

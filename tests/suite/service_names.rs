@@ -18,7 +18,7 @@ const PREFIX_SETTING: &str = "lattice:\n  serviceNamePrefix: shop-prod\n";
 /// latgen.yaml and, when `with_lock`, the example's committed lock (written before
 /// service names were recorded).
 fn example_project(settings: &str, with_lock: bool) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     for (rel, text) in read_tree(&common::root().join("apps")) {
         let p = tmp.path().join("apps").join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -203,7 +203,7 @@ fn a_too_long_service_name_is_refused_with_what_to_do() {
 fn an_also_lock_outside_the_project_is_refused_unread() {
     let prod = example_project(PREFIX_SETTING, false);
     render(prod.path());
-    let outside = tempfile::tempdir().unwrap();
+    let outside = common::scratch();
     let secret = outside.path().join("secret.lock");
     std::fs::write(&secret, "root:SECRET-HASH:19000:0:99999:7:::\n").unwrap();
     let run = latgen(
@@ -299,7 +299,7 @@ fn two_routes_of_one_project_with_one_name_are_a_warning_and_trace_and_cost_show
 /// rendering the same routes again does not repeat it.
 #[test]
 fn render_warns_when_it_writes_a_new_route_while_the_prefix_is_the_placeholder() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let settings = format!(
         "lattice:\n  serviceNamePrefix: {}\n",
         latgen::input::config::PLACEHOLDER

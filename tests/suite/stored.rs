@@ -224,7 +224,7 @@ fn the_header_fixture_is_in_stored_form() {
 /// The benchmark's input at `n` apps (`bench/generate.rs`), written as declarations and
 /// rendered as `render` would.
 fn bench_input(n: usize) -> BTreeMap<PathBuf, String> {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::scratch();
     let apps = dir.path().join("apps");
     std::fs::create_dir_all(&apps).unwrap();
     for app in generate::generate(n) {

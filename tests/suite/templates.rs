@@ -15,7 +15,7 @@ fn build_with(
     name: &str,
     source: &str,
 ) -> Result<latgen::pipeline::Built, Vec<(String, String)>> {
-    let tdir = tempfile::tempdir().unwrap();
+    let tdir = common::scratch();
     let p = tdir.path().join(name);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, source).unwrap();
@@ -153,7 +153,7 @@ fn a_runaway_template_is_stopped() {
 
 #[test]
 fn a_template_with_a_syntax_error_is_reported_with_its_file_and_line() {
-    let tdir = tempfile::tempdir().unwrap();
+    let tdir = common::scratch();
     std::fs::create_dir_all(tdir.path().join("kong")).unwrap();
     std::fs::write(
         tdir.path().join("kong/route.yaml.j2"),
@@ -222,7 +222,7 @@ fn target_group_policies_follow_health_checks_and_the_switch() {
 /// template starts with `prefix`: the run's exit code (None: ended by a signal), stderr,
 /// and whether it wrote an output folder.
 fn render_with_route_prefix(prefix: &str) -> (Option<i32>, String, bool) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     common::write_tree(tmp.path(), &common::read_tree(&common::fixture("traps")));
     let _ = std::fs::remove_dir_all(tmp.path().join("generated"));
     let route = tmp.path().join("tpl/kong/route.yaml.j2");

@@ -53,7 +53,7 @@ fn inode(p: &Path) -> (u64, i64) {
 
 #[test]
 fn changed_added_and_removed_files_swap_in_together_and_others_keep_their_inode() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let out = tmp.path().join("generated");
     apply(
         &out,
@@ -129,7 +129,7 @@ fn changed_added_and_removed_files_swap_in_together_and_others_keep_their_inode(
 
 #[test]
 fn a_failure_writing_the_lock_puts_the_old_tree_back() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let out = tmp.path().join("generated");
     let lock = tmp.path().join("latgen.lock");
     apply(
@@ -168,7 +168,7 @@ fn a_failure_writing_the_lock_puts_the_old_tree_back() {
 
 #[test]
 fn what_a_killed_run_left_beside_the_output_is_cleared() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let out = tmp.path().join("generated");
     apply(&out, &output(&[("lattice/a.yaml", "a: 1")]), None).unwrap();
     // A half-built tree, as a run killed while building leaves it.
@@ -198,7 +198,7 @@ fn what_a_killed_run_left_beside_the_output_is_cleared() {
 
 #[test]
 fn the_diff_names_changed_missing_and_extra_files() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let out = tmp.path().join("g");
     apply(
         &out,
@@ -244,7 +244,7 @@ fn the_diff_names_changed_missing_and_extra_files() {
 #[cfg(unix)]
 #[test]
 fn a_link_at_an_atomic_write_s_temporary_name_is_not_written_through() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let root = tmp.path().join("project");
     std::fs::create_dir_all(&root).unwrap();
     let secret = tmp.path().join("secret");
@@ -264,7 +264,7 @@ fn a_link_at_an_atomic_write_s_temporary_name_is_not_written_through() {
 #[cfg(unix)]
 #[test]
 fn a_link_on_the_way_to_a_written_file_is_refused() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let root = tmp.path().join("project");
     let outside = tmp.path().join("outside");
     std::fs::create_dir_all(&root).unwrap();

@@ -71,7 +71,7 @@ fn the_golden_fixture_trees_pass_yamllint() {
 #[test]
 #[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn an_init_project_passes_yamllint() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     for args in [&["init"][..], &["render"]] {
         let run = latgen(dir, args);
@@ -95,7 +95,7 @@ fn an_init_project_passes_yamllint() {
 #[test]
 #[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn a_project_with_a_service_name_prefix_passes_yamllint() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     let run = latgen(dir, &["init", "--service-name-prefix", "shop-prod"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -118,7 +118,7 @@ fn a_project_with_a_service_name_prefix_passes_yamllint() {
 #[test]
 #[ignore = "needs yamllint: cargo test -- --ignored suite::yamllint::"]
 fn a_lock_with_a_move_in_flight_passes_yamllint() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     for args in [
         &["init"][..],

@@ -48,7 +48,7 @@ fn canary_fixture_matches_its_golden_tree() {
 
 #[test]
 fn the_canary_kit_fits_argocds_crds() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     for (rel, text) in rendered_with_kit() {
         if rel.starts_with("deploy") {
             let p = tmp.path().join(rel);
@@ -225,7 +225,7 @@ fn a_dedicated_routes_canary_weights_are_out_of_the_diff() {
 /// one canary app, and the next app opens a group.
 #[test]
 fn a_canary_counts_as_a_target_group_in_packing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(
         dir.join("latgen.yaml"),

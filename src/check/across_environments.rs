@@ -10,6 +10,8 @@
 //! - A VPC is associated with one service network at most: a second environment's
 //!   network reaches that VPC only through a service-network endpoint (the controller's
 //!   `docs/guides/service-network-endpoint.md`).
+//! - Two deploy kits that name their Argo CD AppProject and Applications alike in one
+//!   Argo CD namespace are one set of objects in one Argo CD: the kit applied last wins.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,6 +133,7 @@ pub(crate) fn between(envs: &[&Facts]) -> Diagnostics {
                 networks(a, b, &mut diags);
             }
             objects(a, b, &mut diags);
+            argocd_names(a, b, &mut diags);
         }
     }
     diags
@@ -239,6 +242,30 @@ fn objects(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
             .help(format!("give the environments their own clusters (deploy.{}Cluster) or namespaces ({setting}, and the apps' own) in their overlays", side.dir())),
         );
     }
+}
+
+/// A warning, not an error: environments with an Argo CD each may keep one name, and
+/// latgen cannot see which Argo CD a kit is applied to.
+fn argocd_names(a: &Facts, b: &Facts, diags: &mut Diagnostics) {
+    let (Some(da), Some(db)) = (a.config.deploy.as_ref(), b.config.deploy.as_ref()) else {
+        return;
+    };
+    if da.project != db.project || da.argocd_namespace != db.argocd_namespace {
+        return;
+    }
+    let (p, ns) = (&db.project, &db.argocd_namespace);
+    diags.push(
+        Diagnostic::warning(
+            Code::EnvArgoCdClash,
+            format!(
+                "environments `{}` and `{}` both name their Argo CD AppProject `{p}` and Applications `{p}-lattice` and `{p}-kong` in namespace `{ns}`: applied to one Argo CD, the second kit overwrites the first, and its Applications then sync only the second environment's output",
+                a.name, b.name
+            ),
+        )
+        .at(b.at(&["deploy", "project"]))
+        .related(a.at(&["deploy", "project"]), format!("environment `{}`", a.name))
+        .help("leave deploy.project out of the overlays (each environment's kit is then named `<project>-<env>`), or give each overlay its own; environments with an Argo CD each may keep one name"),
+    );
 }
 
 /// The objects both environments write on one side. A file's name is made from its

@@ -150,6 +150,7 @@ codes! {
     EnvServiceNameClash = "env-service-name-clash", Error, "two environments in one account and Region would create a Lattice service of the same name: their controllers overwrite each other's";
     EnvObjectClash = "env-object-clash", Error, "two environments write the same object into one cluster and namespace";
     EnvNetworkClash = "env-network-clash", Error, "two environments' service networks are associated with one VPC, which takes one service network";
+    EnvArgoCdClash = "env-argocd-clash", Warning, "two environments' deploy kits name their Argo CD AppProject and Applications alike in one Argo CD namespace: applied to one Argo CD, the second overwrites the first";
     CanaryRouteChange = "canary-route-change", Warning, "a step changes a Lattice route that holds canary apps: its sync puts a running canary's traffic back on the stable Service";
     CommittedTransactionFile = "committed-transaction-file", Error, "a staging folder, journal or pending file of latgen's is committed to the repository, or is what no run of latgen leaves (a link): latgen removes it unread and acts on nothing in it";
 }

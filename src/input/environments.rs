@@ -134,16 +134,25 @@ pub(crate) fn merged(
         // latgen.yaml's own problem is reported where latgen.yaml is read.
         Err(_) => return None,
     };
-    match read(overlay) {
-        Ok(o) => merge(&mut value, o),
+    let extra = match read(overlay) {
+        Ok(o) => o,
         Err(e) => return fail(e, diags),
-    }
-    // Each environment's Argo CD Applications and AppProject are its own unless it names
-    // them: `latgen-<env>` rather than every environment's `latgen`.
-    if let Some(deploy) = value.get_mut("deploy").and_then(Value::as_object_mut) {
-        deploy
-            .entry("project")
-            .or_insert_with(|| Value::String(format!("latgen-{name}")));
+    };
+    let names_project = extra.pointer("/deploy/project").is_some();
+    merge(&mut value, extra);
+    // Each environment's Argo CD Applications and AppProject are its own unless its overlay
+    // names them: `<project>-<env>` (`latgen-staging`), not latgen.yaml's name for every
+    // environment, which one Argo CD would hold once (the last sync wins). `latgen init`
+    // writes `project: latgen` into latgen.yaml, so its presence there is no choice.
+    if let Some(deploy) = value.get_mut("deploy").and_then(Value::as_object_mut)
+        && !names_project
+    {
+        let base = deploy
+            .get("project")
+            .and_then(Value::as_str)
+            .unwrap_or("latgen");
+        let project = format!("{base}-{name}");
+        deploy.insert("project".into(), Value::String(project));
     }
     // The merged settings are read by the settings' own reader, from their JSON text (JSON
     // is YAML): a plain `111122223333` where a text is taken reads as it does in

@@ -170,3 +170,60 @@ fn promotion_never_displaces_what_the_target_placed() {
     assert!(lock.contains("  help: 2\n"), "{lock}");
     assert!(!lock.contains("moves:"), "{lock}");
 }
+
+/// `latgen init` writes every deploy default into latgen.yaml, `project: latgen` included;
+/// two overlays that set only their clusters still get kits of their own names
+/// (`latgen-staging`, `latgen-production`), so that one Argo CD holds both, and
+/// `check --env all` has nothing to say of them.
+#[test]
+fn environments_after_init_name_their_argocd_objects_apart() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let init = common::latgen(
+        dir,
+        &[
+            "init",
+            "--repo-url",
+            "https://git.example.com/platform/routes.git",
+            "--lattice-cluster",
+            "workload",
+            "--kong-cluster",
+            "gateway",
+            "--service-name-prefix",
+            "shop",
+        ],
+    );
+    assert_eq!(init.code, Some(0), "{}", init.stderr);
+    let config = std::fs::read_to_string(dir.join("latgen.yaml")).unwrap();
+    assert!(config.contains("project: latgen"), "{config}");
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    for env in ["staging", "production"] {
+        std::fs::write(
+            dir.join(format!("environments/{env}.yaml")),
+            format!("deploy:\n  latticeCluster: {env}-workload\n  kongCluster: {env}-gateway\nlattice:\n  serviceNamePrefix: shop-{env}\n"),
+        )
+        .unwrap();
+    }
+    for command in ["render", "deploy"] {
+        let run = common::latgen(dir, &[command, "--env", "all"]);
+        assert_eq!(run.code, Some(0), "{command}: {}", run.stderr);
+    }
+    for env in ["staging", "production"] {
+        let docs = super::deploy::kit_docs_in(&dir.join("deploy").join(env));
+        assert_eq!(
+            docs["appproject.yaml"]["metadata"]["name"],
+            format!("latgen-{env}")
+        );
+        for side in ["lattice", "kong"] {
+            let app = &docs[format!("application-{side}.yaml").as_str()];
+            assert_eq!(app["metadata"]["name"], format!("latgen-{env}-{side}"));
+            assert_eq!(app["spec"]["project"], format!("latgen-{env}"));
+        }
+    }
+    let check = common::latgen(dir, &["check", "--env", "all", "--deny-warnings"]);
+    assert!(
+        !check.stdout.contains("env-argocd-clash") && !check.stdout.contains("env-object-clash"),
+        "{}",
+        check.stdout
+    );
+}

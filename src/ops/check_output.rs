@@ -7,6 +7,7 @@ use super::shell::{Exit, Ui};
 use crate::check::CheckReport;
 use crate::diag::codes::Severity;
 use crate::diag::{Diagnostics, Sources, render_human};
+use crate::report::markdown::HEADER;
 
 // The formats are described in `--format`'s own help: a described value would make clap
 // print `check --help` in its long layout.
@@ -43,11 +44,14 @@ pub(super) fn finish_all(
     }
     let mut merged = Diagnostics::new();
     let mut text = String::new();
+    if form == Format::Markdown {
+        text.push_str(HEADER);
+    }
     for (name, report) in &reports {
         match form {
             Format::Human | Format::Markdown => {
                 text.push_str(&heading(form, &format!("environment `{name}`")));
-                text.push_str(&format(form, report, ui.color));
+                text.push_str(&part(form, report, ui.color));
             }
             _ => merged.extend_from(report.diags.iter().cloned().map(|mut d| {
                 d.message = format!("[{name}] {}", d.message);
@@ -65,7 +69,7 @@ pub(super) fn finish_all(
     match form {
         Format::Human | Format::Markdown => {
             text.push_str(&heading(form, "between environments"));
-            text.push_str(&format(form, &between_report, ui.color));
+            text.push_str(&part(form, &between_report, ui.color));
         }
         _ => {
             merged.extend(between_report.diags.clone());
@@ -81,6 +85,16 @@ pub(super) fn finish_all(
         all.extend(r.diags);
     }
     print_and_exit(deny_warnings, text, &all)
+}
+
+/// One part of a several-environment report: a PR comment's part without the marker and
+/// title, which the whole comment has once, first (a workflow finds its comment by them).
+fn part(form: Format, report: &CheckReport, color: bool) -> String {
+    let text = format(form, report, color);
+    match text.strip_prefix(HEADER) {
+        Some(body) => body.to_string(),
+        None => text,
+    }
 }
 
 /// The heading of one part of a several-environment report.
@@ -115,10 +129,12 @@ fn transient_note(s: &crate::rollout::summary::PrSummary) -> Option<String> {
     let p = s.progress.as_ref()?;
     (!s.transient.is_empty()).then(|| {
         format!(
-            "note: {} of step {} of {} are its expected state (rules, and their apps' callers, live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve them\n",
+            "note: {} of step {} of {} {} its expected state (rules, and their apps' callers, live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve {}\n",
             crate::report::plural(s.transient.len(), "unreachable rule"),
             p.step,
-            p.of
+            p.of,
+            if s.transient.len() == 1 { "is" } else { "are" },
+            if s.transient.len() == 1 { "it" } else { "them" },
         )
     })
 }

@@ -65,11 +65,15 @@ impl Comment {
     }
 }
 
+/// The first lines of every PR comment: a marker that lets a workflow find and update its
+/// own comment (the action and the example workflow look for a comment that starts with
+/// it), and the title. A comment of several environments has them once, at the top.
+pub(crate) const HEADER: &str = "<!-- latgen -->\n## latgen\n\n";
+
 /// A PR comment in Markdown: the findings first, then what the PR changes (with a base).
-/// Its first line is a marker that lets a workflow find and update its own comment.
 pub(crate) fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
     let mut c = Comment {
-        out: String::from("<!-- latgen -->\n## latgen\n\n"),
+        out: String::from(HEADER),
         left_out: 0,
     };
     findings(&mut c, diags);

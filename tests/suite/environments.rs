@@ -227,3 +227,36 @@ fn environments_after_init_name_their_argocd_objects_apart() {
         check.stdout
     );
 }
+
+/// The PR comment of `check --env all` is one comment that a workflow finds and updates
+/// in place: it starts with the marker the action looks for (`startswith`), holds it once,
+/// and has each environment's part under its own heading.
+#[test]
+fn the_pr_comment_of_every_environment_starts_with_the_marker_once() {
+    let (tmp, _) = rendered(None);
+    let run = common::latgen(
+        tmp.path(),
+        &["check", "--env", "all", "--format", "markdown"],
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let comment = &run.stdout;
+    assert!(
+        comment.starts_with("<!-- latgen -->\n## latgen\n"),
+        "{comment}"
+    );
+    assert_eq!(comment.matches("<!-- latgen -->").count(), 1, "{comment}");
+    assert_eq!(comment.matches("## latgen\n").count(), 1, "{comment}");
+    for part in [
+        "environment `production`",
+        "environment `staging`",
+        "between environments",
+    ] {
+        let heading = format!("## {}{}\n", part[..1].to_uppercase(), &part[1..]);
+        assert!(comment.contains(&heading), "{heading}: {comment}");
+    }
+    let action = std::fs::read_to_string(common::root().join("action/comment.sh")).unwrap();
+    assert!(
+        action.contains("startswith(\\\"<!-- latgen -->\\\")"),
+        "{action}"
+    );
+}

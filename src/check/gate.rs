@@ -184,14 +184,16 @@ fn facts_of<D>(
 }
 
 /// The plugins the Kong routes may name: those `kong.pluginFiles` defines, and those the
-/// committed Kong side holds (latgen's Prometheus plugin). None without `kong.pluginFiles`.
+/// committed Kong side holds (latgen's Prometheus plugin), which it knows even without
+/// `kong.pluginFiles`. None when the project did not build.
 fn plugin_catalog(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
     tree: &BTreeMap<PathBuf, String>,
     diags: &mut Diagnostics,
 ) -> Option<plugins::Catalog> {
-    let mut catalog = plugins::Catalog::read(&opts.paths, &prepared?.config, diags)?;
+    let mut catalog = plugins::Catalog::read(&opts.paths, &prepared?.config, diags)
+        .unwrap_or_else(plugins::Catalog::without_plugin_files);
     catalog.add_committed(tree, &opts.out_dir);
     Some(catalog)
 }

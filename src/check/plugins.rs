@@ -50,6 +50,9 @@ pub(crate) struct Catalog {
     /// A file could not be read: a plugin not found may be in it, so none is reported
     /// missing (the unreadable file is the finding).
     incomplete: bool,
+    /// Without `kong.pluginFiles`: it holds latgen's own plugins alone, so a name it
+    /// lacks is one latgen cannot see, not one that is missing.
+    unseen: bool,
 }
 
 impl Catalog {
@@ -70,6 +73,14 @@ impl Catalog {
             .filter(|(ns, n)| n == name && ns.as_deref().is_some_and(|ns| ns != namespace))
             .filter_map(|(ns, _)| ns.as_deref())
             .collect()
+    }
+
+    /// The catalog of a project without `kong.pluginFiles`, to hold latgen's own plugins.
+    pub fn without_plugin_files() -> Catalog {
+        Catalog {
+            unseen: true,
+            ..Catalog::default()
+        }
     }
 
     /// Reads the files and folders `kong.pluginFiles` names (relative to the project
@@ -240,14 +251,15 @@ fn touched_headers(config: &serde_json::Value) -> Vec<String> {
 /// given, a name none defines (`kong-plugin-missing`).
 pub(super) fn kong_plugins(net: &Network, catalog: Option<&Catalog>, header: &str) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let Some(catalog) = catalog else {
-        diags.extend_from(unseen(net));
-        return diags;
-    };
+    let none = Catalog::without_plugin_files();
+    let catalog = catalog.unwrap_or(&none);
+    if catalog.unseen {
+        diags.extend_from(unseen(net, catalog));
+    }
     for kong in &net.kong {
         for name in plugin_names(kong) {
             match catalog.find(&kong.namespace, name) {
-                None if catalog.incomplete => {}
+                None if catalog.incomplete || catalog.unseen => {}
                 None => diags.push(missing(
                     kong,
                     name,
@@ -267,18 +279,24 @@ fn plugin_names(kong: &KongRoute) -> impl Iterator<Item = &str> {
 
 /// Without `kong.pluginFiles`, latgen cannot tell a request-transformer from any other
 /// plugin: one warning for the project, at the first route with plugins and filters.
-fn unseen(net: &Network) -> Option<Diagnostic> {
+/// latgen's own plugins (the Prometheus one) are in `own` and are no unknown.
+fn unseen(net: &Network, own: &Catalog) -> Option<Diagnostic> {
     let filtered = |k: &&std::sync::Arc<KongRoute>| {
         k.rewrite_host.is_some() || !k.header_changes.set.is_empty()
     };
+    fn unknown<'a>(k: &'a KongRoute, own: &Catalog) -> Vec<&'a str> {
+        (plugin_names(k))
+            .filter(|n| own.find(&k.namespace, n).is_none())
+            .collect()
+    }
     let routes: Vec<&KongRoute> = (net.kong.iter())
         .filter(filtered)
-        .filter(|k| plugin_names(k).next().is_some())
+        .filter(|k| !unknown(k, own).is_empty())
         .map(|k| &**k)
         .collect();
     let first = routes.first()?;
     let names: std::collections::BTreeSet<&str> =
-        routes.iter().flat_map(|k| plugin_names(k)).collect();
+        routes.iter().flat_map(|k| unknown(k, own)).collect();
     let shown: Vec<&str> = names.iter().take(3).copied().collect();
     let more = if names.len() > 3 { ", …" } else { "" };
     Some(

@@ -98,3 +98,29 @@ fn a_moved_apps_series_keeps_its_name() {
     );
     run_unit_tests(&tree, "moved.test.yml");
 }
+
+/// latgen's own Prometheus plugin, named on every Kong route with `kongPlugin: true`, is
+/// one latgen wrote and so can see: without `kong.pluginFiles` it is no plugin "latgen
+/// cannot see" (`kong-plugin-conflict`), and `check --deny-warnings` passes.
+#[test]
+fn latgens_own_prometheus_plugin_is_no_unseen_plugin() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    common::path_app(dir, "alpha", &["/alpha"]);
+    common::path_app(dir, "beta", &["/beta"]);
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        "observability:\n  prometheus:\n    kongPlugin: true\n",
+    )
+    .unwrap();
+    let render = common::latgen(dir, &["render"]);
+    assert_eq!(render.code, Some(0), "{}", render.stderr);
+    let routes = common::read_tree(&dir.join("generated/kong"));
+    let named = routes
+        .values()
+        .filter(|t| t.contains("latgen-prometheus"))
+        .count();
+    assert!(named > 1, "the plugin is named on the Kong routes");
+    let check = common::latgen(dir, &["check", "--deny-warnings"]);
+    assert_eq!(check.code, Some(0), "{}", check.stdout);
+}

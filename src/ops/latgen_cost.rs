@@ -16,7 +16,9 @@ pub(crate) enum CostFormat {
 
 /// Prints the cost of each environment `envs` holds, in `format`.
 pub(crate) fn run(format: CostFormat, envs: Result<Vec<ProjectPaths>, Diagnostic>, ui: Ui) -> Exit {
-    super::project::per_env(envs, ui, |paths| cost_env(format, &paths, ui))
+    super::project::per_env(envs, (ui, super::project::Heading::Stderr), |paths| {
+        cost_env(format, &paths, ui)
+    })
 }
 
 /// One environment's cost (the project's, without environments).

@@ -26,7 +26,9 @@ pub(crate) fn run(
     envs: Result<Vec<ProjectPaths>, Diagnostic>,
     ui: Ui,
 ) -> Exit {
-    super::project::per_env(envs, ui, |paths| deploy_env(args, paths, ui))
+    super::project::per_env(envs, (ui, super::project::Heading::Stderr), |paths| {
+        deploy_env(args, paths, ui)
+    })
 }
 
 /// One environment's kit (the project's, without environments).

@@ -28,7 +28,9 @@ pub(crate) fn run(
     envs: Result<Vec<ProjectPaths>, Diagnostic>,
     ui: Ui,
 ) -> Exit {
-    super::project::per_env(envs, ui, |paths| plan_env(args, &paths, ui))
+    super::project::per_env(envs, (ui, super::project::Heading::Stderr), |paths| {
+        plan_env(args, &paths, ui)
+    })
 }
 
 /// One environment's plan (the project's, without environments).

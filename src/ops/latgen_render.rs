@@ -40,7 +40,9 @@ pub(crate) fn run(
     if envs.len() > 1 && args.base.is_none() && !args.check {
         return render_all(args, &envs, ui);
     }
-    super::project::per_env(Ok(envs), ui, |paths| render_env(args, paths, ui))
+    super::project::per_env(Ok(envs), (ui, super::project::Heading::Stderr), |paths| {
+        render_env(args, paths, ui)
+    })
 }
 
 /// Several environments at once: every one is built before any is written, so that a

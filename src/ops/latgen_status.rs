@@ -10,7 +10,9 @@ use crate::render::Templates;
 /// Says the rollouts in flight in each environment `envs` holds; with `base`, also how far
 /// each stands from that Git revision.
 pub(crate) fn run(base: Option<&str>, envs: Result<Vec<ProjectPaths>, Diagnostic>, ui: Ui) -> Exit {
-    super::project::per_env(envs, ui, |paths| status_env(base, &paths, ui))
+    super::project::per_env(envs, (ui, super::project::Heading::Stdout), |paths| {
+        status_env(base, &paths, ui)
+    })
 }
 
 /// One environment's rollouts (the project's, without environments).

@@ -14,9 +14,12 @@ use crate::render::Templates;
 /// Runs `one` once per environment chosen with `--env` (once, in a project without
 /// environments), saying on stderr which environment each run is when there are several.
 /// Every environment runs, whatever the one before found; the worst outcome is the exit.
+/// `heading` says where the name goes: stdout for a command whose report is its stdout
+/// (`status`), so that each environment's lines stay under its name; stderr where stdout
+/// is a machine's (`cost --format json`) or the command reports on stderr (`render`).
 pub(crate) fn per_env(
     envs: Result<Vec<ProjectPaths>, Diagnostic>,
-    ui: Ui,
+    (ui, heading): (Ui, Heading),
     mut one: impl FnMut(ProjectPaths) -> Exit,
 ) -> Exit {
     let envs = match envs {
@@ -27,11 +30,21 @@ pub(crate) fn per_env(
     let mut worst = Exit::Success;
     for paths in envs {
         if many && let Some(name) = paths.env_name() {
-            eprintln!("environment {name}:");
+            match heading {
+                Heading::Stdout => println!("environment {name}:"),
+                Heading::Stderr => eprintln!("environment {name}:"),
+            }
         }
         worst = worst.worst(one(paths));
     }
     worst
+}
+
+/// Where [`per_env`] names each environment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Heading {
+    Stdout,
+    Stderr,
 }
 
 /// The templates of a run: the built-in ones, or those of the folder `dir` inside the

@@ -260,3 +260,19 @@ fn the_pr_comment_of_every_environment_starts_with_the_marker_once() {
         "{action}"
     );
 }
+
+/// `status --env all` names each environment on stdout, above its lines, where its report
+/// is: a reader of stdout alone sees which rollout is whose.
+#[test]
+fn status_of_every_environment_names_each_on_stdout() {
+    let (tmp, _) = rendered(None);
+    let run = common::latgen(tmp.path(), &["status", "--env", "all"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out = &run.stdout;
+    let (prod, stag) = (
+        out.find("environment production:"),
+        out.find("environment staging:"),
+    );
+    assert!(prod.is_some() && stag.is_some(), "{out}");
+    assert!(!run.stderr.contains("environment "), "{}", run.stderr);
+}

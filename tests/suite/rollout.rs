@@ -688,6 +688,14 @@ fn the_pr_comment_of_a_preview() {
     commit(dir, "step 2");
     std::fs::remove_file(dir.join("previews/alpha-pr-1.yaml")).unwrap();
     markdown_after(dir, "preview-remove");
+    // None of the five apps declares peakRps: a budget table of empty bars says nothing.
+    for case in ["preview-add", "preview-add-step-2", "preview-remove"] {
+        let md = std::fs::read_to_string(
+            common::root().join(format!("tests/rollout/{case}.expected.md")),
+        )
+        .unwrap();
+        assert!(!md.contains("Throughput budget"), "{case}: {md}");
+    }
 }
 
 /// A canary app moves like any other, in three safe steps; `check` says at each step that

@@ -276,3 +276,27 @@ fn status_of_every_environment_names_each_on_stdout() {
     assert!(prod.is_some() && stag.is_some(), "{out}");
     assert!(!run.stderr.contains("environment "), "{}", run.stderr);
 }
+
+/// `move --env production` records the move in production's lock and says so, and the
+/// next commands it names carry `--env production`: without it they would refuse to run
+/// in a project with environments.
+#[test]
+fn a_move_in_an_environment_names_its_lock_and_its_next_commands() {
+    let (tmp, _) = rendered(None);
+    let dir = tmp.path();
+    let run = common::latgen(
+        dir,
+        &["move", "cart", "--group", "2", "--env", "production"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let out = &run.stdout;
+    assert!(out.contains("recorded in locks/production.lock"), "{out}");
+    assert!(!out.contains("latgen.lock"), "{out}");
+    assert!(
+        out.contains("`latgen render --env production --base auto`"),
+        "{out}"
+    );
+    assert!(out.contains("`latgen status --env production`"), "{out}");
+    let lock = std::fs::read_to_string(dir.join("locks/production.lock")).unwrap();
+    assert!(lock.contains("moves:"), "{lock}");
+}

@@ -110,7 +110,9 @@ fn repeated(
     let name = |n: u32| config.group_name(n);
     let (from, to, step) = (name(home), name(m.to), m.step.number());
     let message = format!(
-        "{app} is already moving from {from} to {to} (step {step} of 3 in latgen.lock); nothing changed\n{NEXT_STEP}"
+        "{app} is already moving from {from} to {to} (step {step} of 3 in {}); nothing changed\n{}",
+        lock_name(config),
+        next_step(config)
     );
     Ok(MoveResult { lock, message })
 }
@@ -134,20 +136,24 @@ fn continue_move(
                 },
             );
             format!(
-                "moving {app} from {} to {}: step 2 of 3 recorded in latgen.lock (the Kong side points {app}'s bridge and rewrite host at {}; both groups keep its rules)\n{NEXT_STEP}",
+                "moving {app} from {} to {}: step 2 of 3 recorded in {} (the Kong side points {app}'s bridge and rewrite host at {}; both groups keep its rules)\n{}",
                 name(home),
                 name(m.to),
-                name(m.to)
+                lock_name(config),
+                name(m.to),
+                next_step(config)
             )
         }
         MoveStep::SwitchKong => {
             lock.moves.remove(app);
             lock.apps.insert(app.to_string(), m.to);
             format!(
-                "moving {app} from {} to {}: step 3 of 3 recorded in latgen.lock (the Lattice side drops {app}'s rules from {})\n{NEXT_STEP}",
+                "moving {app} from {} to {}: step 3 of 3 recorded in {} (the Lattice side drops {app}'s rules from {})\n{}",
                 name(home),
                 name(m.to),
-                name(home)
+                lock_name(config),
+                name(home),
+                next_step(config)
             )
         }
     };
@@ -180,12 +186,13 @@ fn redirect_outgrown(
     }
     lock.apps.insert(app.to_string(), to);
     let message = format!(
-        "moving {app} from {} to {}: it no longer fits {}, so it moves in any case; recorded in latgen.lock
+        "moving {app} from {} to {}: it no longer fits {}, so it moves in any case; recorded in {}
 {}",
         name(o.from),
         name(to),
         name(o.from),
-        NEXT_STEP
+        lock_name(config),
+        next_step(config)
     );
     Ok(MoveResult { lock, message })
 }
@@ -214,8 +221,23 @@ fn destination(
     }
 }
 
-/// What a person runs after `latgen move`: the one way a change ships.
-pub(crate) const NEXT_STEP: &str = "next: `latgen render --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status` tells where it stands)";
+/// What a person runs after `latgen move`: the one way a change ships, in the environment
+/// the move was recorded for.
+fn next_step(config: &Config) -> String {
+    let env = config
+        .env_name()
+        .map_or(String::new(), |e| format!(" --env {e}"));
+    format!(
+        "next: `latgen render{env} --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status{env}` tells where it stands)"
+    )
+}
+
+/// The lock the move is recorded in, as the messages name it.
+fn lock_name(config: &Config) -> String {
+    config
+        .env_name()
+        .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
+}
 
 /// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group
 /// in use with room for it or the next new group.
@@ -253,11 +275,13 @@ fn start_move(
         },
     );
     let message = format!(
-        "moving {app} from {} to {}: recorded in latgen.lock; it ships in 3 steps ({} gains {app}'s rules, Kong switches to it, {} drops them)\n{NEXT_STEP}",
+        "moving {app} from {} to {}: recorded in {}; it ships in 3 steps ({} gains {app}'s rules, Kong switches to it, {} drops them)\n{}",
         name(home),
         name(to),
+        lock_name(config),
         name(to),
-        name(home)
+        name(home),
+        next_step(config)
     );
     Ok(MoveResult { lock, message })
 }

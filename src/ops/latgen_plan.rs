@@ -205,7 +205,7 @@ pub(super) fn record(
         return ui.fail(d, &Sources::default());
     }
     println!(
-        "next: `latgen render{} --base origin/main` writes the first safe step ({first}); ship it, and run it again after each merge until it says the change is complete",
+        "next: `latgen render{} --base auto` writes the first safe step ({first}) against the default branch; ship it, and run it again after each merge until it says the change is complete",
         paths.env_flag()
     );
     Exit::Success

@@ -60,7 +60,7 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
         return ui.fail(d, &Sources::default());
     }
     println!(
-        "recorded in {}; next: `latgen render --env {} --base origin/main` writes the first safe step, and `latgen check --env all` compares the environments",
+        "recorded in {}; next: `latgen render --env {} --base auto` writes the first safe step against the default branch, and `latgen check --env all` compares the environments",
         to.lock.display(),
         args.to
     );

@@ -763,6 +763,12 @@ fn the_before_example_consolidates_to_14_services_in_three_safe_steps() {
         "{}",
         plan.stdout
     );
+    // The repository has no remote: the next command names no `origin/main`.
+    assert!(
+        plan.stdout.contains("`latgen render --base auto`") && !plan.stdout.contains("origin/"),
+        "{}",
+        plan.stdout
+    );
     let mut services = Vec::new();
     let steps = ship_and_look(dir, &[], |_| {
         let lattice = tree_at(dir, "HEAD");
@@ -815,6 +821,14 @@ fn a_change_promoted_from_staging_to_production_ships_in_safe_steps() {
     assert_states_in(dir, Some("staging"), staged, Some(&staging_before));
     let promote = latgen(dir, &["promote", "staging", "production", "--apply"]);
     assert_eq!(promote.code, Some(0), "{}", promote.stderr);
+    assert!(
+        promote
+            .stdout
+            .contains("`latgen render --env production --base auto`")
+            && !promote.stdout.contains("origin/"),
+        "{}",
+        promote.stdout
+    );
     let staging = project::built_in(dir, "staging").prepared.plan.lock.apps;
     let production = project::built_in(dir, "production").prepared.plan.lock.apps;
     for app in ["orders", "blog"] {

@@ -30,7 +30,7 @@ fn fill_releases(dir: &Path, binary: &Path, tamper: bool) {
     std::fs::create_dir_all(&folder).unwrap();
     let archive = format!("latgen-{TARGET}.tar.gz");
     let run = |cmd: &mut Command| assert!(cmd.status().unwrap().success(), "{cmd:?}");
-    // The fastest gzip level: this build's binary is a debug one, hundreds of MB.
+    // The fastest gzip level: this build's binary is a debug one, tens of MB.
     run(Command::new("tar")
         .args(["-I", "gzip -1", "-cf"])
         .arg(folder.join(&archive))

@@ -216,3 +216,26 @@ fn preview_groups_take_the_service_name_prefix() {
         "{route}"
     );
 }
+
+/// `cost` lists every Lattice service's name, the preview groups' among them: they are
+/// services to find in the console and on the bill like any other.
+#[test]
+fn cost_names_the_preview_groups_services() {
+    let tmp = common::copy_project(&common::fixture("previews"));
+    let dir = tmp.path();
+    let config = std::fs::read_to_string(dir.join("latgen.yaml")).unwrap();
+    std::fs::write(
+        dir.join("latgen.yaml"),
+        config.replace("lattice:\n", "lattice:\n  serviceNamePrefix: shop-prod\n"),
+    )
+    .unwrap();
+    let run = common::latgen(dir, &["cost", "--format", "json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let names: Vec<&str> = (doc["serviceNames"].as_array().unwrap().iter())
+        .filter_map(|n| n["name"].as_str())
+        .collect();
+    assert!(names.contains(&"shop-prod-pv02"), "{names:?}");
+    let table = common::latgen(dir, &["cost"]);
+    assert!(table.stdout.contains("shop-prod-pv02"), "{}", table.stdout);
+}

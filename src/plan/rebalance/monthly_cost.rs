@@ -56,8 +56,11 @@ pub(crate) fn cost(prepared: &Prepared) -> Cost {
     let saving = monthly_one_per_app - monthly;
     let other_mode = prepared.config.lattice.dispatch.other();
     let other_services = services_under(prepared, other_mode);
+    // Preview groups are Lattice services too, with names to find in the console.
+    let previews = plan.previews.groups.iter();
     let names = (plan.services.iter())
         .map(|s| (s.route.clone(), s.name.name.clone(), s.name.set.as_str()))
+        .chain(previews.map(|g| (g.route(), g.name.name.clone(), g.name.set.as_str())))
         .collect();
     let preview_groups = plan.previews.groups.len();
     Cost {

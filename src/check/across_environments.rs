@@ -44,7 +44,9 @@ impl Facts {
     pub fn of(out_dir: &Path, p: &Prepared, files: BTreeMap<PathBuf, String>) -> Option<Facts> {
         let env = p.config.environment.as_ref()?;
         // Preview groups are Lattice services too, created and deleted with previews.
-        let services = p.plan.service_names().into_iter().collect();
+        let services = (p.plan.service_names().into_iter())
+            .map(|(route, name)| (name.name.clone(), route))
+            .collect();
         Some(Facts {
             name: env.name.clone(),
             places: Places::read(&env.overlay, Some(&env.text)),

@@ -281,22 +281,19 @@ fn plugin_names(kong: &KongRoute) -> impl Iterator<Item = &str> {
 /// plugin: one warning for the project, at the first route with plugins and filters.
 /// latgen's own plugins (the Prometheus one) are in `own` and are no unknown.
 fn unseen(net: &Network, own: &Catalog) -> Option<Diagnostic> {
-    let filtered = |k: &&std::sync::Arc<KongRoute>| {
-        k.rewrite_host.is_some() || !k.header_changes.set.is_empty()
-    };
-    fn unknown<'a>(k: &'a KongRoute, own: &Catalog) -> Vec<&'a str> {
-        (plugin_names(k))
-            .filter(|n| own.find(&k.namespace, n).is_none())
-            .collect()
-    }
-    let routes: Vec<&KongRoute> = (net.kong.iter())
-        .filter(filtered)
-        .filter(|k| !unknown(k, own).is_empty())
-        .map(|k| &**k)
+    // Each route with a Host rewrite or header changes, and the plugins it names that
+    // latgen cannot see.
+    let routes: Vec<(&KongRoute, Vec<&str>)> = (net.kong.iter())
+        .filter(|k| k.rewrite_host.is_some() || !k.header_changes.set.is_empty())
+        .map(|k| {
+            let unknown = (plugin_names(k)).filter(|n| own.find(&k.namespace, n).is_none());
+            (&**k, unknown.collect::<Vec<_>>())
+        })
+        .filter(|(_, unknown)| !unknown.is_empty())
         .collect();
-    let first = routes.first()?;
+    let (first, _) = routes.first()?;
     let names: std::collections::BTreeSet<&str> =
-        routes.iter().flat_map(|k| unknown(k, own)).collect();
+        routes.iter().flat_map(|(_, u)| u.iter().copied()).collect();
     let shown: Vec<&str> = names.iter().take(3).copied().collect();
     let more = if names.len() > 3 { ", …" } else { "" };
     Some(

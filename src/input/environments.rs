@@ -93,6 +93,16 @@ pub(crate) fn lock_path(root: &Path, name: &str) -> PathBuf {
     root.join(LOCKS).join(format!("{name}.lock"))
 }
 
+/// How messages name the lock of environment `env`: `latgen.lock`, or `locks/<env>.lock`.
+pub(crate) fn lock_shown(env: Option<&str>) -> String {
+    env.map_or("latgen.lock".to_string(), |e| format!("{LOCKS}/{e}.lock"))
+}
+
+/// ` --env NAME` for the commands a message suggests, or nothing without environments.
+pub(crate) fn env_flag(env: Option<&str>) -> String {
+    env.map_or(String::new(), |e| format!(" --env {e}"))
+}
+
 /// The settings of environment `name`: latgen.yaml's text with the overlay's merged in.
 /// Problems in the overlay are reported at their place in it when the overlay alone shows
 /// them (a field that does not exist, a value of the wrong type), else at the overlay file.

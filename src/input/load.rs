@@ -89,8 +89,7 @@ impl ProjectPaths {
 
     /// ` --env NAME` for the commands a message suggests, or nothing without environments.
     pub fn env_flag(&self) -> String {
-        self.env_name()
-            .map_or(String::new(), |e| format!(" --env {e}"))
+        crate::input::environments::env_flag(self.env_name())
     }
 
     /// The environment's name, if any.

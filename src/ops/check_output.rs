@@ -90,10 +90,11 @@ pub(super) fn finish_all(
 /// One part of a several-environment report: a PR comment's part without the marker and
 /// title, which the whole comment has once, first (a workflow finds its comment by them).
 fn part(form: Format, report: &CheckReport, color: bool) -> String {
-    let text = format(form, report, color);
-    match text.strip_prefix(HEADER) {
-        Some(body) => body.to_string(),
-        None => text,
+    match form {
+        Format::Markdown => {
+            crate::report::markdown::markdown_part(&report.diags, report.summary.as_ref())
+        }
+        _ => format(form, report, color),
     }
 }
 
@@ -127,14 +128,18 @@ pub(super) fn print_and_exit(deny_warnings: bool, text: String, diags: &Diagnost
 /// The findings a rollout step leaves for its later steps, said once (human output).
 fn transient_note(s: &crate::rollout::summary::PrSummary) -> Option<String> {
     let p = s.progress.as_ref()?;
+    let (verb, them) = match s.transient.len() {
+        1 => ("is", "it"),
+        _ => ("are", "them"),
+    };
     (!s.transient.is_empty()).then(|| {
         format!(
             "note: {} of step {} of {} {} its expected state (rules, and their apps' callers, live before the Kong routes that reach them, or kept until Kong has moved off them), not findings: the later steps resolve {}\n",
             crate::report::plural(s.transient.len(), "unreachable rule"),
             p.step,
             p.of,
-            if s.transient.len() == 1 { "is" } else { "are" },
-            if s.transient.len() == 1 { "it" } else { "them" },
+            verb,
+            them,
         )
     })
 }

@@ -166,7 +166,7 @@ fn finish(
     if !args.apply {
         println!(
             "`latgen plan{env} --apply` records them all in {}; `latgen render{env} --base REV` then ships them in safe steps",
-            lock_name(paths)
+            crate::input::environments::lock_shown(paths.env_name())
         );
         return Exit::Success;
     }
@@ -209,13 +209,6 @@ pub(super) fn record(
         paths.env_flag()
     );
     Exit::Success
-}
-
-/// The lock as the messages name it: `latgen.lock`, or the environment's.
-fn lock_name(paths: &ProjectPaths) -> String {
-    paths
-        .env_name()
-        .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
 }
 
 /// `latgen plan` on a project with adopted apps (`latgen import`): the consolidation, what

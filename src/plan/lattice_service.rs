@@ -101,12 +101,12 @@ impl Plan {
         &self.app_rules[id.index()]
     }
 
-    /// Every Lattice service's name with its route: the groups', the host-routed apps',
+    /// Every Lattice service's route with its name: the groups', the host-routed apps',
     /// then the preview groups'.
-    pub fn service_names(&self) -> Vec<(String, String)> {
-        let previews = (self.previews.groups.iter()).map(|g| (g.name.name.clone(), g.route()));
+    pub fn service_names(&self) -> Vec<(String, &ServiceName)> {
+        let previews = (self.previews.groups.iter()).map(|g| (g.route(), &g.name));
         (self.services.iter())
-            .map(|s| (s.name.name.clone(), s.route.clone()))
+            .map(|s| (s.route.clone(), &s.name))
             .chain(previews)
             .collect()
     }

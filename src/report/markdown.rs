@@ -72,8 +72,17 @@ pub(crate) const HEADER: &str = "<!-- latgen -->\n## latgen\n\n";
 
 /// A PR comment in Markdown: the findings first, then what the PR changes (with a base).
 pub(crate) fn markdown(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
+    comment(HEADER, diags, summary)
+}
+
+/// One environment's part of a several-environment comment: the same, without the header.
+pub(crate) fn markdown_part(diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
+    comment("", diags, summary)
+}
+
+fn comment(start: &str, diags: &Diagnostics, summary: Option<&PrSummary>) -> String {
     let mut c = Comment {
-        out: String::from(HEADER),
+        out: String::from(start),
         left_out: 0,
     };
     findings(&mut c, diags);

@@ -320,22 +320,8 @@ mod tests {
         let text = "# settings\n\nlattice:\n  # the Gateway\n  gateway:\n    name: lattice-gateway\ndeploy:\n  repoURL: https://git.example.com/r.git\n";
         let config: Config = serde_saphyr::from_str(text).unwrap();
         let app = App {
-            name: "www".into(),
-            file: "apps/www.yaml".into(),
-            name_pos: Default::default(),
-            namespace: "web".into(),
-            service: "www".into(),
-            port: 80,
             host: Some("www.example.com".into()),
-            paths: Vec::new(),
-            pin: None,
-            peak_rps: None,
-            isolate: false,
-            health_check: None,
-            callers: Vec::new(),
-            kong: Default::default(),
-            canary: None,
-            adopted: None,
+            ..App::sample("www", &[])
         };
         let mut diags = Diagnostics::new();
         check(

@@ -197,18 +197,22 @@ fn preview_policies_stay_within_the_lattice_policy_size() {
     assert_eq!(policies, groups);
 }
 
+/// The previews fixture with `lattice.serviceNamePrefix: shop-prod`.
+fn previews_named_shop_prod() -> tempfile::TempDir {
+    let tmp = common::copy_project(&common::fixture("previews"));
+    let path = tmp.path().join("latgen.yaml");
+    let config = std::fs::read_to_string(&path).unwrap();
+    let named = config.replace("lattice:\n", "lattice:\n  serviceNamePrefix: shop-prod\n");
+    std::fs::write(path, named).unwrap();
+    tmp
+}
+
 /// With `lattice.serviceNamePrefix`, preview groups name their Lattice services from it
 /// (`<prefix>-pv01`), so two projects on one service network keep them apart.
 #[test]
 fn preview_groups_take_the_service_name_prefix() {
-    let tmp = common::copy_project(&common::fixture("previews"));
+    let tmp = previews_named_shop_prod();
     let dir = tmp.path();
-    let config = std::fs::read_to_string(dir.join("latgen.yaml")).unwrap();
-    std::fs::write(
-        dir.join("latgen.yaml"),
-        config.replace("lattice:\n", "lattice:\n  serviceNamePrefix: shop-prod\n"),
-    )
-    .unwrap();
     let files = project::render_dir(dir).unwrap();
     let route = &files[Path::new("lattice/httproute-preview-02.yaml")];
     assert!(
@@ -221,14 +225,8 @@ fn preview_groups_take_the_service_name_prefix() {
 /// services to find in the console and on the bill like any other.
 #[test]
 fn cost_names_the_preview_groups_services() {
-    let tmp = common::copy_project(&common::fixture("previews"));
+    let tmp = previews_named_shop_prod();
     let dir = tmp.path();
-    let config = std::fs::read_to_string(dir.join("latgen.yaml")).unwrap();
-    std::fs::write(
-        dir.join("latgen.yaml"),
-        config.replace("lattice:\n", "lattice:\n  serviceNamePrefix: shop-prod\n"),
-    )
-    .unwrap();
     let run = common::latgen(dir, &["cost", "--format", "json"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();

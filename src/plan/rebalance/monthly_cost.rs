@@ -56,11 +56,9 @@ pub(crate) fn cost(prepared: &Prepared) -> Cost {
     let saving = monthly_one_per_app - monthly;
     let other_mode = prepared.config.lattice.dispatch.other();
     let other_services = services_under(prepared, other_mode);
-    // Preview groups are Lattice services too, with names to find in the console.
-    let previews = plan.previews.groups.iter();
-    let names = (plan.services.iter())
-        .map(|s| (s.route.clone(), s.name.name.clone(), s.name.set.as_str()))
-        .chain(previews.map(|g| (g.route(), g.name.name.clone(), g.name.set.as_str())))
+    // Preview groups' services are listed too: names to find in the console.
+    let names = (plan.service_names().into_iter())
+        .map(|(route, n)| (route, n.name.clone(), n.set.as_str()))
         .collect();
     let preview_groups = plan.previews.groups.len();
     Cost {

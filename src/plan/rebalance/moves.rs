@@ -224,9 +224,7 @@ fn destination(
 /// What a person runs after `latgen move`: the one way a change ships, in the environment
 /// the move was recorded for.
 fn next_step(config: &Config) -> String {
-    let env = config
-        .env_name()
-        .map_or(String::new(), |e| format!(" --env {e}"));
+    let env = crate::input::environments::env_flag(config.env_name());
     format!(
         "next: `latgen render{env} --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status{env}` tells where it stands)"
     )
@@ -234,9 +232,7 @@ fn next_step(config: &Config) -> String {
 
 /// The lock the move is recorded in, as the messages name it.
 fn lock_name(config: &Config) -> String {
-    config
-        .env_name()
-        .map_or("latgen.lock".to_string(), |e| format!("locks/{e}.lock"))
+    crate::input::environments::lock_shown(config.env_name())
 }
 
 /// Starts moving app `app` (`id`) from `home` to `to`: step 1, when `to` is a group

@@ -124,10 +124,12 @@ pub(crate) fn check(
         out_dir: &opts.out_dir,
     };
     let prepared = run.prepared.as_ref();
+    let rev = opts.base_rev.as_deref().unwrap_or("REV");
+    let step_files = at_step.as_ref().map(|_| (&*committed, rev));
     diags.extend(project_findings(
         opts,
         prepared,
-        rendered.as_ref(),
+        (rendered.as_ref(), step_files),
         &trees,
         &tree,
         &mut sources,
@@ -135,7 +137,7 @@ pub(crate) fn check(
     let (kept, transient) = judged_as_change(diags, opts, (states.as_ref(), &at_step), &sources);
     quote_committed(&kept, &committed, &opts.out_dir, &mut sources);
     let step = (prepared, states.as_ref(), at_step);
-    let summary = (base.as_deref()).map(|b| pr_summary(b, &committed, step, &transient));
+    let summary = (base.as_deref()).map(|b| pr_summary(opts, b, &committed, step, &transient));
     let facts = facts_of(opts, prepared, rendered.as_mut());
     let committed = match committed {
         Cow::Owned(c) => Some(c),
@@ -153,6 +155,7 @@ pub(crate) fn check(
 
 /// What the change does, with the findings its step leaves for later steps.
 fn pr_summary(
+    opts: &CheckOptions,
     base: &BTreeMap<PathBuf, String>,
     committed: &BTreeMap<PathBuf, String>,
     (prepared, states, at_step): (
@@ -165,6 +168,10 @@ fn pr_summary(
     let mut s = summarize(base, committed, prepared, states, at_step);
     s.transient = transient.iter().map(|d| d.code).collect();
     s.budgets = prepared.map_or_else(Vec::new, crate::plan::rebalance::monthly_cost::budget_use);
+    if let Some(config) = prepared.map(|p| &p.config) {
+        s.deploy_kit =
+            super::kit_changes::kit_changes(&opts.paths, config, opts.base_commit.as_deref());
+    }
     s
 }
 
@@ -227,12 +234,17 @@ fn summarize(
     }
 }
 
+/// The project's output as built, or why it could not be.
+type BuiltOutput = Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>;
+/// The committed step's files and the base revision, when the PR is a step of a rollout.
+type StepFiles<'a> = Option<(&'a BTreeMap<PathBuf, String>, &'a str)>;
+
 /// What the project shows besides its routes: service names against what exists, the deploy
 /// kit, files in the output folder latgen did not write, and an interrupted render.
 fn project_findings(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
-    rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
+    (rendered, step): (Option<&BuiltOutput>, StepFiles<'_>),
     trees: &names::Committed,
     tree: &BTreeMap<PathBuf, String>,
     sources: &mut Sources,
@@ -245,6 +257,7 @@ fn project_findings(
         &opts.out_dir,
         config,
         rendered,
+        step,
         sources,
     ));
     let rendered_files = match rendered {

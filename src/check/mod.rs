@@ -14,6 +14,7 @@ mod committed;
 pub(crate) mod follow;
 mod gate;
 mod judged;
+mod kit_changes;
 pub(crate) mod names;
 mod plugins;
 mod preview_expiry;

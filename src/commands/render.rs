@@ -25,6 +25,11 @@ pub(crate) struct RenderArgs {
     /// much as is safe whichever side goes live first. Run it again on the merged step.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    /// Take over the project's latgen.lock as this environment's lock (once, when
+    /// environments are added to a live project): its placement stays the live one, and
+    /// `--base` reads the live output from generated/ until the environment has its own.
+    #[arg(long, value_name = "ENV", conflicts_with_all = ["base", "check"])]
+    pub adopt_lock: Option<String>,
 }
 
 pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
@@ -35,5 +40,34 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
         only: args.only.map(OnlySide::side),
         base: args.base.as_deref(),
     };
-    render(&opts, args.input.envs(args.out.output.as_ref()), ui)
+    let envs = args
+        .input
+        .envs(args.out.output.as_ref())
+        .and_then(|mut envs| {
+            if let Some(env) = &args.adopt_lock {
+                adopting(&mut envs, env)?;
+            }
+            Ok(envs)
+        });
+    render(&opts, envs, ui)
+}
+
+/// Marks the environment that adopts the project's lock; it must be one of those rendered.
+fn adopting(
+    envs: &mut [crate::input::ProjectPaths],
+    env: &str,
+) -> Result<(), crate::diag::Diagnostic> {
+    match envs.iter_mut().find(|p| p.env.as_deref() == Some(env)) {
+        Some(paths) => {
+            paths.adopt_lock = true;
+            Ok(())
+        }
+        None => Err(crate::diag::Diagnostic::error(
+            crate::diag::codes::Code::InvalidConfig,
+            format!("--adopt-lock {env}: environment {env} is not among those rendered"),
+        )
+        .help(format!(
+            "render it: `latgen render --env {env} --adopt-lock {env}` (or `--env all`), with environments/{env}.yaml in place"
+        ))),
+    }
 }

@@ -36,6 +36,10 @@ pub struct ProjectPaths {
     /// The environment (`--env`), whose overlay is `environments/<name>.yaml`. None for a
     /// project without environments.
     pub env: Option<String>,
+    /// Read the project's `latgen.lock` as this environment's lock, recording where its live
+    /// output was (`render --env ENV --adopt-lock ENV`): the first render of an
+    /// environment that takes over a live project's placement.
+    pub adopt_lock: bool,
 }
 
 impl ProjectPaths {
@@ -49,6 +53,7 @@ impl ProjectPaths {
             lock: root.join("latgen.lock"),
             output: root.join(DEFAULT_OUTPUT),
             env: None,
+            adopt_lock: false,
         }
     }
 
@@ -152,6 +157,42 @@ pub fn load(paths: &ProjectPaths, diags: &mut Diagnostics) -> Loaded {
     }
 }
 
+/// The project's `latgen.lock` read as the lock of the environment that adopts it, which
+/// must not have one of its own: its placement is then the live project's, and the lock
+/// records where the live output was.
+fn adopted_lock(
+    paths: &ProjectPaths,
+    read: &mut impl FnMut(&Path, u64, &mut Diagnostics) -> Option<String>,
+    diags: &mut Diagnostics,
+) -> Option<Lock> {
+    let env = paths.env.as_deref().unwrap_or_default();
+    let live = paths.root.join("latgen.lock");
+    let problem = if paths.lock.symlink_metadata().is_ok() {
+        Some((
+            format!(
+                "environment {env} already has its own lock, {}: adopting latgen.lock would replace its placement",
+                paths.lock.display()
+            ),
+            "leave out --adopt-lock: the environment keeps its placement",
+        ))
+    } else if live.symlink_metadata().is_err() {
+        Some((
+            format!("there is no {} to adopt", live.display()),
+            "--adopt-lock takes over the placement of a project rendered before it had environments; without one, leave it out",
+        ))
+    } else {
+        None
+    };
+    if let Some((what, help)) = problem {
+        diags.push(Diagnostic::error(Code::InvalidLock, what).help(help));
+        return None;
+    }
+    let text = read(&live, MAX_LOCK_BYTES, diags)?;
+    let mut lock = crate::input::lock::parse(&live, &text, diags)?;
+    lock.adopted_from = Some(DEFAULT_OUTPUT.to_string());
+    Some(lock)
+}
+
 /// `latgen.yaml` and `latgen.lock`, each when it is there and parses, with their texts.
 #[allow(clippy::type_complexity)]
 fn read_settings(
@@ -184,8 +225,12 @@ fn read_settings(
     let mut config = base
         .as_deref()
         .and_then(|text| crate::input::config::parse(&paths.config, text, &mut diags));
-    let lock = read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
-        .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags));
+    let lock = if paths.adopt_lock {
+        adopted_lock(paths, &mut read, &mut diags)
+    } else {
+        read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
+            .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags))
+    };
     if let Some(name) = &paths.env {
         let overlay = environments::overlay_path(&paths.root, name);
         config = read_overlay(

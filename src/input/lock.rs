@@ -125,6 +125,10 @@ pub struct Lock<G = (u32, Pos), M = (Move, Pos)> {
     pub previews: BTreeMap<String, G>,
     /// App → the route it had before latgen, kept as it is (`latgen import`).
     pub adopted: BTreeMap<String, Adopted>,
+    /// The output folder (from the project folder) where this environment's live setup was
+    /// rendered before it took over the project's `latgen.lock` (`render --adopt-lock`):
+    /// a base revision with no output of the environment's own is read from there.
+    pub adopted_from: Option<String>,
     /// Whether the lock was read from a file (`false`: a new project).
     pub existed: bool,
 }
@@ -142,6 +146,7 @@ impl<G, M> Default for Lock<G, M> {
             services: None,
             previews: BTreeMap::new(),
             adopted: BTreeMap::new(),
+            adopted_from: None,
             existed: false,
         }
     }
@@ -162,6 +167,7 @@ impl Lock {
                 .map(|(k, v)| (k.clone(), v.0))
                 .collect(),
             adopted: self.adopted.clone(),
+            adopted_from: self.adopted_from.clone(),
             existed: self.existed,
         }
     }
@@ -185,6 +191,7 @@ impl LockState {
                 .map(|(k, v)| (k.clone(), (*v, Pos::default())))
                 .collect(),
             adopted: self.adopted.clone(),
+            adopted_from: self.adopted_from.clone(),
             existed: self.existed,
         }
     }
@@ -228,6 +235,11 @@ struct LockFile {
     #[serde(default)]
     #[schemars(with = "BTreeMap<String, Adopted>")]
     adopted: BTreeMap<String, Spanned<Adopted>>,
+    /// The output folder this environment's live setup was rendered to before it took over
+    /// the project's `latgen.lock` (`latgen render --adopt-lock ENV`).
+    #[serde(default, rename = "adoptedFrom")]
+    #[schemars(with = "Option<String>")]
+    adopted_from: Option<Spanned<String>>,
 }
 
 /// A move in flight.
@@ -255,6 +267,7 @@ pub(crate) const LOCK_FIELDS: &[&str] = &[
     "route",
     "namespace",
     "hostname",
+    "adoptedFrom",
 ];
 
 pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<Lock> {
@@ -283,6 +296,7 @@ pub(crate) fn parse(file: &Path, text: &str, diags: &mut Diagnostics) -> Option<
             .map(|(k, v)| (k, (v.value, Pos::of(&v))))
             .collect(),
         adopted: checked_adopted(raw.adopted, file, diags),
+        adopted_from: checked_folder(raw.adopted_from, file, diags),
         existed: true,
         ..Lock::default()
     };
@@ -420,6 +434,36 @@ fn checked_adopted(
     adopted
 }
 
+/// `adoptedFrom`: a folder inside the project, as a relative path of plain names, so that a
+/// lock cannot send the base's reading elsewhere.
+fn checked_folder(
+    f: Option<Spanned<String>>,
+    file: &Path,
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let f = f?;
+    let pos = Pos::of(&f);
+    let plain = |c: &str| {
+        !c.is_empty()
+            && c != "."
+            && c != ".."
+            && c.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    };
+    if f.value.split('/').all(plain) {
+        return Some(f.value);
+    }
+    diags.push(
+        Diagnostic::error(
+            Code::InvalidLock,
+            format!("adoptedFrom `{}` is not a folder inside the project", f.value),
+        )
+        .at(Span::new(file, pos.line, pos.column))
+        .help("put back what `latgen render --adopt-lock` wrote (the project's output folder, `generated`), or remove the line"),
+    );
+    None
+}
+
 /// The lock file's text: sorted, one app per line, so a change is a one-line diff.
 pub fn serialize(state: &LockState) -> String {
     // Lines within 80 columns, a document start and no spaces inside braces: what
@@ -474,6 +518,10 @@ pub fn serialize(state: &LockState) -> String {
                 a.route, a.namespace, a.hostname
             ));
         }
+    }
+    if let Some(from) = &state.adopted_from {
+        // Checked to be plain names and slashes: a plain scalar.
+        out.push_str(&format!("adoptedFrom: {from}\n"));
     }
     if let Some(r) = state.rollout {
         out.push_str(&format!("rollout: {{ step: {}, of: {} }}\n", r.step, r.of));

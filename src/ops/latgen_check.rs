@@ -97,10 +97,9 @@ fn check_env(
             };
             let committed = crate::output::read_tree(&out);
             let now = committed.as_ref().ok();
-            let base = crate::rollout::git::base_tree(
-                &paths.root,
+            let base = crate::rollout::git::base_tree_of(
+                &paths,
                 Some(rev),
-                &out,
                 now.unwrap_or(&Default::default()),
             );
             let shipped = match &base {

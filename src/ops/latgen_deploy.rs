@@ -58,7 +58,7 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
     let root = deploy_kit::project_root(&paths);
     let out = paths.output.clone();
     let out_rel = deploy_kit::output_in_project(&root, &out);
-    let kit = deploy_kit::kit(settings, config, &built.output, &out_rel);
+    let kit = deploy_kit::kit(settings, config, &built.output.files, &out_rel);
     let changes = changes(&root, kit);
     if args.check {
         return stale(&changes);
@@ -101,7 +101,7 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
 pub(crate) fn kit_for_render(
     paths: &ProjectPaths,
     config: &crate::input::config::Config,
-    all: &crate::render::Rendered,
+    all: &BTreeMap<PathBuf, String>,
     existing: &BTreeMap<PathBuf, String>,
     only: Option<Side>,
 ) -> Vec<(PathBuf, String)> {
@@ -112,17 +112,13 @@ pub(crate) fn kit_for_render(
     let Some(side) = only else {
         return deploy_kit::kit_to_refresh(paths, out, config, all);
     };
-    let files = (all.files.iter().filter(|(p, _)| p.starts_with(side.dir())))
+    let files: BTreeMap<PathBuf, String> = (all.iter().filter(|(p, _)| p.starts_with(side.dir())))
         .chain(existing.iter().filter(|(p, text)| {
             !p.starts_with(side.dir()) && text.starts_with(crate::manifest::layout::HEADER)
         }))
         .map(|(p, text)| (p.clone(), text.clone()))
         .collect();
-    let on_disk = crate::render::Rendered {
-        files,
-        not_stored: Vec::new(),
-    };
-    deploy_kit::kit_to_refresh(paths, out, config, &on_disk)
+    deploy_kit::kit_to_refresh(paths, out, config, &files)
 }
 
 /// The kit's files that differ from what is on disk, by path from the current folder.

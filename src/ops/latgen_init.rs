@@ -220,9 +220,12 @@ fn write_kit(dir: &Path, added: &mut Additions) -> Result<(), Diagnostic> {
     let Some(settings) = &config.deploy else {
         return Ok(());
     };
-    for (rel, text) in
-        crate::render::deploy_kit::kit(settings, config, &built.output, Path::new("generated"))
-    {
+    for (rel, text) in crate::render::deploy_kit::kit(
+        settings,
+        config,
+        &built.output.files,
+        Path::new("generated"),
+    ) {
         create(added, &dir.join(rel), &text)?;
     }
     Ok(())

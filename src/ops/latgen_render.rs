@@ -37,11 +37,31 @@ pub(crate) fn run(
         Ok(e) => e,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
+    if let Some(note) = left_behind(&envs) {
+        eprintln!("{note}");
+    }
     if envs.len() > 1 && args.base.is_none() && !args.check {
         return render_all(args, &envs, ui);
     }
     super::project::per_env(Ok(envs), (ui, super::project::Heading::Stderr), |paths| {
         render_env(args, paths, ui)
+    })
+}
+
+/// What a project that gained environments left behind: the lock (and output) it had
+/// before, which no environment reads unless one takes it over (`--adopt-lock`).
+fn left_behind(envs: &[ProjectPaths]) -> Option<String> {
+    let first = envs.first()?;
+    first.env.as_ref()?;
+    if !first.root.join("latgen.lock").is_file() {
+        return None;
+    }
+    Some(match envs.iter().find(|p| p.adopt_lock) {
+        Some(p) => format!(
+            "note: environment {} takes over latgen.lock; once this is written, remove it (`git rm latgen.lock`) and move the old output and kit into the environment's folders (the environments guide shows how)",
+            p.env.as_deref().unwrap_or_default()
+        ),
+        None => "note: latgen.lock is read by no environment: if one of them is the live setup it was rendered for, take it over with `latgen render --env ENV --adopt-lock ENV`, or that environment is planned afresh and its live routes look new (the environments guide shows the whole move)".to_string(),
     })
 }
 
@@ -139,7 +159,8 @@ fn write_built(
         ..
     } = built;
     let rendered_files = all.files.keys().filter(|p| keep(p)).count();
-    let kit = super::latgen_deploy::kit_for_render(paths, &prepared.config, &all, &existing, only);
+    let kit =
+        super::latgen_deploy::kit_for_render(paths, &prepared.config, &all.files, &existing, only);
     let outside = std::iter::once(OutsideFile {
         path: &paths.lock,
         text: prepared.lock_text(),

@@ -36,19 +36,15 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let (base, shipped) = match crate::rollout::git::base_tree(
-        &paths.root,
-        Some(rev),
-        out_dir,
-        &Default::default(),
-    ) {
-        Ok(Some((resolved, b))) => (
-            output::manifests(&b).into_owned(),
-            crate::rollout::steps::shipped(&paths.lock, &resolved),
-        ),
-        Ok(None) => Default::default(),
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
+    let (base, shipped) =
+        match crate::rollout::git::base_tree_of(paths, Some(rev), &Default::default()) {
+            Ok(Some((resolved, b))) => (
+                output::manifests(&b).into_owned(),
+                crate::rollout::steps::shipped(&paths.lock, &resolved),
+            ),
+            Ok(None) => Default::default(),
+            Err(d) => return ui.fail(d, &Sources::default()),
+        };
     let built = match crate::pipeline::build_final(paths, &templates) {
         Ok(b) => b,
         Err(f) => {
@@ -69,15 +65,23 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         path: &paths.lock,
         text: step.lock_text.clone(),
     };
+    // The kit follows the step: its AppProject must let the step's namespaces in, and its
+    // Lattice Application ignore the step's canary weights.
+    let config = &step.built.prepared.config;
+    let kit = super::latgen_deploy::kit_for_render(paths, config, &step.files, &existing, None);
+    let outside = std::iter::once(lock).chain(kit.iter().map(|(path, text)| OutsideFile {
+        path,
+        text: text.clone(),
+    }));
     let files = Rendered {
         files: step.files.clone(),
         ..Rendered::default()
     };
     let (out, files) = (out_dir, Cow::Owned(files));
     let synced = if args.check {
-        output::change_set(&paths.root, out, &existing, files, Some(lock), |_| true)
+        output::change_set(&paths.root, out, &existing, files, outside, |_| true)
     } else {
-        output::sync(&paths.root, out, &existing, files, Some(lock), |_| true)
+        output::sync(&paths.root, out, &existing, files, outside, |_| true)
     };
     crate::diag::progress::clear();
     let changes = match synced {
@@ -97,6 +101,7 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     let apps = &step.built.prepared.apps;
     let summary = crate::rollout::summary::summarize(&base, &step.files, (price, apps), None);
     eprint!("{}", describe(&step, &summary, rev));
+    eprint!("{}", kit_note(&kit, &changes));
     Exit::Success
 }
 
@@ -185,6 +190,22 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
         ));
     }
     out
+}
+
+/// The kit files the step changes, which are applied by hand.
+fn kit_note(kit: &[(std::path::PathBuf, String)], changes: &[output::Change]) -> String {
+    let changed: Vec<String> = (kit.iter())
+        .filter(|(path, _)| changes.iter().any(|c| &c.path == path))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    if changed.is_empty() {
+        return String::new();
+    }
+    format!(
+        "  deploy kit: {} changed ({}): Argo CD does not apply the kit, and the step needs it; apply it by hand (`kubectl apply -f`) when this PR merges\n",
+        plural(changed.len(), "file"),
+        changed.join(", ")
+    )
 }
 
 /// A list for one line of the terminal: the first few, and how many more.

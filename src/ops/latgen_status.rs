@@ -77,10 +77,9 @@ fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let out = paths.output.clone();
     let env = paths.env_flag();
     let (resolved, base) =
-        match crate::rollout::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
+        match crate::rollout::git::base_tree_of(paths, Some(rev), &Default::default()) {
             Ok(Some(b)) => b,
             Ok(None) => return Exit::Success,
             Err(d) => return ui.fail(d, &Sources::default()),

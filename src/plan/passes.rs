@@ -97,6 +97,7 @@ pub(crate) fn plan_with(
     let mut plan = passes.assemble(planner, moves);
     plan.outgrown = outgrown;
     plan.lock.dispatch = config.lattice.dispatch;
+    plan.lock.adopted_from = lock.adopted_from.clone();
     lattice_service::record(&mut plan, apps, config);
     plan
 }

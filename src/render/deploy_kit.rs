@@ -20,6 +20,9 @@ use crate::input::places::Places;
 use crate::manifest::layout::Side;
 use crate::render::{Rendered, yaml_scalar};
 
+/// An output's files, by path under the output folder.
+type Files = BTreeMap<PathBuf, String>;
+
 /// The kit's folder, beside latgen.yaml.
 pub(crate) const FOLDER: &str = "deploy";
 
@@ -133,7 +136,7 @@ pub(crate) fn api_group(api_version: &str) -> &str {
 /// namespace (`lattice.namespace`, `kong.namespace`) is in, whether or not an object
 /// lives there: Argo CD refuses an Application whose destination its project does not
 /// allow, and an object without a namespace goes there.
-pub(crate) fn footprint(config: &Config, output: &Rendered) -> Footprint {
+pub(crate) fn footprint(config: &Config, output: &Files) -> Footprint {
     use rayon::prelude::*;
     let mut fp = Footprint::default();
     fp.namespaces
@@ -144,7 +147,7 @@ pub(crate) fn footprint(config: &Config, output: &Rendered) -> Footprint {
         .entry(Side::Kong)
         .or_default()
         .insert(config.kong.namespace.clone());
-    let objects: Vec<_> = (output.files.par_iter())
+    let objects: Vec<_> = (output.par_iter())
         .filter_map(|(p, text)| object_of(config, p, text))
         .collect();
     for (side, group, kind, ns, _) in objects {
@@ -193,7 +196,7 @@ pub(crate) fn kit_to_refresh(
     paths: &ProjectPaths,
     out_dir: &Path,
     config: &Config,
-    output: &Rendered,
+    output: &Files,
 ) -> Vec<(PathBuf, String)> {
     let Some(deploy) = &config.deploy else {
         return Vec::new();
@@ -254,7 +257,7 @@ pub(crate) fn source_path(deploy: &DeployConfig, out_rel: &Path, side: Side) -> 
 pub(crate) fn kit(
     deploy: &DeployConfig,
     config: &Config,
-    output: &Rendered,
+    output: &Files,
     out_rel: &Path,
 ) -> BTreeMap<PathBuf, String> {
     let fp = footprint(config, output);
@@ -286,10 +289,10 @@ pub(crate) struct CanaryWeights {
 /// Every Lattice route of the output with a canary, in file order. Only routes that commit a
 /// zero weight are read: latgen writes a canary's backendRef at weight 0, and a route
 /// without one has nothing to ignore.
-pub(crate) fn canary_weights(output: &Rendered) -> Vec<CanaryWeights> {
+pub(crate) fn canary_weights(output: &Files) -> Vec<CanaryWeights> {
     use latgen_sim::routing::LatticeRoute;
     let mut out = Vec::new();
-    for (path, text) in &output.files {
+    for (path, text) in output {
         if crate::manifest::layout::side_of(path) != Side::Lattice || !text.contains("weight: 0") {
             continue;
         }
@@ -506,12 +509,16 @@ pub(crate) fn findings<D>(
     out_dir: &Path,
     config: Option<&Config>,
     rendered: Option<&Result<(Rendered, D), Diagnostics>>,
+    step: Option<(&Files, &str)>,
     sources: &mut Sources,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
-    let (Some(config), Some(Ok((output, _)))) = (config, rendered) else {
+    let (Some(config), Some(Ok((rendered, _)))) = (config, rendered) else {
         return diags;
     };
+    // A step of a rollout is committed with the kit of that step: what its sync needs
+    // (its namespaces, its canaries' weights), not the finished change's.
+    let output = step.map_or(&rendered.files, |(files, _)| files);
     let Some(deploy) = &config.deploy else {
         return diags;
     };
@@ -547,13 +554,26 @@ pub(crate) fn findings<D>(
                 format!("{}/{name} {what} what `latgen deploy` writes from latgen.yaml and the rendered output", folder(config).display()),
             )
             .at(Span::new(&path, line, 0))
-            .help(match config.env_name() {
-                Some(env) => format!("run `latgen render --env {env}` (or `latgen deploy --env {env}`) and commit {}/ (an app in a new namespace changes the AppProject's destinations)", folder(config).display()),
-                None => "run `latgen render` (or `latgen deploy`) and commit deploy/ (an app in a new namespace changes the AppProject's destinations)".to_string(),
-            }),
+            .help(stale_help(config, step.map(|(_, rev)| rev))),
         );
     }
     diags
+}
+
+/// What to run for a stale kit: the step's render when the output is a step of a rollout
+/// from `base`, which a plain render would overwrite with the finished change.
+fn stale_help(config: &Config, base: Option<&str>) -> String {
+    let env = config
+        .env_name()
+        .map_or(String::new(), |e| format!(" --env {e}"));
+    let run = match base {
+        Some(rev) => format!("`latgen render{env} --base {rev}`"),
+        None => format!("`latgen render{env}` (or `latgen deploy{env}`)"),
+    };
+    format!(
+        "run {run} and commit {}/ (an app in a new namespace changes the AppProject's destinations)",
+        folder(config).display()
+    )
 }
 
 /// A finding per deploy setting that still holds [`PLACEHOLDER`].

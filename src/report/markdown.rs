@@ -18,19 +18,19 @@ pub(crate) const COMMENT_LIMIT: usize = 65_536;
 /// What the findings may fill, so that what the PR does always has room after them.
 const FINDINGS_BUDGET: usize = 36_000;
 /// What lists may fill in all, leaving room for the lines that close the comment.
-const BUDGET: usize = 62_000;
+pub(super) const BUDGET: usize = 62_000;
 /// A list longer than this is folded (`<details>`).
 const FOLD_OVER: usize = 5;
 
 /// The comment as it is written, and how many list items were left out to keep it short.
-struct Comment {
-    out: String,
+pub(super) struct Comment {
+    pub(super) out: String,
     left_out: usize,
 }
 
 impl Comment {
     /// Adds one list item unless the comment would pass `budget`.
-    fn item(&mut self, text: &str, budget: usize) {
+    pub(super) fn item(&mut self, text: &str, budget: usize) {
         if self.out.len() + text.len() + 1 > budget {
             self.left_out += 1;
             return;
@@ -40,7 +40,7 @@ impl Comment {
     }
 
     /// A list under a heading: one item inline, a few as a nested list, more folded.
-    fn list(&mut self, title: &str, items: &[String], budget: usize) {
+    pub(super) fn list(&mut self, title: &str, items: &[String], budget: usize) {
         match items {
             [] => {}
             [one] => self.item(&format!("- **{title}**: {one}"), budget),
@@ -88,6 +88,7 @@ fn comment(start: &str, diags: &Diagnostics, summary: Option<&PrSummary>) -> Str
     findings(&mut c, diags);
     if let Some(s) = summary {
         what_it_does(&mut c, s);
+        super::sections::sections(&mut c, s);
     }
     if c.left_out > 0 {
         c.out.push_str(&format!(

@@ -4,5 +4,6 @@
 
 mod formats;
 pub(crate) mod markdown;
+mod sections;
 
 pub(crate) use formats::*;

@@ -395,6 +395,37 @@ pub(crate) fn base_tree(
     }
 }
 
+/// [`base_tree`] of the output of the project at `paths`. An environment that took over the
+/// project's lock (`adoptedFrom` in its lock) and has no output of its own at the base is
+/// read from where the live output was: adopting changes where the files are, not what is
+/// live.
+pub(crate) fn base_tree_of(
+    paths: &crate::input::ProjectPaths,
+    rev: Option<&str>,
+    now: &crate::manifest::tree::Tree,
+) -> Result<Option<(String, crate::manifest::tree::Tree)>, crate::diag::Diagnostic> {
+    let found = base_tree(&paths.root, rev, &paths.output, now)?;
+    if let Some((resolved, tree)) = &found
+        && tree.is_empty()
+        && let Some(from) = adopted_from(paths)
+    {
+        let old = paths.root.join(from);
+        let tree = read_folder_at(&paths.root, &old, resolved, &Default::default())?;
+        return Ok(Some((resolved.clone(), tree)));
+    }
+    Ok(found)
+}
+
+/// The `adoptedFrom` folder of an environment's lock, read inside the project only.
+fn adopted_from(paths: &crate::input::ProjectPaths) -> Option<String> {
+    paths.env.as_ref()?;
+    let project = crate::input::confine::Project::new(&paths.root);
+    let bytes = project.read(&paths.lock).ok()??;
+    let text = String::from_utf8(bytes).ok()?;
+    let mut ignored = crate::diag::Diagnostics::new();
+    crate::input::lock::parse(&paths.lock, &text, &mut ignored)?.adopted_from
+}
+
 /// Whether `path` (a file, or a folder with a file in it) is tracked by the repository of
 /// the project folder `root`; false outside a repository.
 pub(crate) fn tracked(root: &Path, path: &Path) -> bool {

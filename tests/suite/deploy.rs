@@ -265,8 +265,12 @@ fn the_example_kit_is_current() {
         .deploy
         .as_ref()
         .expect("the example's latgen.yaml has deploy:");
-    let kit =
-        latgen::render::deploy_kit::kit(settings, config, &built.output, Path::new("generated"));
+    let kit = latgen::render::deploy_kit::kit(
+        settings,
+        config,
+        &built.output.files,
+        Path::new("generated"),
+    );
     let names: Vec<String> = kit.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(
         names,

@@ -300,3 +300,106 @@ fn a_move_in_an_environment_names_its_lock_and_its_next_commands() {
     let lock = std::fs::read_to_string(dir.join("locks/production.lock")).unwrap();
     assert!(lock.contains("moves:"), "{lock}");
 }
+
+/// Environments added to a live project (the example, rendered and committed without
+/// environments): `render --env all --adopt-lock production`, after the guide's `git mv`
+/// of the output, gives production the live placement (its lock places every app where
+/// latgen.lock did), and `check --env production --base` reads the live output from where
+/// it was, so the adoption is no change at all: no unsafe step, no route reported new.
+#[test]
+fn a_live_project_adopted_by_production_keeps_its_placement_and_ships_nothing() {
+    let tmp = common::example_repo();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    for env in ["staging", "production"] {
+        std::fs::write(
+            dir.join(format!("environments/{env}.yaml")),
+            format!("deploy:\n  latticeCluster: {env}-workload\n  kongCluster: {env}-gateway\n"),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(dir.join("generated/production")).unwrap();
+    for side in ["lattice", "kong"] {
+        let to = format!("generated/production/{side}");
+        common::git(dir, &["mv", &format!("generated/{side}"), &to]);
+    }
+    let live = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    let run = common::latgen(
+        dir,
+        &["render", "--env", "all", "--adopt-lock", "production"],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`git rm latgen.lock`"),
+        "{}",
+        run.stderr
+    );
+    let adopted = std::fs::read_to_string(dir.join("locks/production.lock")).unwrap();
+    let apps = |lock: &str| -> Vec<String> {
+        (lock.lines())
+            .skip_while(|l| *l != "apps:")
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        apps(&adopted),
+        apps(&live),
+        "production's placement is the live lock's"
+    );
+    assert!(adopted.contains("adoptedFrom: generated\n"), "{adopted}");
+    let check = common::latgen(
+        dir,
+        &[
+            "check",
+            "--env",
+            "production",
+            "--base",
+            "HEAD",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(!check.stdout.contains("unsafe-rollout"), "{}", check.stdout);
+    let md = common::latgen(
+        dir,
+        &[
+            "check",
+            "--env",
+            "production",
+            "--base",
+            "HEAD",
+            "--format",
+            "markdown",
+        ],
+    );
+    assert!(!md.stdout.contains("Apps added"), "{}", md.stdout);
+}
+
+/// `--adopt-lock` takes over latgen.lock only for an environment without a lock of its own.
+#[test]
+fn adopting_the_lock_into_an_environment_that_has_one_is_refused() {
+    let tmp = common::example_repo();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    std::fs::write(dir.join("environments/production.yaml"), "{}\n").unwrap();
+    std::fs::create_dir_all(dir.join("locks")).unwrap();
+    std::fs::copy(dir.join("latgen.lock"), dir.join("locks/production.lock")).unwrap();
+    let run = common::latgen(
+        dir,
+        &[
+            "render",
+            "--env",
+            "production",
+            "--adopt-lock",
+            "production",
+        ],
+    );
+    assert_eq!(run.code, Some(2), "an input error: {}", run.stderr);
+    assert!(
+        run.stderr.contains("already has its own lock"),
+        "{}",
+        run.stderr
+    );
+}

@@ -8,6 +8,7 @@ mod canary;
 mod cli;
 mod codes;
 mod comment;
+mod comment_sections;
 mod common;
 mod crd;
 mod deploy;

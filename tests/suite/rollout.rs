@@ -847,3 +847,35 @@ fn a_change_promoted_from_staging_to_production_ships_in_safe_steps() {
     let all = latgen(dir, &["check", "--env", "all", "--deny-warnings"]);
     assert_eq!(all.code, Some(0), "{}", all.stdout);
 }
+
+/// An app in a namespace the project has not used: `render --base` writes with each step the
+/// deploy kit that step needs (its AppProject lets Argo CD into the new namespace from the
+/// first step that writes there), so every step passes `check --base`, which judges the kit
+/// of the committed step rather than of the finished change.
+#[test]
+fn each_step_of_an_app_in_a_new_namespace_carries_the_deploy_kit_it_needs() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    common::app(
+        dir,
+        "ledger",
+        "namespace: team-ledger\nservice: { name: ledger, port: 8080 }\npaths: [/ledger]\n",
+    );
+    let mut kit_at_step = Vec::new();
+    let steps = ship_and_look(dir, &[], |_| {
+        kit_at_step.push(std::fs::read_to_string(dir.join("deploy/appproject.yaml")).unwrap());
+    });
+    assert_eq!(steps, 2, "an addition takes two steps");
+    assert!(
+        kit_at_step[0].contains("namespace: team-ledger"),
+        "step 1 writes the Lattice rules in team-ledger: {}",
+        kit_at_step[0]
+    );
+    let done = latgen(dir, &["render", "--check"]);
+    assert_eq!(
+        done.code,
+        Some(0),
+        "the last step is a plain render: {}",
+        done.stdout
+    );
+}

@@ -49,7 +49,9 @@ pub struct Caller {
     pub methods: Vec<String>,
 }
 
+mod grants;
 mod witness;
+pub use grants::Grant;
 pub use witness::{Probe, Space};
 
 /// Who sends a request, as a policy sees it.

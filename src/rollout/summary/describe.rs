@@ -65,6 +65,13 @@ pub(crate) struct PrSummary {
     /// Previews (`<app>/<preview>`, host) the change adds, and those it removes.
     pub previews_added: Vec<(String, String)>,
     pub previews_removed: Vec<(String, String)>,
+    /// Who gained or lost access to which app, and the auth policies written or deleted.
+    pub access: super::access_change::Access,
+    /// The PrometheusRules added, removed or changed.
+    pub monitoring: super::monitoring_change::Monitoring,
+    /// The deploy kit's files the change adds or changes (`deploy/…`, "added" or
+    /// "changed"): applied by hand, not by Argo CD.
+    pub deploy_kit: Vec<(String, &'static str)>,
 }
 
 /// The app each Kong route serves, and the Lattice service domain its requests go to.
@@ -196,8 +203,11 @@ pub(crate) fn summarize_states(
         services_after: after.lattice.len(),
         monthly_before: before.lattice.len() as f64 * price,
         monthly_after: after.lattice.len() as f64 * price,
+        access: super::access_change::access_change(before, after, &changed, apps),
+        monitoring: super::monitoring_change::monitoring_change(base, head, &changed),
         progress,
         transient: Vec::new(),
         budgets: Vec::new(),
+        deploy_kit: Vec::new(),
     }
 }

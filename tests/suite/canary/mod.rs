@@ -34,7 +34,7 @@ fn rendered_with_kit() -> BTreeMap<PathBuf, String> {
     files.extend(latgen::render::deploy_kit::kit(
         deploy,
         config,
-        &built.output,
+        &built.output.files,
         Path::new("generated"),
     ));
     files

@@ -45,8 +45,12 @@ fn git(extra: &[(&str, &str)]) -> Git {
     let built = project::built(tmp.path());
     let config = &built.prepared.config;
     let deploy = config.deploy.as_ref().expect("the fixture has a kit");
-    let kit =
-        latgen::render::deploy_kit::kit(deploy, config, &built.output, Path::new("generated"));
+    let kit = latgen::render::deploy_kit::kit(
+        deploy,
+        config,
+        &built.output.files,
+        Path::new("generated"),
+    );
     let routes = (built.output.files.iter())
         .filter(|(p, _)| p.starts_with("lattice") && p.to_string_lossy().contains("httproute-"))
         .map(|(_, text)| serde_saphyr::from_str(text).expect("a route parses"))

@@ -1,0 +1,178 @@
+//! Who gained or lost access to which app (`auth.mode: iam`), read from the auth policies of
+//! the two routing states: each allowing statement is a caller of the app whose requests
+//! its resources (or its dispatch header) name. Only the policies whose files the change
+//! touches are read: the others grant what they did.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use crate::input::app::{App, MatchKind};
+use latgen_sim::iam::Grant;
+use latgen_sim::routing::Network;
+
+/// One app's callers that the change lets in, and those it no longer lets in.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct AccessChange {
+    pub gained: Vec<String>,
+    pub lost: Vec<String>,
+}
+
+/// What a change does to access: per app, and the policies (by Lattice route) it writes
+/// for the first time, rewrites with other grants, or deletes.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Access {
+    pub apps: BTreeMap<String, AccessChange>,
+    pub policies_written: Vec<String>,
+    pub policies_changed: Vec<String>,
+    pub policies_deleted: Vec<String>,
+}
+
+impl Access {
+    pub fn is_empty(&self) -> bool {
+        *self == Access::default()
+    }
+}
+
+/// Route name → its policy's grants, for the policies in `changed` files (all, for None).
+type Grants = BTreeMap<String, BTreeSet<Grant>>;
+
+fn grants(net: &Network, changed: Option<&BTreeSet<PathBuf>>) -> Grants {
+    let mut out = Grants::new();
+    for route in &net.lattice {
+        if let Some(policy) = net.auth_policy(route)
+            && changed.is_none_or(|c| c.contains(&policy.file))
+        {
+            out.insert(route.name.clone(), policy.grants().into_iter().collect());
+        }
+    }
+    out
+}
+
+/// (app, caller) for every grant of every policy of `net`: a grant's app is one of its
+/// route's backends', told apart by the grant's dispatch header or paths.
+fn callers(net: &Network, owners: &Owners) -> BTreeSet<(String, String)> {
+    let mut out = BTreeSet::new();
+    for route in &net.lattice {
+        let Some(policy) = net.auth_policy(route) else {
+            continue;
+        };
+        let mut candidates: Vec<&str> = (route.rules.iter())
+            .filter_map(|r| r.backend.as_ref())
+            .flat_map(|b| owners.of_backend(b))
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        for grant in policy.grants() {
+            out.insert((owners.app(&grant, &candidates), grant.who));
+        }
+    }
+    out
+}
+
+/// The access change from `before` to `after`, whose changed files are `changed`.
+pub(crate) fn access_change(
+    before: &Network,
+    after: &Network,
+    changed: &BTreeSet<PathBuf>,
+    apps: &[App],
+) -> Access {
+    let (was, is) = (grants(before, Some(changed)), grants(after, Some(changed)));
+    if was.is_empty() && is.is_empty() {
+        return Access::default();
+    }
+    let owners = Owners::of(apps);
+    // An app's callers are those of every policy that names it: a move or a dispatch
+    // switch writes its statements into a new policy before the old one lets go of them,
+    // so the unchanged policies count too.
+    let (had, has) = rayon::join(|| callers(before, &owners), || callers(after, &owners));
+    let mut per_app: BTreeMap<String, AccessChange> = BTreeMap::new();
+    for (app, who) in has.difference(&had) {
+        per_app
+            .entry(app.clone())
+            .or_default()
+            .gained
+            .push(who.clone());
+    }
+    for (app, who) in had.difference(&has) {
+        per_app
+            .entry(app.clone())
+            .or_default()
+            .lost
+            .push(who.clone());
+    }
+    let names = |m: &Grants, keep: &dyn Fn(&String, &BTreeSet<Grant>) -> bool| {
+        (m.iter().filter(|(k, v)| keep(k, v)))
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    Access {
+        apps: per_app,
+        policies_written: names(&is, &|k, _| !was.contains_key(k)),
+        policies_changed: names(&is, &|k, v| was.get(k).is_some_and(|old| old != v)),
+        policies_deleted: (was.keys())
+            .filter(|k| !is.contains_key(*k))
+            .map(|k| match after.lattice.iter().any(|r| &r.name == k) {
+                true => format!("{k} (its Lattice service stays, open to every caller)"),
+                false => k.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Which app a grant's requests are: one of its route's backends' apps, by the grant's
+/// dispatch header, else by its paths.
+struct Owners<'a> {
+    /// `namespace/service:port` → the apps with that backend.
+    by_backend: HashMap<String, Vec<&'a App>>,
+    by_name: HashMap<&'a str, &'a App>,
+}
+
+impl<'a> Owners<'a> {
+    fn of(apps: &'a [App]) -> Owners<'a> {
+        let mut by_backend: HashMap<String, Vec<&'a App>> = HashMap::new();
+        for app in apps {
+            let key = format!("{}/{}:{}", app.namespace, app.service, app.port);
+            by_backend.entry(key).or_default().push(app);
+        }
+        let by_name = apps.iter().map(|a| (a.name.as_str(), a)).collect();
+        Owners {
+            by_backend,
+            by_name,
+        }
+    }
+
+    fn of_backend(&self, b: &latgen_sim::routing::BackendRef) -> Vec<&'a str> {
+        let key = format!("{}/{}:{}", b.namespace, b.name, b.port.unwrap_or_default());
+        (self.by_backend.get(&key).into_iter().flatten())
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+
+    /// The app among `candidates` (names) the grant is for; the paths themselves when none
+    /// is (an app the change removes).
+    fn app(&self, g: &Grant, candidates: &[&str]) -> String {
+        let apps = || {
+            candidates
+                .iter()
+                .filter_map(|n| self.by_name.get(n).copied())
+        };
+        if let Some((_, value)) = &g.header {
+            return (apps().find(|a| a.name.eq_ignore_ascii_case(value)))
+                .map_or_else(|| value.clone(), |a| a.name.clone());
+        }
+        let names_path = |a: &App| {
+            a.paths.iter().any(|p| {
+                let resource = match p.kind {
+                    MatchKind::Exact => p.value.clone(),
+                    MatchKind::Prefix => format!("{}/*", p.value.trim_end_matches('/')),
+                };
+                g.paths.contains(&resource)
+            })
+        };
+        match (apps().find(|a| names_path(a)), candidates) {
+            (Some(a), _) => a.name.clone(),
+            (None, [only]) => only.to_string(),
+            (None, _) => g.paths.join(" "),
+        }
+    }
+}

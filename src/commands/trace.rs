@@ -24,10 +24,13 @@ pub(crate) struct TraceArgs {
     #[command(flatten)]
     pub env: EnvArg,
     /// Say whether this caller is let in by the auth policy of the Lattice service the
-    /// request reaches: an IAM role or user ARN, or an account id.
+    /// request reaches, when it calls the service's domain straight: an IAM role or user
+    /// ARN, or an account id. Through Kong, a request reaches Lattice as Kong (`auth.kong`)
+    /// and is checked as Kong.
     #[arg(long = "as", value_name = "PRINCIPAL")]
     pub principal: Option<String>,
-    /// The VPC the caller sends from (with or without `--as`; without, an unsigned caller).
+    /// The VPC the caller sends from (with `--as`, or alone for an unsigned caller). Left
+    /// out, the policy is asked for every VPC it names and one it does not.
     #[arg(long, value_name = "VPC")]
     pub from_vpc: Option<String>,
     /// The caller's organization (`aws:PrincipalOrgID`).

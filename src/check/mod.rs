@@ -6,10 +6,12 @@
 //! either half of the change could go live first and break routing (`rollout.rs`), each
 //! finding placed where the change shows it (`judged.rs`); `gate.rs` runs them all. Also
 //! following one request through the committed manifests (`follow.rs`, `trace_output.rs`),
-//! with the caller its auth policy sees (`trace_auth.rs`).
+//! with the caller its auth policy sees (`trace_auth.rs`), and who may call an app
+//! (`callers.rs`).
 
 pub(crate) mod access;
 pub(crate) mod across_environments;
+pub(crate) mod callers;
 mod canary_routes;
 mod committed;
 pub(crate) mod follow;

@@ -343,7 +343,7 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
 }
 
 /// The header conditions of a Lattice match, as `header x-latgen-app: shop and `.
-fn header_clause(rule: &PathRule) -> String {
+pub(super) fn header_clause(rule: &PathRule) -> String {
     rule.headers
         .iter()
         .map(|(name, value)| {

@@ -12,8 +12,8 @@ use crate::ops::shell::{Exit, Ui};
     .value_name("NAME")))]
 pub(crate) struct TraceArgs {
     /// The request: a URL (`https://www.example.com/shop/cart`) or a path (`/shop/cart`).
-    #[arg(value_name = "URL")]
-    pub url: String,
+    #[arg(value_name = "URL", required_unless_present = "callers")]
+    pub url: Option<String>,
     /// The Host of a request given as a path [default: none, so only routes that take any
     /// host match].
     #[arg(long)]
@@ -39,6 +39,11 @@ pub(crate) struct TraceArgs {
     /// The request's method, as the policy sees it.
     #[arg(long, default_value = "GET")]
     pub method: String,
+    /// Instead of following a request, list who may call app APP (repeatable): Kong and
+    /// every declared caller, each with what the committed auth policy of every Lattice
+    /// service that holds the app's rules says of it.
+    #[arg(long, value_name = "APP", conflicts_with_all = ["url", "host", "principal", "from_vpc", "org", "method"])]
+    pub callers: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     pub format: TraceFormat,
@@ -46,7 +51,8 @@ pub(crate) struct TraceArgs {
 
 pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
     let opts = TraceOptions {
-        url: &args.url,
+        url: args.url.as_deref(),
+        callers: &args.callers,
         host: args.host.as_deref(),
         output: &args.output,
         env: args.env.env.as_deref(),

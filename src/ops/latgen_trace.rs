@@ -1,7 +1,9 @@
 //! `latgen trace`: the output stage's reading of the committed manifests, then one request
 //! followed through them ([`crate::check::follow`]), with the caller its auth policy sees
-//! from the project's settings (Kong's, `auth.kong`). Exit 0 when the request reaches a
-//! backend and is let in, 1 when not, 2 on a usage or input error.
+//! from the project's settings (Kong's, `auth.kong`); or, with `--callers`, who may call
+//! an app ([`crate::check::callers`]). Exit 0 when the request reaches a backend and is let
+//! in (every declared caller let in, with `--callers`), 1 when not, 2 on a usage or input
+//! error.
 
 use std::path::{Path, PathBuf};
 
@@ -14,10 +16,13 @@ use crate::input::ProjectPaths;
 use crate::input::auth::Caller;
 use latgen_sim::routing::Network;
 
-/// What `latgen trace` is asked: the request, who sends it, and where to follow it.
+/// What `latgen trace` is asked: the request, who sends it, and where to follow it; or
+/// the apps whose callers it lists.
 pub(crate) struct TraceOptions<'a> {
-    /// A URL or a path.
-    pub url: &'a str,
+    /// A URL or a path; None with `callers`.
+    pub url: Option<&'a str>,
+    /// The apps whose callers are listed instead of a request followed.
+    pub callers: &'a [String],
     /// The Host of a request given as a path.
     pub host: Option<&'a str>,
     /// The output folder whose manifests are followed, and the environment in it.
@@ -40,7 +45,10 @@ pub(crate) enum TraceFormat {
 
 /// Follows the request and says where it goes.
 pub(crate) fn run(args: &TraceOptions<'_>, ui: Ui) -> Exit {
-    let request = match parse_request(args.url, args.host) {
+    if !args.callers.is_empty() {
+        return run_callers(args, ui);
+    }
+    let request = match parse_request(args.url.unwrap_or_default(), args.host) {
         Ok(r) => r,
         Err(message) => {
             eprintln!("error: {message}");
@@ -70,6 +78,48 @@ pub(crate) fn run(args: &TraceOptions<'_>, ui: Ui) -> Exit {
         TraceFormat::Json => println!("{}", to_json(&t)),
     }
     if t.let_in() {
+        Exit::Success
+    } else {
+        Exit::Found
+    }
+}
+
+/// `--callers`: who may call each app named, by the project's declarations and the
+/// committed policies.
+fn run_callers(args: &TraceOptions<'_>, ui: Ui) -> Exit {
+    let (net, paths) = match network(args) {
+        Ok(n) => n,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
+    // The project's warnings are check's to report: only what stops the listing is shown.
+    let run = crate::pipeline::prepare(&paths);
+    let Some(prepared) = run.prepared else {
+        ui.report(&run.diags, &run.sources);
+        return Exit::Error;
+    };
+    let mut names: Vec<&str> = args.callers.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut apps = Vec::new();
+    for name in names {
+        let Some(app) = prepared.apps.iter().find(|a| a.name == name) else {
+            let known = prepared.apps.iter().map(|a| a.name.as_str());
+            let near = crate::diag::did_you_mean(name, known)
+                .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+            let apps = paths.apps_dir.display();
+            eprintln!("error: --callers: there is no app `{name}` in {apps}{near}");
+            return Exit::Error;
+        };
+        apps.push(crate::check::callers::of_app(&net, app, &prepared.config));
+    }
+    match args.format {
+        TraceFormat::Human => {
+            let each: Vec<String> = apps.iter().map(crate::check::callers::human).collect();
+            print!("{}", each.join("\n"));
+        }
+        TraceFormat::Json => println!("{}", crate::check::callers::to_json(&apps)),
+    }
+    if apps.iter().all(|a| a.all_let_in()) {
         Exit::Success
     } else {
         Exit::Found
@@ -125,7 +175,7 @@ fn network(args: &TraceOptions<'_>) -> Result<(Network, ProjectPaths), Diagnosti
 }
 
 /// The output folder followed: `-o` as given, or its environment's folder in it; and the
-/// project's paths, for its settings. The project is the output folder's
+/// project's paths, for its settings and declarations. The project is the output folder's
 /// parent, as `render` places the output beside it.
 fn traced_folder(args: &TraceOptions<'_>) -> Result<(PathBuf, ProjectPaths), Diagnostic> {
     // As the other commands name the project's files: `apps/…` for the current folder.

@@ -2,7 +2,7 @@
 //! `vpc-0a1b2c3d4e5f67890`; `payments` declares `role/checkout` from
 //! `vpc-0f1e2d3c4b5a69788`, `audit-log` its organization with POST): Kong for a request
 //! through Kong, the caller the options give for a call straight to a service's domain,
-//! never a VPC nobody gave.
+//! never a VPC nobody gave; and `trace --callers`, who may call an app.
 
 use super::common;
 use super::ecosystem::trace_json;
@@ -148,6 +148,83 @@ fn a_direct_caller_let_in_from_any_vpc_needs_no_from_vpc() {
         ),
         "{}",
         run.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// trace --callers
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn callers_of_an_app_with_declared_callers() {
+    let run = trace_human(&["--callers", "payments"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "\
+app       payments (apps/commerce/payments.yaml)
+lattice   service group-01-lattice-groups (route lattice-groups/group-01), custom domain group-01.lattice.internal: PathPrefix /payments (generated/lattice/httproute-group-01.yaml)
+auth      policy generated/lattice/iamauthpolicy-group-01.yaml
+caller    Kong (auth.kong): any caller, signed or not, from {KONG_VPC}, any method: allowed by statement 11
+caller    the app's (callers[0]): {CHECKOUT}, from {CHECKOUT_VPC}, any method: allowed by statement 12
+"
+        )
+    );
+}
+
+#[test]
+fn callers_as_json_list_each_app_in_name_order() {
+    let run = latgen(
+        &common::root(),
+        &[
+            "trace",
+            "--callers",
+            "payments",
+            "--callers",
+            "audit-log",
+            "-o",
+            "generated",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let apps = v["apps"].as_array().unwrap();
+    let names: Vec<&Value> = apps.iter().map(|a| &a["app"]).collect();
+    assert_eq!(names, [&json!("audit-log"), &json!("payments")]);
+    let payments = &apps[1];
+    assert_eq!(
+        payments["callers"],
+        json!([
+            { "declaredIn": "auth.kong", "principals": [], "orgs": [], "vpcs": [KONG_VPC], "methods": [] },
+            { "declaredIn": "callers[0]", "principals": [CHECKOUT], "orgs": [], "vpcs": [CHECKOUT_VPC], "methods": [] },
+        ])
+    );
+    let service = &payments["services"][0];
+    assert_eq!(service["customDomain"], "group-01.lattice.internal");
+    assert_eq!(
+        service["callers"],
+        json!([
+            { "declaredIn": "auth.kong", "allowed": true, "message": "allowed by statement 11" },
+            { "declaredIn": "callers[0]", "allowed": true, "message": "allowed by statement 12" },
+        ])
+    );
+    assert_eq!(payments["allowed"], true);
+    assert_eq!(apps[0]["callers"][1]["orgs"], json!(["o-a1b2c3d4e5"]));
+    assert_eq!(apps[0]["callers"][1]["methods"], json!(["POST"]));
+}
+
+#[test]
+fn callers_of_an_unknown_app_is_a_usage_error() {
+    let run = trace_human(&["--callers", "payment"]);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "error: --callers: there is no app `payment` in apps; did you mean `payments`?\n"
     );
 }
 

@@ -7,11 +7,11 @@
 
 use std::path::Path;
 
+use super::trace_auth::{AuthCheck, Callers};
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::input::app::MatchKind;
 use crate::manifest::layout::is_kong_file;
-use latgen_sim::iam::{AuthPolicy, Call, Decision, Identity};
 use latgen_sim::platform::{segment_prefix_matches, string_prefix_matches};
 use latgen_sim::routing::{
     Bridge, Headers, KongClaim, KongRoute, LatticeRoute, Network, Outcome, PathRule,
@@ -118,9 +118,9 @@ pub(crate) struct Trace<'a> {
     pub other_hosts: Vec<(String, &'a str)>,
     /// The request went straight to a Lattice service's custom domain, not through Kong.
     pub direct: bool,
-    /// Who sends the request (`--as`, `--from-vpc`), and what the service's auth policy
-    /// says: None when no policy guards the service (auth type NONE).
-    pub auth: Option<(Identity, Option<(&'a AuthPolicy, Decision)>)>,
+    /// Who the auth policy of the service reached is asked about (Kong, through Kong; the
+    /// caller given, straight to a service's domain), and what it says.
+    pub auth: Option<AuthCheck<'a>>,
 }
 
 impl Trace<'_> {
@@ -128,13 +128,9 @@ impl Trace<'_> {
         matches!(self.outcome, Outcome::Backend { .. })
     }
 
-    /// Reached, and let in when a caller was given.
+    /// Reached, and let in when the auth policy was asked.
     pub fn let_in(&self) -> bool {
-        self.reached()
-            && self
-                .auth
-                .as_ref()
-                .is_none_or(|(_, verdict)| verdict.is_none_or(|(_, d)| d.allows()))
+        self.reached() && (self.auth.as_ref()).is_none_or(|a| a.verdict.lets_in())
     }
 }
 
@@ -160,25 +156,14 @@ fn trace_direct<'a>(mut t: Trace<'a>, service: &'a LatticeRoute) -> Trace<'a> {
     t
 }
 
-/// What the auth policy of the service the request reached says of `who`.
-fn judge_auth<'a>(net: &'a Network, t: &mut Trace<'a>, who: Option<Identity>) {
-    let Some(who) = who else { return };
-    let verdict = t.lattice.and_then(|route| {
-        let policy = net.auth_policy(route)?;
-        let resource = policy.resource(&t.request.path);
-        let call = Call {
-            who: &who,
-            resource: &resource,
-            headers: &t.headers,
-        };
-        Some((policy, policy.decide(&call)))
-    });
-    t.auth = Some((who, verdict));
-}
-
-pub(crate) fn trace<'a>(net: &'a Network, request: Request, who: Option<Identity>) -> Trace<'a> {
+/// Follows `request`, and asks the auth policy of the service it reaches about the caller
+/// Lattice sees (see [`super::trace_auth`]).
+pub(crate) fn trace<'a>(net: &'a Network, request: Request, callers: &Callers) -> Trace<'a> {
     let mut t = trace_request(net, request);
-    judge_auth(net, &mut t, who);
+    if let Some(route) = t.lattice {
+        let at = (t.request.path.as_str(), &t.headers);
+        t.auth = super::trace_auth::check(net, (route, t.direct), at, callers);
+    }
     t
 }
 

@@ -5,10 +5,13 @@
 //! templates included (`committed.rs`, `routes.rs`), and — with a base revision — whether
 //! either half of the change could go live first and break routing (`rollout.rs`), each
 //! finding placed where the change shows it (`judged.rs`); `gate.rs` runs them all. Also
-//! following one request through the committed manifests (`trace.rs`, `trace_output.rs`).
+//! following one request through the committed manifests (`follow.rs`, `trace_output.rs`),
+//! with the caller its auth policy sees (`trace_auth.rs`), and who may call an app
+//! (`callers.rs`).
 
 pub(crate) mod access;
 pub(crate) mod across_environments;
+pub(crate) mod callers;
 mod canary_routes;
 mod committed;
 pub(crate) mod follow;
@@ -21,6 +24,7 @@ mod preview_expiry;
 mod rollout;
 mod route_findings;
 mod staleness;
+pub(crate) mod trace_auth;
 pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};

@@ -176,19 +176,12 @@ pub(crate) fn human(t: &Trace<'_>) -> String {
 
 /// The auth verdict and the backend, or why none.
 fn human_end(o: &mut String, t: &Trace<'_>) {
-    if let Some((who, verdict)) = &t.auth
+    if let Some(a) = &t.auth
         && t.reached()
     {
-        let line = match verdict {
-            Some((policy, d)) => {
-                format!("auth      {}: {d} ({})", who.show(), policy.file.display())
-            }
-            None => format!(
-                "auth      {}: let in: the service has no auth policy (auth type NONE)",
-                who.show()
-            ),
-        };
-        say(o, line);
+        for line in super::trace_auth::human(a) {
+            say(o, line);
+        }
     }
     let port = |b: &BackendRef| b.port.map(|p| format!(", port {p}")).unwrap_or_default();
     match (&t.outcome, weighted(t)) {
@@ -350,7 +343,7 @@ fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
 }
 
 /// The header conditions of a Lattice match, as `header x-latgen-app: shop and `.
-fn header_clause(rule: &PathRule) -> String {
+pub(super) fn header_clause(rule: &PathRule) -> String {
     rule.headers
         .iter()
         .map(|(name, value)| {
@@ -474,28 +467,6 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         "backends": backends,
         "otherHosts": other_hosts,
         "direct": t.direct,
-        "auth": auth_json(t),
-    })
-}
-
-/// The caller and the auth verdict, when a caller was given.
-fn auth_json(t: &Trace<'_>) -> Value {
-    let Some((who, verdict)) = &t.auth else {
-        return Value::Null;
-    };
-    let message = verdict.map_or(
-        "the service has no auth policy (auth type NONE)".to_string(),
-        |(_, d)| d.to_string(),
-    );
-    json!({
-        "caller": {
-            "principal": who.principal,
-            "org": who.org,
-            "vpc": who.vpc,
-            "method": who.method,
-        },
-        "policy": verdict.map(|(p, _)| p.file.display().to_string()),
-        "allowed": verdict.is_none_or(|(_, d)| d.allows()),
-        "message": message,
+        "auth": t.auth.as_ref().map(super::trace_auth::to_json),
     })
 }

@@ -12,8 +12,8 @@ use crate::ops::shell::{Exit, Ui};
     .value_name("NAME")))]
 pub(crate) struct TraceArgs {
     /// The request: a URL (`https://www.example.com/shop/cart`) or a path (`/shop/cart`).
-    #[arg(value_name = "URL")]
-    pub url: String,
+    #[arg(value_name = "URL", required_unless_present = "callers")]
+    pub url: Option<String>,
     /// The Host of a request given as a path [default: none, so only routes that take any
     /// host match].
     #[arg(long)]
@@ -24,10 +24,13 @@ pub(crate) struct TraceArgs {
     #[command(flatten)]
     pub env: EnvArg,
     /// Say whether this caller is let in by the auth policy of the Lattice service the
-    /// request reaches: an IAM role or user ARN, or an account id.
+    /// request reaches, when it calls the service's domain straight: an IAM role or user
+    /// ARN, or an account id. Through Kong, a request reaches Lattice as Kong (`auth.kong`)
+    /// and is checked as Kong.
     #[arg(long = "as", value_name = "PRINCIPAL")]
     pub principal: Option<String>,
-    /// The VPC the caller sends from (with or without `--as`; without, an unsigned caller).
+    /// The VPC the caller sends from (with `--as`, or alone for an unsigned caller). Left
+    /// out, the policy is asked for every VPC it names and one it does not.
     #[arg(long, value_name = "VPC")]
     pub from_vpc: Option<String>,
     /// The caller's organization (`aws:PrincipalOrgID`).
@@ -36,6 +39,11 @@ pub(crate) struct TraceArgs {
     /// The request's method, as the policy sees it.
     #[arg(long, default_value = "GET")]
     pub method: String,
+    /// Instead of following a request, list who may call app APP (repeatable): Kong and
+    /// every declared caller, each with what the committed auth policy of every Lattice
+    /// service that holds the app's rules says of it.
+    #[arg(long, value_name = "APP", conflicts_with_all = ["url", "host", "principal", "from_vpc", "org", "method"])]
+    pub callers: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     pub format: TraceFormat,
@@ -43,7 +51,8 @@ pub(crate) struct TraceArgs {
 
 pub(crate) fn run(args: &TraceArgs, ui: Ui) -> Exit {
     let opts = TraceOptions {
-        url: &args.url,
+        url: args.url.as_deref(),
+        callers: &args.callers,
         host: args.host.as_deref(),
         output: &args.output,
         env: args.env.env.as_deref(),

@@ -211,6 +211,36 @@ fn read_settings(
         texts.push((path.to_path_buf(), text.clone()));
         Some(text)
     };
+    let config = read_config(paths, &mut read, &mut diags);
+    let lock = if paths.adopt_lock {
+        adopted_lock(paths, &mut read, &mut diags)
+    } else {
+        read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
+            .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags))
+    };
+    (config, lock, texts, diags)
+}
+
+/// The settings alone (`latgen.yaml`, with the environment's overlay), for a command that
+/// reads the output rather than the apps: the defaults without latgen.yaml, None when
+/// they cannot be read (the problems in `diags`).
+pub fn settings(paths: &ProjectPaths, diags: &mut Diagnostics) -> Option<Config> {
+    let project = Project::new(&paths.root);
+    let mut read =
+        |path: &Path, max: u64, diags: &mut Diagnostics| read_optional(path, max, &project, diags);
+    let mut found = Diagnostics::new();
+    let config = read_config(paths, &mut read, &mut found);
+    let failed = found.has_errors();
+    diags.extend(found);
+    (!failed).then(|| config.unwrap_or_default())
+}
+
+/// `latgen.yaml` and the environment's overlay, read with `read`, merged.
+fn read_config(
+    paths: &ProjectPaths,
+    read: &mut impl FnMut(&Path, u64, &mut Diagnostics) -> Option<String>,
+    diags: &mut Diagnostics,
+) -> Option<Config> {
     if paths.config_given && paths.config.symlink_metadata().is_err() {
         diags.push(
             Diagnostic::error(
@@ -221,26 +251,17 @@ fn read_settings(
             .help("give --config the project's settings file, or leave it out for latgen.yaml beside the apps folder"),
         );
     }
-    let base = read(&paths.config, MAX_SETTINGS_BYTES, &mut diags);
-    let mut config = base
+    let base = read(&paths.config, MAX_SETTINGS_BYTES, diags);
+    let config = base
         .as_deref()
-        .and_then(|text| crate::input::config::parse(&paths.config, text, &mut diags));
-    let lock = if paths.adopt_lock {
-        adopted_lock(paths, &mut read, &mut diags)
-    } else {
-        read(&paths.lock, MAX_LOCK_BYTES, &mut diags)
-            .and_then(|text| crate::input::lock::parse(&paths.lock, &text, &mut diags))
-    };
-    if let Some(name) = &paths.env {
-        let overlay = environments::overlay_path(&paths.root, name);
-        config = read_overlay(
-            &mut read,
-            (base.as_deref(), config),
-            (name, &overlay),
-            &mut diags,
-        );
+        .and_then(|text| crate::input::config::parse(&paths.config, text, diags));
+    match &paths.env {
+        Some(name) => {
+            let overlay = environments::overlay_path(&paths.root, name);
+            read_overlay(read, (base.as_deref(), config), (name, &overlay), diags)
+        }
+        None => config,
     }
-    (config, lock, texts, diags)
 }
 
 /// The settings of one environment: latgen.yaml's (`base`, with its text) with the

@@ -320,7 +320,7 @@ fn init_refuses_when_any_one_file_exists() {
 // trace, on the committed example
 // ---------------------------------------------------------------------------------------
 
-fn trace_json(args: &[&str]) -> (Option<i32>, Value) {
+pub(super) fn trace_json(args: &[&str]) -> (Option<i32>, Value) {
     let mut all = vec!["trace"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["-o", "generated", "--format", "json"]);
@@ -441,6 +441,8 @@ bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.intern
           Host rewritten to group-02.lattice.internal
 lattice   service group-02-lattice-groups (route lattice-groups/group-02), custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
           rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:53), the first rule, in order, whose prefix starts the path as a string
+auth      as Kong, an unsigned caller from vpc-0a1b2c3d4e5f67890 (GET): allowed by statement 4 (generated/lattice/iamauthpolicy-group-02.yaml)
+          a request through Kong reaches Lattice as Kong (auth.kong in latgen.yaml), not as the client behind it
 backend   Service team-commerce/cart-web, port 8080
 "
     );
@@ -532,7 +534,7 @@ fn trace_agrees_with_the_routing_model() {
                 host: Some(host.clone()),
                 path: path.clone(),
             },
-            None,
+            &latgen::check::trace_auth::Callers::none(),
         );
         assert_eq!(t.outcome, net.route(&host, &path), "{host}{path}");
     }

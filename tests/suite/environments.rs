@@ -129,6 +129,39 @@ fn trace_follows_the_environment_it_is_given() {
     );
 }
 
+/// Through Kong, `trace --env` checks the auth policy as the Kong the environment's
+/// settings name: the overlay's `auth.kong`, not latgen.yaml's.
+#[test]
+fn trace_checks_auth_as_the_kong_of_the_environment() {
+    let tmp = common::copy_project(&common::fixture("environments"));
+    let overlay = tmp.path().join("environments/staging.yaml");
+    let mut text = std::fs::read_to_string(&overlay).unwrap();
+    text += "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: { vpcs: [vpc-0a1b2c3d] }\n  serviceNetworkPolicy: true\n";
+    std::fs::write(&overlay, text).unwrap();
+    let render = common::latgen(tmp.path(), &["render", "--env", "staging"]);
+    assert_eq!(render.code, Some(0), "{}", render.stderr);
+    let run = common::latgen(
+        tmp.path(),
+        &[
+            "trace",
+            "https://staging.example.com/shop",
+            "--env",
+            "staging",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let auth: Vec<&str> = (run.stdout.lines())
+        .filter(|l| l.starts_with("auth ") || l.contains("reaches Lattice as Kong"))
+        .collect();
+    assert_eq!(
+        auth,
+        [
+            "auth      as Kong, an unsigned caller from vpc-0a1b2c3d (GET): allowed by statement 2 (generated/staging/lattice/iamauthpolicy-group-03.yaml)",
+            "          a request through Kong reaches Lattice as Kong (auth.kong in environments/staging.yaml over latgen.yaml), not as the client behind it",
+        ]
+    );
+}
+
 /// Promotion never moves an app the target had placed: a new app that staging puts beside
 /// it, where production's smaller quota has no room, is placed as any new app, and said.
 #[test]

@@ -43,6 +43,7 @@ mod schema_files;
 mod service_names;
 mod stored;
 mod templates;
+mod trace_auth;
 mod widening;
 mod write;
 mod yamllint;

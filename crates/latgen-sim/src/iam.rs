@@ -379,6 +379,30 @@ impl AuthPolicy {
         }
     }
 
+    /// Every value a condition of the policy compares key `key` with, sorted, each once;
+    /// and whether it also names a pattern (`*` or `?` under `StringLike`), left out of the
+    /// values since it stands for values it does not name. A caller whose value is not
+    /// known is judged with each value, and with one the policy does not name.
+    pub fn condition_values(&self, key: &str) -> (Vec<String>, bool) {
+        let key = key.to_ascii_lowercase();
+        let conditions = (self.statements().iter().flatten())
+            .flat_map(|s| &s.conditions)
+            .filter(|c| c.key == key);
+        let mut values = std::collections::BTreeSet::new();
+        let mut patterns = false;
+        for c in conditions {
+            let like = matches!(c.op, Op::Like | Op::NotLike);
+            for v in &c.values {
+                if like && v.contains(['*', '?']) {
+                    patterns = true;
+                } else {
+                    values.insert(v.clone());
+                }
+            }
+        }
+        (values.into_iter().collect(), patterns)
+    }
+
     /// The identities the policy's statements name: one that satisfies each allowing
     /// statement (its first principal and first value of each condition), for probing.
     pub fn identities(&self) -> Vec<Identity> {

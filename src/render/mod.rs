@@ -22,6 +22,8 @@ mod jobs;
 mod kong_side;
 mod lattice_side;
 mod monitoring;
+/// The name of the recording rule a PR's summary reads to tell which apps a service counts.
+pub(crate) use monitoring::APP_RATE_BY_ROUTE;
 pub(crate) mod not_stored;
 mod objects;
 mod preview_objects;

@@ -252,7 +252,7 @@ fn inert(s: &str) -> String {
 /// An invisible character that ends a word for GitHub's linkers, not for a reader.
 const JOINER: char = '\u{2060}';
 
-fn code_list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
+pub(super) fn code_list<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
     let quoted: Vec<String> = items.into_iter().map(|i| code(i)).collect();
     quoted.join(", ")
 }
@@ -361,7 +361,7 @@ fn budgets(c: &mut Comment, s: &PrSummary) {
     c.out.push_str("\n</details>\n");
 }
 
-fn quoted(names: &[String]) -> Vec<String> {
+pub(super) fn quoted(names: &[String]) -> Vec<String> {
     names.iter().map(|n| code(n)).collect()
 }
 

@@ -2,7 +2,7 @@
 //! it has something to say: who gains or loses access to which app, what the deploy kit
 //! changes (applied by hand, not by Argo CD), and what monitoring counts and alerts on.
 
-use super::markdown::{BUDGET, Comment, code};
+use super::markdown::{BUDGET, Comment, code, code_list, quoted};
 use crate::rollout::summary::PrSummary;
 
 pub(super) fn sections(c: &mut Comment, s: &PrSummary) {
@@ -24,14 +24,21 @@ fn access(c: &mut Comment, s: &PrSummary) {
         items.extend((change.lost.iter()).map(|who| format!("no longer lets in {}", code(who))));
         c.list(&format!("App {}", code(app)), &items, BUDGET);
     }
-    let names = |list: &[String]| -> Vec<String> { list.iter().map(|n| code(n)).collect() };
-    c.list("Auth policies written", &names(&a.policies_written), BUDGET);
     c.list(
-        "Auth policies rewritten",
-        &names(&a.policies_changed),
+        "Auth policies written",
+        &quoted(&a.policies_written),
         BUDGET,
     );
-    c.list("Auth policies deleted", &names(&a.policies_deleted), BUDGET);
+    c.list(
+        "Auth policies rewritten",
+        &quoted(&a.policies_changed),
+        BUDGET,
+    );
+    c.list(
+        "Auth policies deleted",
+        &quoted(&a.policies_deleted),
+        BUDGET,
+    );
 }
 
 fn deploy_kit(c: &mut Comment, s: &PrSummary) {
@@ -52,23 +59,27 @@ fn monitoring(c: &mut Comment, s: &PrSummary) {
         return;
     }
     c.out.push_str("\n### Monitoring\n\n");
-    let names = |list: &[String]| -> Vec<String> { list.iter().map(|n| code(n)).collect() };
-    c.list("PrometheusRules added", &names(&m.added), BUDGET);
-    c.list("PrometheusRules removed", &names(&m.removed), BUDGET);
+    c.list("PrometheusRules added", &quoted(&m.added), BUDGET);
+    c.list("PrometheusRules removed", &quoted(&m.removed), BUDGET);
     for rule in &m.changed {
         let mut items = Vec::new();
-        let apps = |list: &[String]| list.iter().map(|a| code(a)).collect::<Vec<_>>().join(", ");
         if !rule.counts.is_empty() {
-            items.push(format!("now counts {}", apps(&rule.counts)));
+            items.push(format!("now counts {}", code_list(&rule.counts)));
         }
         if !rule.stops_counting.is_empty() {
-            items.push(format!("no longer counts {}", apps(&rule.stops_counting)));
+            items.push(format!(
+                "no longer counts {}",
+                code_list(&rule.stops_counting)
+            ));
         }
         if !rule.alerts_added.is_empty() {
-            items.push(format!("alerts added: {}", apps(&rule.alerts_added)));
+            items.push(format!("alerts added: {}", code_list(&rule.alerts_added)));
         }
         if !rule.alerts_removed.is_empty() {
-            items.push(format!("alerts removed: {}", apps(&rule.alerts_removed)));
+            items.push(format!(
+                "alerts removed: {}",
+                code_list(&rule.alerts_removed)
+            ));
         }
         c.list(
             &format!("PrometheusRule {}", code(&rule.name)),

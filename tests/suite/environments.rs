@@ -382,32 +382,22 @@ fn a_live_project_adopted_by_production_keeps_its_placement_and_ships_nothing() 
         "production's placement is the live lock's"
     );
     assert!(adopted.contains("adoptedFrom: generated\n"), "{adopted}");
-    let check = common::latgen(
-        dir,
-        &[
+    let check = |format: &str| {
+        let args = [
             "check",
             "--env",
             "production",
             "--base",
             "HEAD",
             "--format",
-            "json",
-        ],
-    );
-    assert!(!check.stdout.contains("unsafe-rollout"), "{}", check.stdout);
-    let md = common::latgen(
-        dir,
-        &[
-            "check",
-            "--env",
-            "production",
-            "--base",
-            "HEAD",
-            "--format",
-            "markdown",
-        ],
-    );
-    assert!(!md.stdout.contains("Apps added"), "{}", md.stdout);
+            format,
+        ];
+        common::latgen(dir, &args).stdout
+    };
+    let json = check("json");
+    assert!(!json.contains("unsafe-rollout"), "{json}");
+    let md = check("markdown");
+    assert!(!md.contains("Apps added"), "{md}");
 }
 
 /// `--adopt-lock` takes over latgen.lock only for an environment without a lock of its own.

@@ -33,25 +33,20 @@ impl Access {
     }
 }
 
-/// Route name → its policy's grants, for the policies in `changed` files (all, for None).
-type Grants = BTreeMap<String, BTreeSet<Grant>>;
-
-fn grants(net: &Network, changed: Option<&BTreeSet<PathBuf>>) -> Grants {
-    let mut out = Grants::new();
-    for route in &net.lattice {
-        if let Some(policy) = net.auth_policy(route)
-            && changed.is_none_or(|c| c.contains(&policy.file))
-        {
-            out.insert(route.name.clone(), policy.grants().into_iter().collect());
-        }
-    }
-    out
+/// What one routing state's policies grant: per route whose policy file the change
+/// touches, its grants; and (app, caller) for every grant of every policy, since an app's
+/// callers are those of every policy that names it (a move or a dispatch switch writes its
+/// statements into a new policy before the old one lets go of them).
+#[derive(Default)]
+struct Granted {
+    changed: BTreeMap<String, BTreeSet<Grant>>,
+    callers: BTreeSet<(String, String)>,
 }
 
-/// (app, caller) for every grant of every policy of `net`: a grant's app is one of its
-/// route's backends', told apart by the grant's dispatch header or paths.
-fn callers(net: &Network, owners: &Owners) -> BTreeSet<(String, String)> {
-    let mut out = BTreeSet::new();
+/// Reads each policy of `net` once. A grant's app is one of its route's backends', told
+/// apart by the grant's dispatch header or paths.
+fn granted(net: &Network, changed: &BTreeSet<PathBuf>, owners: &Owners) -> Granted {
+    let mut out = Granted::default();
     for route in &net.lattice {
         let Some(policy) = net.auth_policy(route) else {
             continue;
@@ -62,11 +57,27 @@ fn callers(net: &Network, owners: &Owners) -> BTreeSet<(String, String)> {
             .collect();
         candidates.sort_unstable();
         candidates.dedup();
-        for grant in policy.grants() {
-            out.insert((owners.app(&grant, &candidates), grant.who));
+        let grants = policy.grants();
+        for grant in &grants {
+            (out.callers).insert((owners.app(grant, &candidates), grant.who.clone()));
+        }
+        if changed.contains(&policy.file) {
+            out.changed
+                .insert(route.name.clone(), grants.into_iter().collect());
         }
     }
     out
+}
+
+/// Whether the change touches a policy file of either state: without one, access is as
+/// it was, and no policy is read.
+fn touches_a_policy(nets: [&Network; 2], changed: &BTreeSet<PathBuf>) -> bool {
+    nets.iter().any(|net| {
+        (net.lattice.iter()).any(|r| {
+            net.auth_policy(r)
+                .is_some_and(|p| changed.contains(&p.file))
+        })
+    })
 }
 
 /// The access change from `before` to `after`, whose changed files are `changed`.
@@ -76,31 +87,27 @@ pub(crate) fn access_change(
     changed: &BTreeSet<PathBuf>,
     apps: &[App],
 ) -> Access {
-    let (was, is) = (grants(before, Some(changed)), grants(after, Some(changed)));
-    if was.is_empty() && is.is_empty() {
+    if !touches_a_policy([before, after], changed) {
         return Access::default();
     }
     let owners = Owners::of(apps);
-    // An app's callers are those of every policy that names it: a move or a dispatch
-    // switch writes its statements into a new policy before the old one lets go of them,
-    // so the unchanged policies count too.
-    let (had, has) = rayon::join(|| callers(before, &owners), || callers(after, &owners));
+    let (was, is) = rayon::join(
+        || granted(before, changed, &owners),
+        || granted(after, changed, &owners),
+    );
     let mut per_app: BTreeMap<String, AccessChange> = BTreeMap::new();
-    for (app, who) in has.difference(&had) {
-        per_app
-            .entry(app.clone())
-            .or_default()
-            .gained
-            .push(who.clone());
+    for (app, who) in is.callers.difference(&was.callers) {
+        let change = per_app.entry(app.clone()).or_default();
+        change.gained.push(who.clone());
     }
-    for (app, who) in had.difference(&has) {
-        per_app
-            .entry(app.clone())
-            .or_default()
-            .lost
-            .push(who.clone());
+    for (app, who) in was.callers.difference(&is.callers) {
+        let change = per_app.entry(app.clone()).or_default();
+        change.lost.push(who.clone());
     }
-    let names = |m: &Grants, keep: &dyn Fn(&String, &BTreeSet<Grant>) -> bool| {
+    let (was, is) = (was.changed, is.changed);
+    let stays: BTreeSet<&str> = after.lattice.iter().map(|r| r.name.as_str()).collect();
+    let names = |m: &BTreeMap<String, BTreeSet<Grant>>,
+                 keep: &dyn Fn(&String, &BTreeSet<Grant>) -> bool| {
         (m.iter().filter(|(k, v)| keep(k, v)))
             .map(|(k, _)| k.clone())
             .collect()
@@ -111,9 +118,12 @@ pub(crate) fn access_change(
         policies_changed: names(&is, &|k, v| was.get(k).is_some_and(|old| old != v)),
         policies_deleted: (was.keys())
             .filter(|k| !is.contains_key(*k))
-            .map(|k| match after.lattice.iter().any(|r| &r.name == k) {
-                true => format!("{k} (its Lattice service stays, open to every caller)"),
-                false => k.clone(),
+            .map(|k| {
+                if stays.contains(k.as_str()) {
+                    format!("{k} (its Lattice service stays, open to every caller)")
+                } else {
+                    k.clone()
+                }
             })
             .collect(),
     }

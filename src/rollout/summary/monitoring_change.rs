@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::manifest::tree::Tree;
 
-/// The recording rule whose expression names the apps a Lattice route's rule counts.
-const BY_ROUTE: &str = "latgen:app_requests_by_lattice_route:rate5m";
+// The recording rule whose expression names the apps a Lattice route's rule counts.
+use crate::render::APP_RATE_BY_ROUTE as BY_ROUTE;
 
 /// One PrometheusRule the change rewrites: apps now counted and no longer, alerts added
 /// and removed.

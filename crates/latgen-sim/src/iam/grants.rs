@@ -70,8 +70,9 @@ fn is_positive(op: Op) -> bool {
 
 /// The caller a statement names, in one phrase.
 fn who(principals: &[String], orgs: &[String], vpcs: &[String], methods: &[String]) -> String {
+    let anyone = principals.is_empty() && orgs.is_empty();
     let mut out = match principals {
-        [] if orgs.is_empty() => "any caller, signed or not,".to_string(),
+        [] if anyone => "any caller, signed or not".to_string(),
         [] => "any principal".to_string(),
         named => named.join(" or "),
     };
@@ -79,14 +80,14 @@ fn who(principals: &[String], orgs: &[String], vpcs: &[String], methods: &[Strin
         out.push_str(&format!(" of {}", orgs.join(" or ")));
     }
     if !vpcs.is_empty() {
-        out.push_str(&format!(" from {}", vpcs.join(" or ")));
+        // After "signed or not" a comma keeps the VPC from reading as part of it.
+        let sep = if anyone { ", from" } else { " from" };
+        out.push_str(&format!("{sep} {}", vpcs.join(" or ")));
     }
-    let out = out.trim_end_matches(',').to_string();
-    if methods.is_empty() {
-        out
-    } else {
-        format!("{out} ({})", methods.join(", "))
+    if !methods.is_empty() {
+        out.push_str(&format!(" ({})", methods.join(", ")));
     }
+    out
 }
 
 #[cfg(test)]

@@ -36,7 +36,9 @@ pub(crate) struct LatticeService {
     pub rules: Vec<PlannedRule>,
     /// The auth policy beside the route; None while auth is off.
     pub policy: Option<Policy>,
-    /// The apps its PrometheusRule counts, in name order.
+    /// The apps its PrometheusRule counts, in name order: those the Kong side sends to it
+    /// (a moving app counts where its requests go, not where its rules are); none for a
+    /// service that serves no app yet, which gets no PrometheusRule.
     pub monitored: Vec<AppId>,
 }
 
@@ -218,7 +220,9 @@ fn group_service(
         owner: Owner::Group(g.number),
         rules: planned(&g.rules, header.is_some()),
         policy: auth.then(|| Policy::new(statements())),
-        monitored: g.members().collect(),
+        monitored: (g.members())
+            .filter(|&id| plan.serving_group(id) == Some(g.number))
+            .collect(),
         route,
     }
 }

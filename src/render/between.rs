@@ -6,6 +6,7 @@
 use super::Templates;
 use super::assembly::kustomization;
 use super::jobs::{Expect, Job, Kind, render_job};
+use super::monitoring;
 use super::objects::{
     AuthPolicyCtx, BackendCtx, GatewayCtx, GroupRoute, HeaderCtx, Object, RuleCtx,
 };
@@ -149,6 +150,28 @@ impl Versions for Between<'_> {
         let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
         list.sort_unstable();
         kustomization(self.templates, &list).ok()
+    }
+
+    fn monitoring(&self, route: &str, apps: &[&str]) -> Option<String> {
+        let p = self.config.observability.prometheus.as_ref()?;
+        let apps = (apps.iter())
+            .map(|name| self.apps.iter().find(|a| a.name == *name))
+            .collect::<Option<Vec<&App>>>()?;
+        let object = monitoring::service_rule(route, &apps, self.config, p);
+        let expect = Expect {
+            kind: Kind::PrometheusRule,
+            name: object.name.clone(),
+            namespace: Some(object.namespace.clone()),
+            service_name: None,
+        };
+        let job = Job {
+            side: Side::Kong,
+            file: String::new(),
+            template: "kong/prometheus-rule.yaml.j2",
+            object: Box::new(|| Object::PrometheusRule(object)),
+            expect,
+        };
+        render_job(self.templates, job, false).ok().map(|r| r.body)
     }
 }
 

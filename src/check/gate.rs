@@ -34,7 +34,7 @@ pub(crate) struct CheckOptions<'a> {
     pub also_locks: Vec<PathBuf>,
     /// The routing states the rollout step read on its way to `built` (the base's, the
     /// first step's, the target's), so that they are not read twice.
-    pub states: Option<crate::rollout::judge::States>,
+    pub states: Option<crate::rollout::steps::States>,
     /// Whether the report carries what `check --env all` compares between environments.
     pub compare: bool,
 }
@@ -313,7 +313,7 @@ fn change_states(
     base: Option<&BTreeMap<PathBuf, String>>,
     committed: &BTreeMap<PathBuf, String>,
     rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
-    known: Option<crate::rollout::judge::States>,
+    known: Option<crate::rollout::steps::States>,
     at_step: &Option<crate::rollout::summary::Progress>,
 ) -> Option<rollout::ChangeStates> {
     let (Some(base), Some(Ok((out, docs)))) = (base, rendered) else {

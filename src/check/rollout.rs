@@ -37,7 +37,7 @@ pub(super) struct Known {
 impl Known {
     /// The states of `steps` this check judges: `at_step` when the committed tree is the
     /// first step.
-    pub fn of(steps: crate::rollout::judge::States, at_step: bool) -> Option<Known> {
+    pub fn of(steps: crate::rollout::steps::States, at_step: bool) -> Option<Known> {
         let mut passed = steps.passed.into_iter();
         Some(Known {
             base: passed.next()?,

@@ -185,6 +185,9 @@ pub(crate) trait Versions: Sync {
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;
     /// The kustomization of a side that holds `files` (names under the side's folder).
     fn kustomization(&self, side: Side, files: &[&Path]) -> Option<String>;
+    /// The PrometheusRule of Lattice route `route` while the Kong side sends it the apps
+    /// `apps` (by name), or None when it cannot be made (an app no longer declared).
+    fn monitoring(&self, route: &str, apps: &[&str]) -> Option<String>;
 }
 
 /// The manifest files of a folder and its subfolders, in name order: YAML and JSON (what

@@ -197,7 +197,7 @@ fn rollout_step(
     shipped: Option<crate::input::lock::Rollout>,
 ) -> Option<(
     crate::check::RolloutStep,
-    Option<(crate::pipeline::Built, crate::rollout::judge::States)>,
+    Option<(crate::pipeline::Built, crate::rollout::steps::States)>,
 )> {
     let step = crate::rollout::steps::next_step(built.ok()?, templates, base, shipped).ok()?;
     // After the merge, the base is the merged commit: `auto` (the merge base with the

@@ -36,7 +36,9 @@ pub(crate) struct LatticeService {
     pub rules: Vec<PlannedRule>,
     /// The auth policy beside the route; None while auth is off.
     pub policy: Option<Policy>,
-    /// The apps its PrometheusRule counts, in name order.
+    /// The apps its PrometheusRule counts, in name order: those the Kong side sends to it
+    /// (a moving app counts where its requests go, not where its rules are); none for a
+    /// service that serves no app yet, which gets no PrometheusRule.
     pub monitored: Vec<AppId>,
 }
 
@@ -52,13 +54,54 @@ pub(crate) struct PlannedRule {
     pub by_header: bool,
 }
 
-/// An auth policy: its statements, each compact JSON, in the order the policy lists them.
+/// An auth policy: its statements, each compact JSON, in the order the policy lists them
+/// (the canonical one: see [`policies::in_canonical_order`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Policy {
-    pub statements: Vec<String>,
+    statements: Vec<String>,
 }
 
 impl Policy {
+    /// The policy of `statements`, put in the canonical order.
+    pub fn new(mut statements: Vec<String>) -> Policy {
+        policies::in_canonical_order(&mut statements);
+        Policy { statements }
+    }
+
+    /// A policy read back from a written one's statements; None when one of them is not
+    /// a statement latgen writes.
+    pub fn read(statements: &[serde_json::Value]) -> Option<Policy> {
+        let statements = (statements.iter())
+            .map(policies::canonical_statement)
+            .collect::<Option<Vec<String>>>()?;
+        Some(Policy::new(statements))
+    }
+
+    /// The policy of the statements of both.
+    pub fn both(&self, other: &Policy) -> Policy {
+        Policy::new(
+            self.statements
+                .iter()
+                .chain(&other.statements)
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// The policy of the statements the two have in common.
+    pub fn common(&self, other: &Policy) -> Policy {
+        let statements = (self.statements.iter())
+            .filter(|s| other.statements.contains(s))
+            .cloned()
+            .collect();
+        Policy { statements }
+    }
+
+    /// Whether it has no statement.
+    pub fn is_empty(&self) -> bool {
+        self.statements.is_empty()
+    }
+
     /// The policy document, a statement a line.
     pub fn text(&self) -> String {
         policies::policy(&self.statements)
@@ -148,9 +191,7 @@ pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
                 namespace: namespace.to_string(),
                 owner: Owner::App(d.app),
                 rules: planned(plan_now.rules_of(d.app), false),
-                policy: auth.then(|| Policy {
-                    statements: policies::app_statements(app, config, None),
-                }),
+                policy: auth.then(|| Policy::new(policies::app_statements(app, config, None))),
                 monitored: vec![d.app],
             }
         })
@@ -159,7 +200,7 @@ pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
 }
 
 /// The record of group `g`'s service: its rules as the planner ordered them, and its
-/// members' statements in name order.
+/// members' statements.
 fn group_service(
     plan: &Plan,
     g: &Group,
@@ -178,10 +219,10 @@ fn group_service(
         namespace: namespace.clone(),
         owner: Owner::Group(g.number),
         rules: planned(&g.rules, header.is_some()),
-        policy: auth.then(|| Policy {
-            statements: statements(),
-        }),
-        monitored: g.members().collect(),
+        policy: auth.then(|| Policy::new(statements())),
+        monitored: (g.members())
+            .filter(|&id| plan.serving_group(id) == Some(g.number))
+            .collect(),
         route,
     }
 }

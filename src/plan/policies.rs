@@ -11,10 +11,16 @@
 //!   `/admin/shop`, which is another app's;
 //! - header dispatch: every path, with the dispatch header equal to the app's name (ignoring
 //!   case, as the group's rule matches it).
+//!
+//! A policy is written in one canonical form, whatever made it (the plan's groups, or a
+//! rollout step's union of two versions): each statement's keys in [`Statement`]'s order,
+//! and the statements ordered by what they scope, then by text ([`in_canonical_order`]). A
+//! policy whose statements are the same is then the same bytes in every step, and a diff
+//! shows only the callers that changed.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::input::app::{App, MatchKind};
@@ -75,15 +81,40 @@ fn resources(app: &App, base: &str, header: bool) -> Vec<String> {
     out
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "PascalCase")]
+/// A statement as latgen writes it, its keys in this order, and as a step between two
+/// versions reads it back.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct Statement {
-    effect: &'static str,
+    effect: String,
     principal: Value,
-    action: &'static str,
+    action: String,
     resource: Value,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    condition: BTreeMap<&'static str, BTreeMap<String, Value>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    condition: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+/// A statement read from a policy, written in latgen's form (compact JSON, its keys in
+/// [`Statement`]'s order); None when it is not a statement latgen writes.
+pub(crate) fn canonical_statement(value: &Value) -> Option<String> {
+    let s: Statement = serde_json::from_value(value.clone()).ok()?;
+    serde_json::to_string(&s).ok()
+}
+
+/// Puts a policy's statements (latgen's compact JSON) in the one order every policy lists
+/// them in, each once: by the requests they scope (the resources, then the dispatch header
+/// under header dispatch), so that an app's callers stand together, then by text.
+pub(crate) fn in_canonical_order(statements: &mut Vec<String>) {
+    statements.sort_by_cached_key(|text| {
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        let header = &value["Condition"]["StringEqualsIgnoreCase"];
+        (
+            value["Resource"].to_string(),
+            header.to_string(),
+            text.clone(),
+        )
+    });
+    statements.dedup();
 }
 
 /// One value as a string, several as an array.
@@ -125,12 +156,12 @@ pub(crate) fn statements(app: &App, config: &Config, header: Option<(&str, &str)
             }
             let mut condition = BTreeMap::new();
             if !equals.is_empty() {
-                condition.insert("StringEquals", equals);
+                condition.insert("StringEquals".to_string(), equals);
             }
             if let Some((h, value)) = header {
                 let key = format!("{REQUEST_HEADER}{h}");
                 condition.insert(
-                    "StringEqualsIgnoreCase",
+                    "StringEqualsIgnoreCase".to_string(),
                     BTreeMap::from([(key, Value::String(value.to_string()))]),
                 );
             }
@@ -140,9 +171,9 @@ pub(crate) fn statements(app: &App, config: &Config, header: Option<(&str, &str)
                 serde_json::json!({ "AWS": one_or_many(&c.principals) })
             };
             let s = Statement {
-                effect: "Allow",
+                effect: "Allow".to_string(),
                 principal,
-                action: INVOKE,
+                action: INVOKE.to_string(),
                 resource: resource.clone(),
                 condition,
             };
@@ -242,5 +273,49 @@ mod tests {
         );
         let v: Value = serde_json::from_str(&p).unwrap();
         assert_eq!(v["Version"], "2012-10-17");
+    }
+
+    #[test]
+    fn a_policy_lists_its_statements_in_one_order_whatever_made_it() {
+        let mut config = config();
+        config.auth.callers = vec![Caller {
+            orgs: vec!["o-a1b2c3d4e5".into()],
+            ..Caller::default()
+        }];
+        let cart = app_statements(&app(&[(MatchKind::Prefix, "/cart")]), &config, None);
+        let shop = app_statements(
+            &App::sample("shop", &[(MatchKind::Prefix, "/shop")]),
+            &config,
+            None,
+        );
+        let (mut one, mut other) = (cart.clone(), shop.clone());
+        one.extend(shop.iter().cloned());
+        other.extend(cart.iter().rev().cloned());
+        other.push(shop[0].clone());
+        in_canonical_order(&mut one);
+        in_canonical_order(&mut other);
+        assert_eq!(one, other);
+        assert_eq!(one.len(), 4);
+        // An app's callers stand together.
+        assert!(one[..2].iter().all(|s| s.contains("/cart")), "{one:?}");
+    }
+
+    #[test]
+    fn a_statement_read_back_is_written_with_its_keys_in_latgens_order() {
+        let s = &app_statements(
+            &app(&[(MatchKind::Exact, "/cart")]),
+            &config(),
+            Some("x-app"),
+        )[0];
+        // serde_json's own map sorts keys: Action first.
+        let read: Value = serde_json::from_str(s).unwrap();
+        assert!(
+            serde_json::to_string(&read)
+                .unwrap()
+                .starts_with("{\"Action\"")
+        );
+        assert_eq!(canonical_statement(&read).as_ref(), Some(s));
+        let unknown = serde_json::json!({"Effect": "Deny", "Sid": "x"});
+        assert_eq!(canonical_statement(&unknown), None);
     }
 }

@@ -27,7 +27,7 @@ pub(crate) struct PreviewGroup {
     /// Its service's name: `<prefix>-pvNN` under a usable `lattice.serviceNamePrefix`,
     /// else the controller's from `preview-NN` and the groups' namespace.
     pub name: ServiceName,
-    /// Its auth policy: the members' statements in their order; None while auth is off.
+    /// Its auth policy: the members' statements; None while auth is off.
     pub policy: Option<Policy>,
 }
 
@@ -113,10 +113,12 @@ pub(crate) fn place(list: Vec<Preview>, apps: &[App], lock: &Lock, config: &Conf
         .into_iter()
         .map(|(number, (mut members, _))| {
             members.sort_by_key(|&i| list[i].header_value());
-            let policy = config.auth.is_on().then(|| Policy {
-                statements: (members.iter())
-                    .flat_map(|&i| statements[i].iter().cloned())
-                    .collect(),
+            let policy = config.auth.is_on().then(|| {
+                Policy::new(
+                    (members.iter())
+                        .flat_map(|&i| statements[i].iter().cloned())
+                        .collect(),
+                )
             });
             PreviewGroup {
                 name: service_name(config, number),

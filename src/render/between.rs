@@ -6,6 +6,7 @@
 use super::Templates;
 use super::assembly::kustomization;
 use super::jobs::{Expect, Job, Kind, render_job};
+use super::monitoring;
 use super::objects::{
     AuthPolicyCtx, BackendCtx, GatewayCtx, GroupRoute, HeaderCtx, Object, RuleCtx,
 };
@@ -79,35 +80,30 @@ impl Between<'_> {
     }
 }
 
-/// The statements of an auth policy's text (a statement a line, as latgen writes them).
-fn statements_of(text: &str) -> Option<(IamAuthPolicy, Vec<String>)> {
-    let policy: IamAuthPolicy = serde_saphyr::from_str(text).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&policy.spec.policy).ok()?;
-    let statements = (value["Statement"].as_array()?.iter())
-        .map(|s| serde_json::to_string(s).ok())
-        .collect::<Option<Vec<String>>>()?;
-    Some((policy, statements))
+/// An auth policy's object and its policy read back; None when the policy is not one
+/// latgen writes.
+fn policy_of(text: &str) -> Option<(IamAuthPolicy, Policy)> {
+    let object: IamAuthPolicy = serde_saphyr::from_str(text).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&object.spec.policy).ok()?;
+    let policy = Policy::read(value["Statement"].as_array()?)?;
+    Some((object, policy))
 }
 
 impl Between<'_> {
     /// The auth policy between two versions: the statements of both (the old ones stay
     /// while their rules do), or those both have; None when it would be over the size
-    /// Lattice takes, or a version is not latgen's.
+    /// Lattice takes, or a version is not latgen's. Written in the canonical form, so that
+    /// a policy whose statements do not change is the same bytes as in either version.
     fn auth_policy(&self, base: &str, target: &str, keep: Keep) -> Option<String> {
-        let ((_, old), (new, mut statements)) = (statements_of(base)?, statements_of(target)?);
-        match keep {
-            Keep::Both => {
-                let extra: Vec<String> = (old.into_iter())
-                    .filter(|s| !statements.contains(s))
-                    .collect();
-                statements.extend(extra);
-            }
-            Keep::Common => statements.retain(|s| old.contains(s)),
-        }
-        if statements.is_empty() {
+        let ((_, old), (new, target_policy)) = (policy_of(base)?, policy_of(target)?);
+        let policy = match keep {
+            Keep::Both => target_policy.both(&old),
+            Keep::Common => target_policy.common(&old),
+        };
+        if policy.is_empty() {
             return None;
         }
-        let policy = Policy { statements }.text();
+        let policy = policy.text();
         if !Quotas::policy_fits(policy.len()) {
             return None;
         }
@@ -154,6 +150,28 @@ impl Versions for Between<'_> {
         let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
         list.sort_unstable();
         kustomization(self.templates, &list).ok()
+    }
+
+    fn monitoring(&self, route: &str, apps: &[&str]) -> Option<String> {
+        let p = self.config.observability.prometheus.as_ref()?;
+        let apps = (apps.iter())
+            .map(|name| self.apps.iter().find(|a| a.name == *name))
+            .collect::<Option<Vec<&App>>>()?;
+        let object = monitoring::service_rule(route, &apps, self.config, p);
+        let expect = Expect {
+            kind: Kind::PrometheusRule,
+            name: object.name.clone(),
+            namespace: Some(object.namespace.clone()),
+            service_name: None,
+        };
+        let job = Job {
+            side: Side::Kong,
+            file: String::new(),
+            template: "kong/prometheus-rule.yaml.j2",
+            object: Box::new(|| Object::PrometheusRule(object)),
+            expect,
+        };
+        render_job(self.templates, job, false).ok().map(|r| r.body)
     }
 }
 

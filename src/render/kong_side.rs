@@ -26,17 +26,13 @@ impl<'a> Renderer<'a> {
             rules: monitoring::app_rules(config),
         };
         self.emit_prometheus_rule(monitoring::APPS_RULE.into(), namespace, apps_rule);
-        for service in &t.plan.services {
-            let name = format!("latgen-{}", service.route);
-            let rule = {
-                let name = name.clone();
-                move || monitoring::PrometheusRuleCtx {
-                    rules: monitoring::service_rules(service, t.apps, config, p),
-                    name: name.clone(),
-                    namespace: namespace.clone(),
-                    labels: monitoring::rule_labels(p),
-                    group: name,
-                }
+        // A service the Kong side sends no app to yet (a move's new group before Kong
+        // switches) has nothing to count.
+        for service in (t.plan.services.iter()).filter(|s| !s.monitored.is_empty()) {
+            let name = monitoring::service_rule_name(&service.route);
+            let rule = move || {
+                let apps: Vec<&App> = (service.monitored.iter()).map(|&id| &t.apps[id]).collect();
+                monitoring::service_rule(&service.route, &apps, config, p)
             };
             self.emit_prometheus_rule(name, namespace, rule);
         }

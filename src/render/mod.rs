@@ -34,6 +34,7 @@ mod typed;
 pub(crate) use assembly::render_with_docs;
 pub use assembly::{Rendered, render};
 pub(crate) use jobs::Docs;
+pub(crate) use monitoring::{service_rule_file, service_rule_route};
 pub(crate) use readback::annotation_in;
 pub(crate) use templates::yaml_scalar;
 pub use templates::{TEMPLATES, Templates};

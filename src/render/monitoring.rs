@@ -13,13 +13,15 @@
 //! with `latency_metrics` on (`kong/plugins/prometheus/exporter.lua` and `schema.lua`).
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::readback::{Kind, file_name};
 use crate::input::app::App;
 use crate::input::config::Config;
 use crate::input::observability::PrometheusConfig;
-use crate::plan::lattice_service::LatticeService;
+use crate::manifest::layout::{Side, side_of};
 
 /// The name of the PrometheusRule with every app's series.
 pub(crate) const APPS_RULE: &str = "latgen-apps";
@@ -194,17 +196,53 @@ pub(super) fn app_rules(config: &Config) -> Vec<RuleCtx> {
     ]
 }
 
-/// The rules of one Lattice service (a group's route, or a host-routed app's): the series of
-/// the apps the plan counts in it with the route's name, their total, the budget alert, and
-/// an alert per app that declares a peak.
-pub(super) fn service_rules(
-    service: &LatticeService,
-    apps: &[App],
+/// The name of the PrometheusRule of Lattice route `route`.
+pub(crate) fn service_rule_name(route: &str) -> String {
+    format!("latgen-{route}")
+}
+
+/// The Kong side's file of the PrometheusRule of Lattice route `route`.
+pub(crate) fn service_rule_file(route: &str) -> PathBuf {
+    Path::new(Side::Kong.dir()).join(file_name(Kind::PrometheusRule, &service_rule_name(route)))
+}
+
+/// The Lattice route whose PrometheusRule file `rel` is ([`service_rule_file`]); None for
+/// any other file.
+pub(crate) fn service_rule_route(rel: &Path) -> Option<&str> {
+    let prefix = file_name(Kind::PrometheusRule, &service_rule_name(""));
+    let route = (rel.file_name()?.to_str()?)
+        .strip_prefix(prefix.strip_suffix(".yaml")?)?
+        .strip_suffix(".yaml")?;
+    let is_apps = service_rule_name(route) == APPS_RULE;
+    (side_of(rel) == Side::Kong && !route.is_empty() && !is_apps).then_some(route)
+}
+
+/// The PrometheusRule of Lattice route `route` (a group's, or a host-routed app's), which
+/// the Kong side sends `apps` to.
+pub(super) fn service_rule(
+    route: &str,
+    apps: &[&App],
+    config: &Config,
+    p: &PrometheusConfig,
+) -> PrometheusRuleCtx {
+    let name = service_rule_name(route);
+    PrometheusRuleCtx {
+        rules: service_rules(route, apps, config, p),
+        namespace: config.kong.namespace.clone(),
+        labels: rule_labels(p),
+        group: name.clone(),
+        name,
+    }
+}
+
+/// The rules of one Lattice service: the series of `apps` with the route's name, their
+/// total, the budget alert, and an alert per app that declares a peak.
+fn service_rules(
+    route: &str,
+    apps: &[&App],
     config: &Config,
     p: &PrometheusConfig,
 ) -> Vec<RuleCtx> {
-    let route = service.route.as_str();
-    let apps: Vec<&App> = service.monitored.iter().map(|&id| &apps[id]).collect();
     let names: Vec<&str> = apps.iter().map(|a| a.name.as_str()).collect();
     let selector = format!("{{app=~\"{}\"}}", names.join("|"));
     let here = || vec![("lattice_route".to_string(), route.to_string())];
@@ -240,7 +278,7 @@ pub(super) fn service_rules(
             ],
         ),
     ];
-    rules.extend(peak_alert(&apps, route, p));
+    rules.extend(peak_alert(apps, route, p));
     rules
 }
 
@@ -381,5 +419,16 @@ mod tests {
                 .all(|l| l.len() <= FOLD_WIDTH || !l.contains(' '))
         );
         assert_eq!(lines.join(" "), text);
+    }
+
+    #[test]
+    fn a_service_rules_file_names_its_route() {
+        let file = service_rule_file("group-01");
+        assert_eq!(file, Path::new("kong/prometheusrule-latgen-group-01.yaml"));
+        assert_eq!(service_rule_route(&file), Some("group-01"));
+        let apps = Path::new("kong/prometheusrule-latgen-apps.yaml");
+        assert_eq!(service_rule_route(apps), None);
+        let policy = Path::new("lattice/iamauthpolicy-group-01.yaml");
+        assert_eq!(service_rule_route(policy), None);
     }
 }

@@ -6,8 +6,8 @@
 //! [`next_step`] finds the largest safe step from a base toward a target, one object (one
 //! file) at a time: each file is either as in the base, as in the target or, for a Lattice
 //! route that gains and loses rules, the union of both (old rules kept until Kong has moved
-//! off them). `render --base` writes it, `check --base` accepts it, and [`steps`] counts how
-//! many such steps a change takes.
+//! off them). `render --base` writes it, `check --base` accepts it, and
+//! [`crate::rollout::steps`] counts how many such steps a change takes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -16,6 +16,7 @@ use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
+use crate::rollout::follow_kong::follows_kong;
 use latgen_sim::routing::{Doc, Network, Outcome};
 
 /// What of a change the networks of its trees show it can affect: the requests it can
@@ -364,8 +365,10 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
     let mut lattice: [Vec<Unit>; 3] = Default::default();
     let mut kong: [BTreeMap<String, Unit>; 2] = Default::default();
     // Walking both trees side by side finds the few files a change touches; a set of
-    // every path of both was most of the time a step took.
-    for rel in &changed_files(base, target) {
+    // every path of both was most of the time a step took. A route's monitoring is no edit
+    // of its own: it is made from the step's Kong side once the step is.
+    let changed = changed_files(base, target);
+    for rel in changed.iter().filter(|rel| !follows_kong(rel)) {
         let (old, new) = (base.get(rel), target.get(rel));
         let to = (rel.clone(), new.cloned());
         match (side_of(rel), old, new) {
@@ -405,7 +408,7 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
 
 /// `tree` (which holds no kustomization: see [`overlaid`]) with each side's kustomization
 /// made for the files it holds.
-fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
+pub(crate) fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tree {
     // Each side's (a line per file) on its own.
     let of = |side: Side| {
         let files: Vec<&Path> = tree
@@ -592,86 +595,4 @@ pub(crate) fn over_limit_unions(
             (rules > rule_limit).then(|| (rel.clone(), rules))
         })
         .collect()
-}
-
-/// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
-/// they are equal, None when some step can make no progress.
-pub(crate) fn steps(
-    base: &Tree,
-    (target, target_docs): (&Tree, &Docs),
-    gate: &Gate,
-    versions: &dyn Versions,
-) -> Option<Steps> {
-    let mut out: Vec<Tree> = Vec::new();
-    let mut passed = Vec::new();
-    let mut ends_at_target = false;
-    // Each step's base is the target but for a few files: most of its documents are the
-    // target's.
-    let live = state(target_docs, target_docs);
-    loop {
-        let at = out.last().unwrap_or(base);
-        if at == target {
-            break;
-        }
-        let at_docs = Docs::read_like(at, target, target_docs);
-        let at_state = state(&at_docs, &at_docs);
-        let judge = Judge::of_states(
-            at,
-            (target, &live),
-            (&at_docs, target_docs),
-            &at_state,
-            gate,
-        );
-        // The check judges the base and the first step; later states are not kept.
-        if passed.len() < 2 {
-            passed.push(at_state);
-        }
-        // The next step is the target itself: not copied.
-        if judge.safe(&judge.target) {
-            ends_at_target = true;
-            break;
-        }
-        let next = next_step(&judge, at, target, versions);
-        if next == *at || out.len() > 16 {
-            return None;
-        }
-        out.push(next);
-    }
-    let steps = Steps {
-        trees: out,
-        ends_at_target,
-        states: States {
-            passed,
-            target: live,
-        },
-    };
-    // At most 17 steps, the target included.
-    (steps.count() <= 17).then_some(steps)
-}
-
-/// The steps from a base to a target, and the routing states on the way.
-#[derive(Debug)]
-pub(crate) struct Steps {
-    /// The trees of the steps; the last is the target's, unless `ends_at_target`.
-    pub trees: Vec<Tree>,
-    /// The step after `trees` is the target itself (not copied into them).
-    pub ends_at_target: bool,
-    pub states: States,
-}
-
-impl Steps {
-    /// How many steps there are.
-    pub fn count(&self) -> usize {
-        self.trees.len() + usize::from(self.ends_at_target)
-    }
-}
-
-/// The routing states a rollout goes through, read once: whoever judges the same change
-/// next (`check --base` after its rollout step) need not read them again.
-#[derive(Debug)]
-pub(crate) struct States {
-    /// The state of the base, then of the first step when it is not the last.
-    pub passed: Vec<Network>,
-    /// The target's.
-    pub target: Network,
 }

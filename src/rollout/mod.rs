@@ -1,9 +1,11 @@
 //! Layer 8, rollout: what lies between two outputs (a base revision's and this one): the
 //! rollout judge that says whether a state is safe whichever side goes live first, the safe
 //! steps `render --base` writes, the quota and priority warnings of a change, what a PR does
-//! (the summary), and reading a base revision from Git.
+//! (the summary), and reading a base revision from Git; a step's monitoring, which follows
+//! its Kong side (`follow_kong`).
 
 pub(crate) mod auth_safety;
+pub(crate) mod follow_kong;
 pub(crate) mod git;
 pub(crate) mod judge;
 pub(crate) mod steps;

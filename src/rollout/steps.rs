@@ -1,16 +1,20 @@
 //! The next PR of a change: from the output folder as a base revision holds it to what the
 //! declarations and the lock say, with every move in the lock carried to its end, in the
 //! fewest PRs that each route every request as before or as after whichever side Argo CD
-//! syncs first. `render --base` writes it; `check --base` accepts it.
+//! syncs first. `render --base` writes it; `check --base` accepts it. Every step of the
+//! change is found ([`every_step`]), each by the judge and with its monitoring made from
+//! its Kong side.
 
 use crate::input::lock::{LockState, MoveStep, Rollout};
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
-use crate::manifest::tree::Tree;
+use crate::manifest::tree::{Docs, Tree, Versions, state};
 use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
+use crate::rollout::follow_kong;
 use crate::rollout::judge::{self};
+use latgen_sim::routing::Network;
 
 /// One step of a change.
 #[derive(Debug)]
@@ -27,7 +31,7 @@ pub(crate) struct NextStep {
     /// The project built with every move finished: the target.
     pub built: Built,
     /// The routing states of the base, the steps and the target.
-    pub states: judge::States,
+    pub states: States,
 }
 
 impl NextStep {
@@ -65,7 +69,7 @@ pub(crate) fn next_step(
         apps: &built.prepared.apps,
     };
     let gate = judge::Gate::of(config);
-    let Some(steps) = judge::steps(base, (target, &built.docs), &gate, &versions) else {
+    let Some(steps) = every_step(base, (target, &built.docs), &gate, &versions) else {
         let full = judge::over_limit_unions(base, target, limit, &versions);
         return Err(Stuck {
             built: Box::new(built),
@@ -131,4 +135,99 @@ pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
     let text = crate::rollout::git::read_file_at(lock, rev).ok()??;
     let mut diags = crate::diag::Diagnostics::new();
     crate::input::lock::parse(lock, &text, &mut diags)?.rollout
+}
+
+/// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
+/// they are equal, None when some step can make no progress.
+pub(crate) fn every_step(
+    base: &Tree,
+    (target, target_docs): (&Tree, &Docs),
+    gate: &judge::Gate,
+    versions: &dyn Versions,
+) -> Option<Steps> {
+    let mut out: Vec<Tree> = Vec::new();
+    let mut passed = Vec::new();
+    let mut ends_at_target = false;
+    // Each step's base is the target but for a few files: most of its documents are the
+    // target's.
+    let live = state(target_docs, target_docs);
+    // A step's documents and state, read while its monitoring was made, for the next.
+    let mut known: Option<(Docs, Network)> = None;
+    loop {
+        let at = out.last().unwrap_or(base);
+        if at == target {
+            break;
+        }
+        let (at_docs, at_state) = known.take().unwrap_or_else(|| {
+            let docs = Docs::read_like(at, target, target_docs);
+            let net = state(&docs, &docs);
+            (docs, net)
+        });
+        let judge = judge::Judge::of_states(
+            at,
+            (target, &live),
+            (&at_docs, target_docs),
+            &at_state,
+            gate,
+        );
+        // The next step is the target itself: not copied.
+        let next =
+            (!judge.safe(&judge.target)).then(|| judge::next_step(&judge, at, target, versions));
+        let next = next.map(|n| {
+            let towards = (target, target_docs, &live);
+            (n != *at).then(|| follow_kong::follow(n, (at, &at_state), towards, versions))
+        });
+        // The check judges the base and the first step; later states are not kept.
+        if passed.len() < 2 {
+            passed.push(at_state);
+        }
+        match next {
+            None => {
+                ends_at_target = true;
+                break;
+            }
+            Some(Some((next, docs, net))) if out.len() <= 16 => {
+                known = Some((docs, net));
+                out.push(next);
+            }
+            Some(_) => return None,
+        }
+    }
+    let steps = Steps {
+        trees: out,
+        ends_at_target,
+        states: States {
+            passed,
+            target: live,
+        },
+    };
+    // At most 17 steps, the target included.
+    (steps.count() <= 17).then_some(steps)
+}
+
+/// The steps from a base to a target, and the routing states on the way.
+#[derive(Debug)]
+pub(crate) struct Steps {
+    /// The trees of the steps; the last is the target's, unless `ends_at_target`.
+    pub trees: Vec<Tree>,
+    /// The step after `trees` is the target itself (not copied into them).
+    pub ends_at_target: bool,
+    pub states: States,
+}
+
+impl Steps {
+    /// How many steps there are.
+    pub fn count(&self) -> usize {
+        self.trees.len() + usize::from(self.ends_at_target)
+    }
+}
+
+/// The routing states a rollout goes through, read once: whoever judges the same change
+/// next (`check --base` after its rollout step) need not read them again.
+#[derive(Debug)]
+pub(crate) struct States {
+    /// The state of the base, then of the first step when it is not the last.
+    pub passed: Vec<Network>,
+    /// The target's.
+    pub target: Network,
 }

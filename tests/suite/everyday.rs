@@ -1,7 +1,7 @@
 //! The changes teams make every week, on the example in a throwaway repository, as a new
 //! user makes them with the README's commands: an app that grows in a full group, a
-//! dispatch switch, a move, a path another app claims, an app added. Each test is one case
-//! of the everyday flow that once got in the way.
+//! dispatch switch, a move (and the monitoring on the way), a path another app claims, an
+//! app added. Each test is one case of the everyday flow that once got in the way.
 
 use super::common;
 
@@ -237,4 +237,117 @@ fn adding_an_app_to_the_example_warns_of_nothing() {
     assert!(!run.stderr.contains("warning["), "{}", run.stderr);
     let check = latgen(dir, &["check", "--base", "HEAD"]);
     assert!(!check.stdout.contains("warning["), "{}", check.stdout);
+}
+
+/// The apps the PrometheusRule of Lattice route `route` counts (the names in its series'
+/// selector); None when the route has none.
+fn counted(dir: &Path, route: &str) -> Option<Vec<String>> {
+    let file = dir.join(format!("generated/kong/prometheusrule-latgen-{route}.yaml"));
+    let text = std::fs::read_to_string(file).ok()?;
+    let (_, rest) = text.split_once("{app=~\"")?;
+    let (names, _) = rest.split_once('"')?;
+    Some(names.split('|').map(str::to_string).collect())
+}
+
+fn counts(dir: &Path, route: &str, app: &str) -> bool {
+    counted(dir, route).is_some_and(|names| names.iter().any(|n| n == app))
+}
+
+/// The Kong side's files in the work tree.
+fn kong_side(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    common::read_tree(&dir.join("generated/kong"))
+}
+
+/// `latgen move blog --group 9` (blog is in group-02), then step 1 written.
+fn move_blog_to_step_1(dir: &Path) -> String {
+    let mv = latgen(dir, &["move", "blog", "--group", "9"]);
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
+    assert!(
+        counts(dir, "group-02", "blog"),
+        "the example has blog in group-02"
+    );
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 1 of 3"), "{}", run.stderr);
+    run.stderr
+}
+
+#[test]
+fn step_1_of_a_move_counts_the_app_in_its_old_groups_rules() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    move_blog_to_step_1(dir);
+    // Kong still sends blog to group-02: its budget counts blog, and group-09, which
+    // serves no request yet, has no rules.
+    assert!(
+        counts(dir, "group-02", "blog"),
+        "{:?}",
+        counted(dir, "group-02")
+    );
+    assert_eq!(counted(dir, "group-09"), None);
+}
+
+#[test]
+fn step_2_of_a_move_counts_the_app_in_its_new_groups_rules() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    move_blog_to_step_1(dir);
+    commit(dir, "step 1");
+    let before = kong_side(dir);
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 2 of 3"), "{}", run.stderr);
+    assert!(
+        !counts(dir, "group-02", "blog"),
+        "{:?}",
+        counted(dir, "group-02")
+    );
+    assert_eq!(counted(dir, "group-09"), Some(vec!["blog".to_string()]));
+    // The rules switch in the step that switches blog's Kong route and bridge.
+    let after = kong_side(dir);
+    let changed: std::collections::BTreeSet<&str> = (before.keys().chain(after.keys()))
+        .filter(|f| before.get(*f) != after.get(*f))
+        .filter_map(|f| f.to_str())
+        .filter(|f| *f != "kustomization.yaml")
+        .collect();
+    let expected = [
+        "httproute-blog.yaml",
+        "prometheusrule-latgen-group-02.yaml",
+        "prometheusrule-latgen-group-09.yaml",
+        "service-blog-lattice.yaml",
+    ];
+    assert_eq!(changed, expected.into_iter().collect());
+}
+
+#[test]
+fn the_lattice_side_steps_of_a_move_edit_no_kong_file() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    let before = kong_side(dir);
+    let said = move_blog_to_step_1(dir);
+    assert_eq!(kong_side(dir), before, "step 1 edited the Kong side");
+    assert!(!said.contains("Kong side"), "{said}");
+    commit(dir, "step 1");
+    ship_step(dir, 2);
+    let switched = kong_side(dir);
+    let run = latgen(dir, &["render", "--base", "HEAD"]);
+    assert!(run.stderr.contains("step 3 of 3"), "{}", run.stderr);
+    assert_eq!(kong_side(dir), switched, "step 3 edited the Kong side");
+    assert!(!run.stderr.contains("Kong side"), "{}", run.stderr);
+}
+
+#[test]
+fn a_move_rendered_step_by_step_counts_the_app_where_kong_sends_it() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    let mv = latgen(dir, &["move", "blog", "--group", "9"]);
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
+    // Without --base, render writes the move's first step: the rules added to group-09,
+    // Kong still pointing at group-02.
+    let run = latgen(dir, &["render"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        counts(dir, "group-02", "blog"),
+        "{:?}",
+        counted(dir, "group-02")
+    );
+    assert_eq!(counted(dir, "group-09"), None);
 }

@@ -22,11 +22,11 @@ use crate::input::config::Config;
 use crate::input::lock::{Lock, Move, MoveStep};
 use crate::input::quotas::Quotas;
 use crate::plan::no_room::Origin;
-use crate::plan::planner::{Overlaps, Planner};
+use crate::plan::planner::{Placing, Planner};
 use crate::plan::rules::{header_rule, rules_of, sort_rules};
 use crate::plan::{
     Dedicated, Group, NoPrevious, NoRoom, Outgrown, Plan, Previous, Rule, in_groups,
-    lattice_service, placement, policies, rules_needed,
+    lattice_service, over_budget, placement, policies, rules_needed,
 };
 
 /// The message and help for group `number`, which is not in use and is not `next`, the
@@ -98,6 +98,7 @@ pub(crate) fn plan_with(
     plan.outgrown = outgrown;
     plan.lock.dispatch = config.lattice.dispatch;
     lattice_service::record(&mut plan, apps, config);
+    diags.extend(over_budget::findings(&plan, apps, config));
     plan
 }
 
@@ -214,7 +215,7 @@ impl Passes<'_> {
         let mut left = Vec::new();
         for id in self.locked_order(order) {
             let (number, _) = self.lock.apps[&self.apps[id].name];
-            match planner.fits_keeping(number, id, Overlaps::Keep) {
+            match planner.fits_keeping(number, id, Placing::Locked) {
                 Ok(()) => planner.place(number, id),
                 Err(why) => left.push((id, number, why)),
             }
@@ -268,7 +269,7 @@ impl Passes<'_> {
             let Some(&(m, pos)) = self.lock.moves.get(&self.apps[id].name) else {
                 continue;
             };
-            match planner.fits_keeping(m.to, id, Overlaps::Keep) {
+            match planner.fits_keeping(m.to, id, Placing::Locked) {
                 Ok(()) => {
                     planner.place(m.to, id);
                     moves.insert(id, m);

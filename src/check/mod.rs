@@ -23,3 +23,4 @@ mod staleness;
 pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};
+pub(crate) use staleness::owned;

@@ -188,6 +188,7 @@ fn notes(
     let created = (
         &built.prepared.apps[..],
         crate::diag::codes::Severity::Warning,
+        built.prepared.config.env_name(),
     );
     let changes = crate::rollout::warnings::change_warnings(
         existing,

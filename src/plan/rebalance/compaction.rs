@@ -35,9 +35,12 @@ const EXHAUSTIVE_UP_TO: usize = 18;
 pub(crate) fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
     let plan = &prepared.plan;
     if !plan.lock.moves.is_empty() {
+        let env = crate::input::environments::env_flag(prepared.config.env_name());
         return Err(refuse(
             "moves are in flight".into(),
-            "finish them with `latgen move APP --continue` first",
+            format!(
+                "finish them first: `latgen render{env} --base auto` writes their next safe step, once per merged step until it says the change is complete"
+            ),
         ));
     }
     let (lower_bound, bound_by) = lower_bound(prepared);

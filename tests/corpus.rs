@@ -254,9 +254,9 @@ fn number_cases() -> Vec<(&'static str, Setup, i32)> {
             2,
         ),
         (
-            "peak-rps-over-the-whole-budget",
+            "peak-rps-beyond-any-app",
             Box::new(app(
-                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\npeakRps: 50000\n",
+                "namespace: web\nservice: { name: shop, port: 8080 }\npaths: [/shop]\npeakRps: 5000000000\n",
             )),
             2,
         ),

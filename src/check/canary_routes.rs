@@ -89,7 +89,7 @@ fn name_clashes(net: &Network, apps: &[App]) -> Diagnostics {
                     )
                     .at(at_app(other))
                     .help(format!(
-                        "rename one of the Services, or move `{}` to another group (`latgen move {} --to <group>`)",
+                        "rename one of the Services, or move `{}` to another group (`latgen move {} --group N`)",
                         other.name, other.name
                     )),
                 );

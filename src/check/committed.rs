@@ -125,7 +125,13 @@ fn network_findings(
             let mut diags = unnamed_header_rules(net);
             let header = prepared.map_or("", |p| &p.config.lattice.dispatch_header);
             diags.extend(plugins::kong_plugins(net, catalog, header));
-            diags.extend(order_dependence(net, prepared.map_or(&[], |p| &p.apps)));
+            diags.extend(order_dependence(
+                net,
+                (
+                    prepared.map_or(&[], |p| &p.apps),
+                    prepared.and_then(|p| p.config.env_name()),
+                ),
+            ));
             if let Some(prepared) = prepared {
                 diags.extend(route_quotas(net, prepared));
                 diags.extend(canary_routes::canary_findings(net, prepared));

@@ -366,7 +366,11 @@ fn change_findings(
         _ => &rendered.files,
     };
     let quota = prepared.config.quotas.rules_per_service as usize;
-    let created = (&prepared.apps[..], Severity::Error);
+    let created = (
+        &prepared.apps[..],
+        Severity::Error,
+        prepared.config.env_name(),
+    );
     diags.extend(change_warnings(
         before,
         after,

@@ -28,3 +28,4 @@ pub(crate) mod trace_auth;
 pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};
+pub(crate) use staleness::owned;

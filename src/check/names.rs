@@ -57,6 +57,11 @@ pub(crate) fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagn
     if plan.lock.services.is_none() {
         return diags;
     }
+    let env = prepared.config.env_name();
+    let (lock, flag) = (
+        crate::input::environments::lock_shown(env),
+        crate::input::environments::env_flag(env),
+    );
     for r in &plan.services {
         let rel = Path::new("lattice").join(format!("httproute-{}.yaml", r.route));
         let recorded = &r.name;
@@ -80,13 +85,13 @@ pub(crate) fn changed_names(prepared: &Prepared, committed: &Committed) -> Diagn
                 Diagnostic::error(
                     Code::ServiceNameChanged,
                     format!(
-                        "route `{}` exists with the Lattice service name `{created}`, but latgen.lock records `{}`: the controller names a service only when it creates it and ignores the change",
+                        "route `{}` exists with the Lattice service name `{created}`, but {lock} records `{}`: the controller names a service only when it creates it and ignores the change",
                         r.route, recorded.name
                     ),
                 )
                 .at(Span::file(committed.out_dir.join(&rel)))
                 .help(format!(
-                    "put back `{}: {{name: {created}, set: {}}}` under services in latgen.lock, then run `latgen render` (to rename the service, delete the route and let latgen create it anew)",
+                    "put back `{}: {{name: {created}, set: {}}}` under services in {lock}, then run `latgen render{flag}` (to rename the service, delete the route and let latgen create it anew)",
                     r.route,
                     by.as_str()
                 )),

@@ -131,9 +131,10 @@ pub(super) fn rollout_safety(
     // worked out only when something is unsafe.
     let advice = std::cell::OnceCell::new();
     let rev = opts.base_rev.as_deref().unwrap_or("BASE");
+    let render = format!("latgen render{} --base {rev}", opts.paths.env_flag());
     let advice = || {
         advice
-            .get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected, rev))
+            .get_or_init(|| advice_for(&base_docs, &rendered_docs, &expected, &render))
             .clone()
     };
     if let Some(probe) = auth {
@@ -208,19 +209,20 @@ fn in_base(opts: &CheckOptions, rel: &std::path::Path) -> PathBuf {
     PathBuf::from(format!("{rev}:{}", opts.out_dir.join(rel).display()))
 }
 
-/// Which half of the full change can go live first on its own.
-fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>], rev: &str) -> String {
+/// Which half of the full change can go live first on its own; `render` is the command that
+/// writes the next step (`latgen render --base REV`).
+fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>], render: &str) -> String {
     let lattice_ok = safe(&state(rendered, base), expected);
     let kong_ok = safe(&state(base, rendered), expected);
     match (lattice_ok, kong_ok) {
         (true, _) => format!(
-            "ship the Lattice side first: `latgen render --base {rev}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
+            "ship the Lattice side first: `{render}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
         ),
         (false, true) => format!(
-            "ship the Kong side first: `latgen render --base {rev}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
+            "ship the Kong side first: `{render}` writes that step whatever the output folder holds now; once it is live, run it again for the next"
         ),
         (false, false) => format!(
-            "no single side can go first: `latgen render --base {rev}` writes the change in safe steps, one PR each"
+            "no single side can go first: `{render}` writes the change in safe steps, one PR each"
         ),
     }
 }

@@ -82,7 +82,10 @@ pub(super) fn shadowing(net: &Network) -> Diagnostics {
 /// `order-dependent-group` as warnings: pairs of rules in one Lattice route that route right
 /// only in their committed order (see [`latgen_sim::routing::LatticeRoute::order_dependent`]).
 /// Where the change creates the pair, [`super::change_warnings`] reports it as an error.
-pub(super) fn order_dependence(net: &Network, apps: &[crate::input::app::App]) -> Diagnostics {
+pub(super) fn order_dependence(
+    net: &Network,
+    (apps, env): (&[crate::input::app::App], Option<&str>),
+) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for route in &net.lattice {
         let at =
@@ -91,7 +94,7 @@ pub(super) fn order_dependence(net: &Network, apps: &[crate::input::app::App]) -
             diags.push(crate::rollout::warnings::order_dependence(
                 route,
                 &pair,
-                apps,
+                (apps, env),
                 crate::diag::codes::Severity::Warning,
                 &at,
             ));

@@ -120,7 +120,7 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
 }
 
 /// The files of a tree that latgen wrote (they start with its header).
-pub(super) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String> {
+pub(crate) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String> {
     t.iter()
         .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
         .collect()

@@ -112,6 +112,7 @@ codes! {
     GroupAtQuota = "group-at-quota", Warning, "a group is at its rule quota: a path edit in it would fail";
     IsolationConflict = "isolation-conflict", Error, "two `isolate` apps in one group";
     RpsBudget = "rps-budget", Error, "a group's declared peak rps is over the per-service budget";
+    AppOverBudget = "app-over-budget", Warning, "an app declares more peak rps than a whole Lattice service's budget: no group carries it, and no move helps";
     NestedPrefix = "nested-prefix", Error, "two apps' prefixes nest in one Lattice route: Lattice misroutes the outer app's traffic";
     OrderDependentGroup = "order-dependent-group", Error, "one request can match two apps' rules in one Lattice route, so it routes right only in an order of rules the controller does not keep";
     RuleShadowed = "rule-shadowed", Error, "an earlier Lattice rule takes a later rule's traffic (string-prefix, first match)";

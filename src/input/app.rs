@@ -16,6 +16,12 @@ use latgen_sim::routing::{BackendRef, PathRule};
 /// Suffix of the name of an app's bridge Service in the gateway cluster.
 pub(crate) const BRIDGE_SUFFIX: &str = "-lattice";
 
+/// The highest peak an app may declare or be observed at, requests per second: 2^32 - 1.
+/// A Lattice service serves 10,000 by default; a rate billions of times that is a typo or
+/// a counter's value rather than its `rate()`, and as a `peakRps` it would overflow the
+/// sums the plan makes.
+pub(crate) const MAX_PEAK_RPS: u64 = u32::MAX as u64;
+
 /// Field names of an app declaration, for "did you mean" hints.
 pub(crate) const APP_FIELDS: &[&str] = &[
     "name",
@@ -223,6 +229,8 @@ pub struct App {
     pub paths: Vec<PathMatch>,
     pub pin: Option<(u32, Pos)>,
     pub peak_rps: Option<u64>,
+    /// Where `peakRps` is declared, for a finding about it.
+    pub peak_rps_pos: Pos,
     pub isolate: bool,
     pub health_check: Option<HealthCheck>,
     /// The app's own callers (`callers:`), validated.
@@ -376,6 +384,7 @@ impl App {
                 .collect(),
             pin: None,
             peak_rps: None,
+            peak_rps_pos: Pos::default(),
             isolate: false,
             health_check: None,
             callers: Vec::new(),

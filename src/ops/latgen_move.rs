@@ -74,12 +74,7 @@ fn unshipped(args: &MoveOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Option<Exi
         .get(args.app)
         .map_or(0, |m| m.step.number());
     let wanted = crate::output::manifests(&built.output.files).into_owned();
-    let owned = |t: &crate::manifest::tree::Tree| -> crate::manifest::tree::Tree {
-        t.iter()
-            .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
-            .map(|(p, t)| (p.clone(), t.clone()))
-            .collect()
-    };
+    let owned = crate::check::owned;
     let out = paths.output.clone();
     let env = paths.env_flag();
     let here = match crate::output::read_tree(&out) {

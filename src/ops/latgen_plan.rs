@@ -141,8 +141,9 @@ fn separate(
         "separate"
     };
     println!(
-        "{} {separate} them ({verb}; run `latgen plan` again once they are shipped for moves that bring the count down):",
-        plural(moves.len(), "move")
+        "{} {separate} them ({verb}; run `latgen plan{}` again once they are shipped for moves that bring the count down):",
+        plural(moves.len(), "move"),
+        paths.env_flag()
     );
     finish((args, paths), prepared, moves, ui)
 }
@@ -224,8 +225,10 @@ fn consolidate(
     let bound = crate::plan::rebalance::compaction::compaction(&c.after)
         .map(|b| format!("{} (lower bound: {})", b.lower_bound, b.bound_by))
         .unwrap_or_else(|_| "?".into());
+    let lock = crate::input::environments::lock_shown(paths.env_name());
+    let env = paths.env_flag();
     println!(
-        "{} still on the route they had before latgen (latgen.lock `adopted:`)",
+        "{} still on the route they had before latgen ({lock} `adopted:`)",
         plural(c.apps.len(), "path-routed app")
     );
     println!(
@@ -242,7 +245,7 @@ fn consolidate(
     );
     if !args.apply {
         println!(
-            "`latgen plan --apply` records it in latgen.lock; `latgen render --base REV` then ships it in three PRs for all the apps: the groups (Lattice side), Kong's switch to them, the old routes' removal"
+            "`latgen plan{env} --apply` records it in {lock}; `latgen render{env} --base auto` then ships it in three PRs for all the apps: the groups (Lattice side), Kong's switch to them, the old routes' removal"
         );
         return Exit::Success;
     }

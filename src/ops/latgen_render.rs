@@ -209,14 +209,23 @@ fn notes(
     let created = (
         &built.prepared.apps[..],
         crate::diag::codes::Severity::Warning,
+        built.prepared.config.env_name(),
     );
-    notes.extend(crate::rollout::warnings::change_warnings(
+    let changes = crate::rollout::warnings::change_warnings(
         existing,
         &built.output.files,
         quota,
         out,
         created,
-    ));
+    );
+    // The controller holds a route's old and new rules together only when the old ones are
+    // live, and Argo CD applies only what Git holds: a route never committed (the example
+    // app `init` writes, rendered and replaced before the first commit) has no old rules
+    // anywhere. Asked of Git only for the findings there are, which are few.
+    notes.extend_from(changes.into_iter().filter(|d| {
+        d.code != crate::diag::codes::Code::GroupAtQuota
+            || (d.span.as_ref()).is_some_and(|s| crate::rollout::git::committed(&s.file))
+    }));
     notes.extend(crate::rollout::warnings::open_windows(
         existing,
         &built.output.files,

@@ -127,7 +127,10 @@ fn fixes(prepared: &Prepared, o: &Observation) -> String {
         );
     }
     let name = |n: u32| prepared.config.group_name(n);
-    if o.moves.is_empty() {
+    let budget = prepared.config.throughput.rps_per_service as f64;
+    if o.moves.is_empty() && o.stale.iter().any(|s| s.observed > budget) {
+        out += "then `latgen render` moves nothing: an app over a whole service's budget stays where it is (no group carries it), and the others still fit their groups\n";
+    } else if o.moves.is_empty() {
         out += "then `latgen render` moves nothing: every group still has room\n";
     } else {
         out += "then `latgen render` moves (and `render --base` ships in safe steps):\n";

@@ -8,12 +8,14 @@
 //! - [`lattice_service`]: the record of each Lattice service; [`services`]: their names;
 //!   [`auth`]: their auth policies' statements; [`previews`]: the preview groups;
 //! - [`placement`]: where a batch of new apps goes; [`rebalance`]: `move`, compaction, cost;
-//!   [`observed`]: placement by observed traffic; [`prepared`]: a project through this stage.
+//!   [`observed`]: placement by observed traffic; `over_budget`: apps no service carries;
+//!   [`prepared`]: a project through this stage.
 
 mod decisions;
 pub(crate) mod lattice_service;
 mod no_room;
 pub(crate) mod observed;
+pub(crate) mod over_budget;
 mod passes;
 pub(crate) mod placement;
 mod planner;

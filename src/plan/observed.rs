@@ -18,15 +18,14 @@ use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::input::app::{App, AppId};
 use crate::plan::prepared::Prepared;
+use crate::plan::rebalance::monthly_cost::grouped;
 
 /// An observed file larger than this is refused: 100,000 apps' series fit in about 10 MiB.
 pub(crate) const MAX_OBSERVED_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The highest rate a series may give, requests per second: 2^32 - 1. A Lattice service
-/// serves 10,000 by default; a rate billions of times that is a broken query (a counter's
-/// value rather than its `rate()`), and as a `peakRps` it would overflow the sums the plan
-/// makes.
-pub(crate) const MAX_RATE: f64 = u32::MAX as f64;
+/// The highest rate a series may give, requests per second: what a declaration may say
+/// ([`crate::input::app::MAX_PEAK_RPS`]).
+pub(crate) const MAX_RATE: f64 = crate::input::app::MAX_PEAK_RPS as f64;
 
 /// A Prometheus HTTP API response (`/api/v1/query` or `/api/v1/query_range`).
 #[derive(Deserialize)]
@@ -74,7 +73,7 @@ impl Folded {
             if rate.is_finite() && rate > MAX_RATE {
                 return Err(format!(
                     "`{value}` (app `{app}`) is over {} requests per second, more than any app serves: is the query a `rate()`, summed by app?",
-                    crate::plan::rebalance::monthly_cost::grouped(MAX_RATE as u64)
+                    grouped(MAX_RATE as u64)
                 ));
             }
             // NaN (no traffic in the window) and negative rates say nothing of a peak.
@@ -300,16 +299,17 @@ pub(crate) fn observe(prepared: &Prepared, peaks: &BTreeMap<String, f64>) -> Obs
     for s in stale.iter().filter(|s| s.observed > budget as f64) {
         let app = &apps[s.app];
         problems.push(
-            Diagnostic::error(
-                Code::RpsBudget,
+            Diagnostic::warning(
+                Code::AppOverBudget,
                 format!(
-                    "app `{}` ran at {} rps, more than a Lattice service's whole budget of {budget} rps (throughput.rpsPerService): no group can carry it",
+                    "app `{}` ran at {} rps, more than a Lattice service's whole budget of {} rps (`throughput.rpsPerService`): no group carries it, so `latgen render` keeps it where it is",
                     app.name,
-                    crate::plan::rebalance::monthly_cost::grouped(s.observed.ceil() as u64)
+                    grouped(s.observed.ceil() as u64),
+                    grouped(budget),
                 ),
             )
             .at(Span::new(&app.file, app.name_pos.line, app.name_pos.column))
-            .help("spread the app's traffic (split it into apps by path), or raise throughput.rpsPerService if the account's Lattice quota is higher"),
+            .help(crate::plan::over_budget::WHAT_HELPS),
         );
     }
     Observation {

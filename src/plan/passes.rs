@@ -22,11 +22,11 @@ use crate::input::config::Config;
 use crate::input::lock::{Lock, Move, MoveStep};
 use crate::input::quotas::Quotas;
 use crate::plan::no_room::Origin;
-use crate::plan::planner::{Overlaps, Planner};
+use crate::plan::planner::{Placing, Planner};
 use crate::plan::rules::{header_rule, rules_of, sort_rules};
 use crate::plan::{
     Dedicated, Group, NoPrevious, NoRoom, Outgrown, Plan, Previous, Rule, in_groups,
-    lattice_service, placement, policies, rules_needed,
+    lattice_service, over_budget, placement, policies, rules_needed,
 };
 
 /// The message and help for group `number`, which is not in use and is not `next`, the
@@ -99,6 +99,7 @@ pub(crate) fn plan_with(
     plan.lock.dispatch = config.lattice.dispatch;
     plan.lock.adopted_from = lock.adopted_from.clone();
     lattice_service::record(&mut plan, apps, config);
+    diags.extend(over_budget::findings(&plan, apps, config));
     plan
 }
 
@@ -215,7 +216,7 @@ impl Passes<'_> {
         let mut left = Vec::new();
         for id in self.locked_order(order) {
             let (number, _) = self.lock.apps[&self.apps[id].name];
-            match planner.fits_keeping(number, id, Overlaps::Keep) {
+            match planner.fits_keeping(number, id, Placing::Locked) {
                 Ok(()) => planner.place(number, id),
                 Err(why) => left.push((id, number, why)),
             }
@@ -269,7 +270,7 @@ impl Passes<'_> {
             let Some(&(m, pos)) = self.lock.moves.get(&self.apps[id].name) else {
                 continue;
             };
-            match planner.fits_keeping(m.to, id, Overlaps::Keep) {
+            match planner.fits_keeping(m.to, id, Placing::Locked) {
                 Ok(()) => {
                     planner.place(m.to, id);
                     moves.insert(id, m);
@@ -331,12 +332,22 @@ impl Passes<'_> {
     fn pin_conflict(&self, id: AppId, home: u32, number: u32, at_pin: Span) -> Diagnostic {
         let name = &self.apps[id].name;
         let group = |n| self.config.group_name(n);
+        let (lock, env) = self.lock_and_flag();
         Diagnostic::error(
             Code::PinConflict,
-            format!("app `{name}` is in {} (latgen.lock) but pinned to {}", group(home), group(number)),
+            format!("app `{name}` is in {} ({lock}) but pinned to {}", group(home), group(number)),
         )
         .at(at_pin)
-        .help(format!("move it with `latgen move {name} --group {number}`: that keeps it reachable at every step"))
+        .help(format!("move it with `latgen move {name} --group {number}{env}`: that keeps it reachable at every step"))
+    }
+
+    /// The lock as messages name it, and the `--env` of the commands they suggest.
+    fn lock_and_flag(&self) -> (String, String) {
+        let env = self.config.env_name();
+        (
+            crate::input::environments::lock_shown(env),
+            crate::input::environments::env_flag(env),
+        )
     }
 
     /// Pass 4: each locked app that no longer fits its group into the group its move in
@@ -371,6 +382,7 @@ impl Passes<'_> {
         let app = &self.apps[o.app];
         let group = |n| self.config.group_name(n);
         let (from, to, name) = (group(o.from), group(o.to), &app.name);
+        let (lock, env) = self.lock_and_flag();
         let whither = if was_moving {
             "the group its move goes to"
         } else {
@@ -385,10 +397,10 @@ impl Passes<'_> {
         )
         .at(Span::new(&app.file, app.paths[0].pos.line, app.paths[0].pos.column))
         .help(format!(
-            "nothing to edit: `latgen render --base auto` ships the move in safe steps ({to} gains its rules, Kong switches, {from} drops them); to pick the group, `latgen move {name} --group N`"
+            "nothing to edit: `latgen render{env} --base auto` ships the move in safe steps ({to} gains its rules, Kong switches, {from} drops them); to pick the group, `latgen move {name} --group N{env}`"
         ));
         if let Some((_, pos)) = self.lock.apps.get(name) {
-            d = d.related(self.at_lock(*pos), "its group in latgen.lock");
+            d = d.related(self.at_lock(*pos), format!("its group in {lock}"));
         }
         d
     }

@@ -16,7 +16,10 @@ pub(super) struct GroupState {
     pub(super) rules: u32,
     pub(super) backends: BTreeMap<Backend, u32>,
     pub(super) isolated: Option<AppId>,
+    /// The declared peaks of its apps, summed.
     pub(super) rps: u64,
+    /// The part of `rps` that apps over a service's whole budget on their own declare.
+    pub(super) rps_alone_over: u64,
     /// PathPrefix values in the group and their app, for overlap look-ups.
     pub(super) prefixes: BTreeMap<String, AppId>,
     /// Exact values in the group and their app.
@@ -26,12 +29,14 @@ pub(super) struct GroupState {
     pub(super) policy_bytes: usize,
 }
 
-/// Whether a placement may keep a pair of apps whose paths overlap (see [`NoRoom::Overlap`]):
-/// a locked one may, since it was valid when it was written and moving it is a rollout.
+/// Whether a placement is new or the lock's. A locked one may keep a pair of apps whose
+/// paths overlap (see [`NoRoom::Overlap`]), since it was valid when it was written and
+/// moving it is a rollout; and an app over a service's whole budget on its own (see
+/// [`Planner::fits_keeping`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Overlaps {
-    Refuse,
-    Keep,
+pub(super) enum Placing {
+    New,
+    Locked,
 }
 
 /// The groups as planning fills them.
@@ -52,14 +57,14 @@ pub(super) struct Planner<'a> {
 
 impl<'a> Planner<'a> {
     pub(super) fn fits(&self, number: u32, id: AppId) -> Result<(), NoRoom> {
-        self.fits_keeping(number, id, Overlaps::Refuse)
+        self.fits_keeping(number, id, Placing::New)
     }
 
     pub(super) fn fits_keeping(
         &self,
         number: u32,
         id: AppId,
-        overlaps: Overlaps,
+        placing: Placing,
     ) -> Result<(), NoRoom> {
         let app = &self.apps[id];
         let Some(g) = self.groups.get(&number) else {
@@ -91,12 +96,21 @@ impl<'a> Planner<'a> {
             return Err(NoRoom::Isolated { other });
         }
         if let Some(rps) = app.peak_rps {
+            // An app over the budget on its own overloads any service it is in: a group it
+            // is locked in keeps it (a move costs a rollout and a service and only takes
+            // the overload elsewhere; `app-over-budget` says what helps), and the others
+            // locked there are judged without it, whatever order they are placed in. A new
+            // placement gives it a group of its own, like any app that takes a group's
+            // whole budget, and no app that declares a peak joins it there.
             let budget = self.config.throughput.rps_per_service;
-            if g.rps + rps > budget {
-                return Err(NoRoom::Rps {
-                    have: g.rps,
-                    budget,
-                });
+            let locked = placing == Placing::Locked;
+            let have = if locked {
+                g.rps - g.rps_alone_over
+            } else {
+                g.rps
+            };
+            if !(locked && rps > budget) && have + rps > budget {
+                return Err(NoRoom::Rps { have, budget });
             }
         }
         if let Some(&need) = self.auth_bytes.get(id.index()) {
@@ -111,7 +125,7 @@ impl<'a> Planner<'a> {
         }
         if let Some(why) = self
             .path_matches(app)
-            .find_map(|p| clash(g, p, id, overlaps))
+            .find_map(|p| clash(g, p, id, placing))
         {
             return Err(why);
         }
@@ -132,7 +146,11 @@ impl<'a> Planner<'a> {
         if app.isolate {
             g.isolated = Some(id);
         }
-        g.rps += app.peak_rps.unwrap_or(0);
+        let rps = app.peak_rps.unwrap_or(0);
+        g.rps += rps;
+        if rps > self.config.throughput.rps_per_service {
+            g.rps_alone_over += rps;
+        }
         g.policy_bytes += self.auth_bytes.get(id.index()).copied().unwrap_or(0);
         for (kind, path) in paths {
             match kind {
@@ -216,8 +234,8 @@ fn nested_with(
 }
 
 /// Why app `id`'s path `p` cannot join group `g`: another app's prefix nests with it, or
-/// (unless `overlaps` keeps them) another app's path overlaps it.
-fn clash(g: &GroupState, p: &PathMatch, id: AppId, overlaps: Overlaps) -> Option<NoRoom> {
+/// (unless a locked placement keeps them) another app's path overlaps it.
+fn clash(g: &GroupState, p: &PathMatch, id: AppId, placing: Placing) -> Option<NoRoom> {
     let path = p.value.clone();
     if p.kind == MatchKind::Prefix
         && let Some((other_path, other)) = nested_with(&g.prefixes, &p.value, id)
@@ -228,7 +246,7 @@ fn clash(g: &GroupState, p: &PathMatch, id: AppId, overlaps: Overlaps) -> Option
             other,
         });
     }
-    if overlaps == Overlaps::Keep {
+    if placing == Placing::Locked {
         return None;
     }
     let (other_path, other) = overlapping(g, p.kind, &p.value, id)?;

@@ -106,7 +106,7 @@ pub fn assign(
     }
     plan.lock.services = Some(services);
     lattice_service::rename(plan);
-    diags.extend(collisions(plan, apps));
+    diags.extend(collisions(plan, apps, config));
 }
 
 /// A new route's service name that Lattice would refuse: the route is not created.
@@ -139,7 +139,8 @@ fn new_name_problem(r: &LatticeService, name: &str, problem: &str, apps: &[App])
 }
 
 /// Two routes of the plan whose services have one name: they would share one service.
-fn collisions(plan: &Plan, apps: &[App]) -> Diagnostics {
+fn collisions(plan: &Plan, apps: &[App], config: &Config) -> Diagnostics {
+    let lock = crate::input::environments::lock_shown(config.env_name());
     let mut diags = Diagnostics::new();
     // Preview groups first: an app's route that takes a preview group's name is the finding.
     let mut seen: BTreeMap<String, String> = (plan.previews.groups.iter())
@@ -151,7 +152,7 @@ fn collisions(plan: &Plan, apps: &[App]) -> Diagnostics {
             let d = Diagnostic::warning(
                 Code::ServiceNameCollision,
                 format!(
-                    "routes `{other}` and `{}` both have the Lattice service name `{}` (latgen.lock, services): they would share one service",
+                    "routes `{other}` and `{}` both have the Lattice service name `{}` ({lock}, services): they would share one service",
                     r.route, s.name
                 ),
             )

@@ -426,6 +426,12 @@ fn adopted_from(paths: &crate::input::ProjectPaths) -> Option<String> {
     crate::input::lock::parse(&paths.lock, &text, &mut ignored)?.adopted_from
 }
 
+/// Whether the repository that holds `path` has it in its `HEAD` commit; false outside a
+/// repository, or in one with no commit yet.
+pub(crate) fn committed(path: &Path) -> bool {
+    read_file_at(path, "HEAD").is_ok_and(|t| t.is_some())
+}
+
 /// Whether `path` (a file, or a folder with a file in it) is tracked by the repository of
 /// the project folder `root`; false outside a repository.
 pub(crate) fn tracked(root: &Path, path: &Path) -> bool {

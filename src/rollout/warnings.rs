@@ -36,7 +36,7 @@ pub(crate) fn change_warnings(
     new: &BTreeMap<PathBuf, String>,
     quota: usize,
     out_dir: &Path,
-    (apps, created): (&[App], Severity),
+    (apps, created, env): (&[App], Severity, Option<&str>),
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Both trees are sorted alike: walked side by side, not looked up file by file.
@@ -65,7 +65,8 @@ pub(crate) fn change_warnings(
         let had: BTreeSet<_> = before.order_dependent().iter().map(|p| p.key()).collect();
         for pair in after.order_dependent() {
             if !had.contains(&pair.key()) {
-                diags.push(order_dependence(&after, &pair, apps, created, &at));
+                let found = order_dependence(&after, &pair, (apps, env), created, &at);
+                diags.push(found);
             }
         }
         let span = Span::new(out_dir.join(rel), after.name_pos.line.max(1), 0);
@@ -92,11 +93,12 @@ fn app_name(apps: &[App], backend: Option<&BackendRef>, path: &str) -> String {
 }
 
 /// `order-dependent-group` for `pair` of `route`, as `severity`: an error where a change
-/// creates the pair, a warning where it is committed already.
+/// creates the pair, a warning where it is committed already. `env` is the environment the
+/// project is built for, whose lock and `--env` the help names.
 pub(crate) fn order_dependence(
     route: &LatticeRoute,
     pair: &OrderDependence<'_>,
-    apps: &[App],
+    (apps, env): (&[App], Option<&str>),
     severity: Severity,
     at: &dyn Fn(&latgen_sim::routing::PathRule) -> Span,
 ) -> Diagnostic {
@@ -120,7 +122,11 @@ pub(crate) fn order_dependence(
     d.severity = severity;
     d.at(at(then))
         .related(at(first), "matches the same requests")
-        .help("keep the two apps in different groups: once no move is in flight, `latgen plan` lists the moves that separate every such pair, `latgen plan --apply` records them in latgen.lock, and `latgen render --base REV` ships them in safe steps")
+        .help(format!(
+            "keep the two apps in different groups: once no move is in flight, `latgen plan{flag}` lists the moves that separate every such pair, `latgen plan{flag} --apply` records them in {}, and `latgen render{flag} --base auto` ships them in safe steps",
+            crate::input::environments::lock_shown(env),
+            flag = crate::input::environments::env_flag(env),
+        ))
 }
 
 /// `group-at-quota`: the old and new rules together are over the quota.

@@ -34,7 +34,10 @@ pub(super) fn check_adopted_routes(apps: &[App], config: &Config, diags: &mut Di
         diags.push(
             Diagnostic::error(Code::InvalidLock, problem)
                 .at(span(&app.file, app.name_pos))
-                .help("put back the `adopted:` entries `latgen import` wrote in latgen.lock (one route per app, as it runs)"),
+                .help(format!(
+                    "put back the `adopted:` entries `latgen import` wrote in {} (one route per app, as it runs)",
+                    crate::input::environments::lock_shown(config.env_name())
+                )),
         );
     }
 }

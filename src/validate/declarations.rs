@@ -16,7 +16,7 @@ use super::{canary_backend, kong_settings, principals};
 use crate::diag::codes::Code;
 use crate::diag::codes::Severity;
 use crate::diag::{Diagnostic, Diagnostics, Span};
-use crate::input::app::{App, BRIDGE_SUFFIX, Pos, ServiceDecl};
+use crate::input::app::{App, BRIDGE_SUFFIX, MAX_PEAK_RPS, Pos, ServiceDecl};
 use crate::input::config::Config;
 use crate::input::{Loaded, LoadedDecl};
 use latgen_sim::platform;
@@ -127,7 +127,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     check_host_rule_count(file, &paths, host.is_some(), diags);
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
-    check_peak_rps(file, decl.peak_rps.as_ref(), config, diags);
+    check_peak_rps(file, decl.peak_rps.as_ref(), diags);
     principals::check_paths(file, &paths, config, diags);
     let callers = principals::validate_callers(file, decl.callers.as_ref(), config, diags);
     let kong =
@@ -148,6 +148,7 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
         paths,
         pin,
         peak_rps: decl.peak_rps.as_ref().map(|r| r.value),
+        peak_rps_pos: decl.peak_rps.as_ref().map_or(Pos::default(), Pos::of),
         isolate: decl.isolate,
         health_check,
         callers,
@@ -157,29 +158,24 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     })
 }
 
-/// `peakRps` above a Lattice service's whole budget (`throughput.rpsPerService`): no group
-/// can carry the app, and the planner would give it a group of its own that is over budget
-/// from the start.
-fn check_peak_rps(
-    file: &Path,
-    rps: Option<&Spanned<u64>>,
-    config: &Config,
-    diags: &mut Diagnostics,
-) {
-    let budget = config.throughput.rps_per_service;
-    let Some(rps) = rps.filter(|r| r.value > budget) else {
+/// `peakRps` above any rate an app serves: a typo or a counter's value rather than a rate,
+/// and as a peak it would overflow the sums the plan makes. A peak above a Lattice
+/// service's budget but within this is the app's own finding (`app-over-budget`), made by the
+/// plan, which knows where the app is.
+fn check_peak_rps(file: &Path, rps: Option<&Spanned<u64>>, diags: &mut Diagnostics) {
+    let Some(rps) = rps.filter(|r| r.value > MAX_PEAK_RPS) else {
         return;
     };
     diags.push(
         Diagnostic::error(
-            Code::RpsBudget,
+            Code::InvalidValue,
             format!(
-                "peakRps {} is more than a Lattice service's whole budget of {budget} rps (throughput.rpsPerService in latgen.yaml): no group can carry the app",
+                "peakRps {} is more requests per second than any app serves (at most {MAX_PEAK_RPS})",
                 rps.value
             ),
         )
         .at(span(file, Pos::of(rps)))
-        .help("declare the app's real peak; if the account's Lattice quota is higher, raise throughput.rpsPerService to it"),
+        .help("declare the app's peak in requests per second, e.g. the highest 5-minute rate of a week"),
     );
 }
 

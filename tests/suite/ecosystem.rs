@@ -276,6 +276,53 @@ fn a_second_init_refuses_and_changes_nothing() {
     assert_eq!(common::read_tree(dir), before);
 }
 
+/// A project made by `init` and rendered, whose example app then gives way to ten apps of
+/// one rule each: group-01 goes from `/example` to ten new rules, its quota; with `commit`,
+/// the first render is committed before the change. The second render's run.
+fn example_replaced_by_a_full_group(dir: &Path, commit: bool) -> Run {
+    ok(&latgen(dir, &["init"]));
+    ok(&latgen(dir, &["render"]));
+    if commit {
+        common::git(dir, &["init", "-q"]);
+        common::git(dir, &["add", "-A"]);
+        common::git(dir, &["commit", "-q", "-m", "first render"]);
+    }
+    std::fs::remove_file(dir.join("apps/example.yaml")).unwrap();
+    for name in [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+    ] {
+        common::path_app(dir, name, &[&format!("/{name}")]);
+    }
+    let run = latgen(dir, &["render"]);
+    ok(&run);
+    run
+}
+
+/// The example route `init`'s project renders was never committed, so Argo CD never
+/// applied it: replacing it holds no old rules beside the new ones anywhere, and the render
+/// after the first warns no `group-at-quota` about it.
+#[test]
+fn replacing_the_never_committed_example_warns_no_group_at_quota() {
+    let tmp = common::scratch();
+    let run = example_replaced_by_a_full_group(tmp.path(), false);
+    assert!(!run.stderr.contains("group-at-quota"), "{}", run.stderr);
+}
+
+/// Once the route is committed it may be live: the same change warns, naming the rule
+/// replaced.
+#[test]
+fn replacing_a_committed_route_at_its_quota_still_warns() {
+    let tmp = common::scratch();
+    let run = example_replaced_by_a_full_group(tmp.path(), true);
+    assert!(
+        run.stderr.contains(
+            "warning[group-at-quota]: group-01 would briefly hold 11 rules (quota 10) while the controller replaces /example with /alpha"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
 /// An init that fails half-way (a service-name prefix Lattice refuses, found once the
 /// project is built for its deploy kit) takes back what it wrote, an existing `.gitignore`
 /// included, so that the same folder takes the fixed command (it refused the rerun).

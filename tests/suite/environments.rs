@@ -426,3 +426,49 @@ fn adopting_the_lock_into_an_environment_that_has_one_is_refused() {
         run.stderr
     );
 }
+
+/// A second `move --env production` of an app already moving is refused, and the help
+/// names the command that finishes the move in production, `--env` and all.
+#[test]
+fn a_move_refused_in_an_environment_names_the_render_with_its_env() {
+    let (tmp, _) = rendered(None);
+    let dir = tmp.path();
+    let first = common::latgen(
+        dir,
+        &["move", "cart", "--group", "2", "--env", "production"],
+    );
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let again = common::latgen(
+        dir,
+        &["move", "cart", "--group", "3", "--env", "production"],
+    );
+    assert_eq!(again.code, Some(1), "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("`latgen render --env production --base auto` writes its next step"),
+        "{}",
+        again.stderr
+    );
+}
+
+/// `plan --env production` while a move is in flight there is refused, and says how to
+/// finish the move in production (not with `move --continue`, nor without `--env`).
+#[test]
+fn plan_in_an_environment_with_a_move_in_flight_names_the_render_with_its_env() {
+    let (tmp, _) = rendered(None);
+    let dir = tmp.path();
+    let mv = common::latgen(
+        dir,
+        &["move", "cart", "--group", "2", "--env", "production"],
+    );
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
+    let plan = common::latgen(dir, &["plan", "--env", "production"]);
+    assert!(
+        plan.stderr
+            .contains("finish them first: `latgen render --env production --base auto`"),
+        "{}{}",
+        plan.stdout,
+        plan.stderr
+    );
+}

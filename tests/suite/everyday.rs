@@ -351,3 +351,95 @@ fn a_move_rendered_step_by_step_counts_the_app_where_kong_sends_it() {
     );
     assert_eq!(counted(dir, "group-09"), None);
 }
+
+/// On the branch of a step `render --base auto` wrote and committed, the default branch
+/// does not hold the step yet, but the work tree does: `status --base auto` says it is
+/// written and waits for its merge, and names the step after it, rather than asking for
+/// step 1 again.
+#[test]
+fn status_on_the_branch_of_a_written_step_says_it_waits_for_its_merge() {
+    let tmp = example_repo();
+    let dir = tmp.path();
+    git(dir, &["checkout", "-q", "-b", "move-blog"]);
+    let mv = latgen(dir, &["move", "blog", "--group", "9"]);
+    assert_eq!(mv.code, Some(0), "{}", mv.stderr);
+    let step = latgen(dir, &["render", "--base", "auto"]);
+    assert_eq!(step.code, Some(0), "{}", step.stderr);
+    commit(dir, "step 1");
+    let status = latgen(dir, &["status", "--base", "auto"]);
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    assert!(
+        status.stdout.contains(
+            "rollout: step 1 of 3 is written in generated and latgen.lock, not yet in the default branch; next: merge its PR; once it is live, `latgen render --base auto` writes step 2"
+        ),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        !status.stdout.contains("writes step 1"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// `plan --apply` of an imported project records the consolidation in the lock, which
+/// the output does not hold until `render --base` writes it: `status` says a change is
+/// recorded and not rendered, and how to ship it, rather than "none in flight".
+#[test]
+fn status_after_plan_apply_of_a_consolidation_says_it_is_not_rendered() {
+    let tmp = super::import::imported_before();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let plan = latgen(dir, &["plan", "--apply"]);
+    assert_eq!(plan.code, Some(0), "{}", plan.stderr);
+    let status = latgen(dir, &["status"]);
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    assert!(
+        !status.stdout.contains("none in flight"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains(
+            "rollout: a change the inputs and latgen.lock hold is not rendered yet: generated does not hold it"
+        ),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("next: `latgen render --base auto` writes the first step"),
+        "{}",
+        status.stdout
+    );
+}
+
+/// The moves `plan --apply` records are planned, not rendered: `status` says so of each.
+#[test]
+fn status_after_plan_apply_says_its_moves_are_not_rendered() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let names = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliet", "kilo", "lima",
+    ];
+    for name in names {
+        common::path_app(dir, name, &[&format!("/{name}")]);
+    }
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    for name in &names[..3] {
+        std::fs::remove_file(dir.join(format!("apps/{name}.yaml"))).unwrap();
+    }
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let plan = latgen(dir, &["plan", "--apply"]);
+    assert_eq!(plan.code, Some(0), "{}", plan.stderr);
+    let status = latgen(dir, &["status"]);
+    assert!(
+        status.stdout.contains(
+            "move: kilo from group-02 to group-01, recorded in latgen.lock; step 1 of 3 is not rendered yet"
+        ),
+        "{}",
+        status.stdout
+    );
+}

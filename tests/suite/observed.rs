@@ -159,16 +159,23 @@ fn a_million_unknown_series_are_summarised() {
 }
 
 /// An app that ran above a Lattice service's whole budget fits no group however the plan
-/// changes: reported, not silently given a group of its own.
+/// changes: reported, and not moved (a group of its own would be over the budget too).
 #[test]
-fn an_app_above_the_whole_budget_is_reported() {
+fn an_app_above_the_whole_budget_is_reported_and_not_moved() {
     let run = plan_observed_text(r#"{"metric":{"app":"cart"},"value":[1,"50000"]}"#);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert!(
         run.stderr.contains(
-            "error[rps-budget]: app `cart` ran at 50,000 rps, more than a Lattice service's whole budget of 10000 rps"
+            "warning[app-over-budget]: app `cart` ran at 50,000 rps, more than a Lattice service's whole budget of 10,000 rps"
         ),
         "{}",
         run.stderr
+    );
+    assert!(
+        run.stdout.contains(
+            "then `latgen render` moves nothing: an app over a whole service's budget stays where it is"
+        ),
+        "{}",
+        run.stdout
     );
 }

@@ -266,3 +266,88 @@ fn stability_holds_across_a_sequence_of_adds_and_removals() {
         lock = next;
     }
 }
+
+/// A path-routed app `name` on `/name` that declares a peak of `rps`.
+fn peak_app(dir: &Path, name: &str, rps: u64) {
+    common::app(
+        dir,
+        name,
+        &format!(
+            "namespace: team\nservice: {{ name: {name}, port: 8080 }}\npaths: [/{name}]\npeakRps: {rps}\n"
+        ),
+    );
+}
+
+/// The `app-over-budget` findings of `built`, as messages.
+fn over_budget(built: &latgen::pipeline::Built) -> Vec<String> {
+    (built.diags.iter())
+        .filter(|d| d.code == latgen::diag::codes::Code::AppOverBudget)
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// An app that grows past a whole Lattice service's budget is not moved out of its group:
+/// no group carries it, so a move would only take the overload elsewhere (a new group at
+/// 120%). The others locked there stay too, whichever side of it their names sort, and the
+/// finding names the app, its peak, the budget and the apps that share its service.
+#[test]
+fn an_app_over_a_whole_services_budget_stays_in_its_group() {
+    let tmp = common::scratch();
+    for name in ["alpha", "bravo", "charlie"] {
+        peak_app(tmp.path(), name, 3000);
+    }
+    let before = render_and_lock(tmp.path());
+    assert_eq!(BTreeSet::from_iter(before.values()), BTreeSet::from([&1]));
+    peak_app(tmp.path(), "bravo", 12_000);
+    let built = project::built(tmp.path());
+    assert_eq!(built.prepared.plan.lock.apps, before);
+    assert!(built.prepared.plan.outgrown.is_empty());
+    assert_eq!(
+        over_budget(&built),
+        [
+            "app `bravo` declares peakRps 12,000, more than a Lattice service's whole budget of 10,000 rps (`throughput.rpsPerService`): no group carries it, and a move would only take the overload elsewhere, so it stays in group-01, where it overloads the Lattice service of `alpha` and `charlie` too"
+        ]
+    );
+}
+
+/// A new app over a whole service's budget gets a group of its own, the one first-fit
+/// opens: it fits beside nothing that declares a peak, and nothing that does joins it.
+#[test]
+fn a_new_app_over_a_whole_services_budget_gets_a_group_of_its_own() {
+    let tmp = common::scratch();
+    peak_app(tmp.path(), "alpha", 3000);
+    peak_app(tmp.path(), "bravo", 50_000);
+    peak_app(tmp.path(), "charlie", 3000);
+    let built = project::built(tmp.path());
+    let lock = &built.prepared.plan.lock.apps;
+    assert_eq!(
+        lock.iter()
+            .map(|(a, &g)| (a.as_str(), g))
+            .collect::<Vec<_>>(),
+        [("alpha", 1), ("bravo", 2), ("charlie", 1)]
+    );
+    assert_eq!(
+        over_budget(&built),
+        [
+            "app `bravo` declares peakRps 50,000, more than a Lattice service's whole budget of 10,000 rps (`throughput.rpsPerService`): no group carries it, and it is alone in group-02"
+        ]
+    );
+}
+
+/// A host-routed app over the budget is named too: its own Lattice service cannot carry it.
+#[test]
+fn a_host_routed_app_over_a_whole_services_budget_is_named() {
+    let tmp = common::scratch();
+    common::app(
+        tmp.path(),
+        "www",
+        "namespace: web\nservice: { name: www, port: 8080 }\nhost: www.example.com\npeakRps: 12000\n",
+    );
+    let built = project::built(tmp.path());
+    assert_eq!(
+        over_budget(&built),
+        [
+            "app `www` declares peakRps 12,000, more than a Lattice service's whole budget of 10,000 rps (`throughput.rpsPerService`): its own Lattice service (route `www`) cannot carry it"
+        ]
+    );
+}

@@ -92,6 +92,7 @@ fn make_app(id: usize, s: &Spec, used: &mut BTreeSet<String>) -> App {
         paths,
         pin: None,
         peak_rps: s.rps.map(u64::from),
+        peak_rps_pos: Pos::default(),
         isolate: s.isolate,
         health_check: None,
         callers: Vec::new(),

@@ -310,6 +310,7 @@ fn apps_from(specs: &[Spec]) -> Vec<App> {
                 paths: matches,
                 pin: None,
                 peak_rps: None,
+                peak_rps_pos: Pos::default(),
                 isolate: *isolate && !own_host,
                 health_check: health.then(|| HealthCheck {
                     path: Some("/healthz".into()),

@@ -69,6 +69,9 @@ impl Model {
             *interned.entry(b).or_insert(next)
         };
         let numbers: Vec<u32> = planner.groups.keys().copied().collect();
+        // An app over the budget on its own fills a group, as the planner counts it: one of
+        // its own, which no other app that declares a peak joins.
+        let rps_budget = planner.config.throughput.rps_per_service;
         let bins: Vec<Bin> = (planner.groups.values())
             .map(|g| Bin {
                 rules: g.rules,
@@ -78,7 +81,7 @@ impl Model {
                     .map(|(b, &n)| (intern(b.clone()), n))
                     .collect(),
                 isolated: g.isolated.is_some(),
-                rps: g.rps,
+                rps: g.rps.min(rps_budget),
                 policy: g.policy_bytes,
                 items: 0,
             })
@@ -95,7 +98,7 @@ impl Model {
                     rules: rules_needed(app, planner.config),
                     backends,
                     isolate: app.isolate,
-                    rps: app.peak_rps,
+                    rps: app.peak_rps.map(|r| r.min(rps_budget)),
                     policy: planner.auth_bytes.get(id.index()).copied().unwrap_or(0),
                     conflicts: Vec::new(),
                     blocked: Vec::new(),
@@ -108,7 +111,7 @@ impl Model {
             bins,
             numbers,
             quotas: config.quotas.clone(),
-            rps_budget: config.throughput.rps_per_service,
+            rps_budget,
             auth: !planner.auth_bytes.is_empty(),
             chain: 0,
             backends: interned.len(),

@@ -35,9 +35,12 @@ const EXHAUSTIVE_UP_TO: usize = 18;
 pub(crate) fn compaction(prepared: &Prepared) -> Result<Compaction, Diagnostic> {
     let plan = &prepared.plan;
     if !plan.lock.moves.is_empty() {
+        let env = crate::input::environments::env_flag(prepared.config.env_name());
         return Err(refuse(
             "moves are in flight".into(),
-            "finish them with `latgen move APP --continue` first",
+            format!(
+                "finish them first: `latgen render{env} --base auto` writes their next safe step, once per merged step until it says the change is complete"
+            ),
         ));
     }
     let (lower_bound, bound_by) = lower_bound(prepared);
@@ -89,8 +92,16 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
     let services: BTreeSet<Backend> = members().flat_map(|id| apps[id].backends()).collect();
     let target_groups = config.quotas.target_groups_per_service;
     let isolated = members().filter(|&id| apps[id].isolate).count();
-    let rps: u64 = members().filter_map(|id| apps[id].peak_rps).sum();
     let budget = config.throughput.rps_per_service;
+    // An app over the budget on its own fills one group and no more: however much it
+    // declares, it takes one group's share.
+    let peaks = || members().filter_map(|id| apps[id].peak_rps);
+    let rps: u64 = peaks().map(|r| r.min(budget)).sum();
+    let rps_counted = if peaks().any(|r| r > budget) {
+        format!("{rps} declared rps (an app over the budget counted at it)")
+    } else {
+        format!("{rps} declared rps")
+    };
     let chain = overlap_chain(prepared);
     let chain_paths: Vec<String> = chain.iter().map(|p| format!("`{p}`")).collect();
     let header = (config.header_dispatch()).then_some(config.lattice.dispatch_header.as_str());
@@ -120,7 +131,7 @@ fn lower_bound(prepared: &Prepared) -> (usize, String) {
         (isolated, format!("{isolated} isolated apps, one a group")),
         (
             per_group(rps, budget),
-            format!("{rps} declared rps, {budget} a group"),
+            format!("{rps_counted}, {budget} a group"),
         ),
         (
             chain.len(),
@@ -182,7 +193,7 @@ fn overlap_chain(prepared: &Prepared) -> Vec<&str> {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn and_list(items: &[String]) -> String {
+pub(crate) fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

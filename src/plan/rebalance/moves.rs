@@ -4,6 +4,7 @@ use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::input::app::AppId;
 use crate::input::config::Config;
+use crate::input::environments::env_flag;
 use crate::input::lock::{LockState, Move, MoveStep};
 use crate::plan::Occupancy;
 use crate::plan::prepared::Prepared;
@@ -43,13 +44,19 @@ pub(crate) fn move_app(
     if advance {
         return Err(refuse(
             format!("app `{app}` is not moving"),
-            format!("start a move with `latgen move {app} --group N`"),
+            format!(
+                "start a move with `latgen move {app} --group N{}`",
+                env_flag(prepared.config.env_name())
+            ),
         ));
     }
     let Some(to) = group else {
         return Err(refuse(
             "give the group to move to".into(),
-            format!("`latgen move {app} --group N`"),
+            format!(
+                "`latgen move {app} --group N{}`",
+                env_flag(prepared.config.env_name())
+            ),
         ));
     };
     start_move(prepared, lock, app, id, home, to)
@@ -79,7 +86,10 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
     let Some(&home) = prepared.plan.lock.apps.get(app) else {
         return Err(refuse(
             format!("app `{app}` has no group yet"),
-            "run `latgen render` first",
+            format!(
+                "run `latgen render{}` first",
+                env_flag(prepared.config.env_name())
+            ),
         ));
     };
     Ok((id, home))
@@ -94,7 +104,10 @@ fn moving_elsewhere(config: &Config, app: &str, home: u32, m: Move) -> Diagnosti
             config.group_name(m.to),
             m.step.number()
         ),
-        "finish that move first: `latgen render --base auto` writes its next step".to_string(),
+        format!(
+            "finish that move first: `latgen render{} --base auto` writes its next step",
+            env_flag(config.env_name())
+        ),
     )
 }
 
@@ -224,7 +237,7 @@ fn destination(
 /// What a person runs after `latgen move`: the one way a change ships, in the environment
 /// the move was recorded for.
 fn next_step(config: &Config) -> String {
-    let env = crate::input::environments::env_flag(config.env_name());
+    let env = env_flag(config.env_name());
     format!(
         "next: `latgen render{env} --base auto` writes the next safe step (one PR); once it is merged and live, run it again, until it says the change is complete (`latgen status{env}` tells where it stands)"
     )

@@ -25,6 +25,11 @@ pub(crate) struct RenderArgs {
     /// much as is safe whichever side goes live first. Run it again on the merged step.
     #[arg(long, value_name = "REV")]
     pub base: Option<String>,
+    /// With --base: let the step that takes this app's rules off the Lattice service its
+    /// own callers call (the last step of its move) be written. Without it, that step is
+    /// held until those callers call the app's new address. Repeat it for more apps.
+    #[arg(long, value_name = "APP", requires = "base")]
+    pub release_old_address: Vec<String>,
 }
 
 pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
@@ -34,6 +39,7 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
         check: args.check,
         only: args.only.map(OnlySide::side),
         base: args.base.as_deref(),
+        release: &args.release_old_address,
     };
     render(&opts, args.input.envs(args.out.output.as_ref()), ui)
 }

@@ -1,118 +1,292 @@
-//! `latgen status`: the rollouts in flight, offline: the moves the lock records, and (with
-//! `--base`) where the output stands between that revision and what the inputs say, with
-//! the command that takes each one step further.
+//! `latgen status`: the rollouts in flight, offline: the moves the lock records, each app's
+//! address for the callers that call it straight at Lattice, and (with `--base`) where the
+//! output stands between that revision and what the inputs say, with the command that
+//! takes each one step further; for people, or as JSON (`--format json`).
+
+use serde_json::{Value, json};
 
 use super::shell::{Exit, Ui};
 use crate::diag::{Diagnostic, Sources};
 use crate::input::ProjectPaths;
+use crate::input::app::AppId;
+use crate::plan::prepared::Prepared;
 use crate::render::Templates;
+use crate::rollout::addresses::{Address, Release};
+
+/// A value of `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum StatusFormat {
+    Human,
+    Json,
+}
 
 /// Says the rollouts in flight in each environment `envs` holds; with `base`, also how far
 /// each stands from that Git revision.
-pub(crate) fn run(base: Option<&str>, envs: Result<Vec<ProjectPaths>, Diagnostic>, ui: Ui) -> Exit {
-    super::project::per_env(envs, (ui, super::project::Heading::Stdout), |paths| {
-        status_env(base, &paths, ui)
+pub(crate) fn run(
+    (base, format): (Option<&str>, StatusFormat),
+    envs: Result<Vec<ProjectPaths>, Diagnostic>,
+    ui: Ui,
+) -> Exit {
+    // JSON names each environment in its own line: no heading then.
+    let heading = match format {
+        StatusFormat::Human => super::project::Heading::Stdout,
+        StatusFormat::Json => super::project::Heading::Stderr,
+    };
+    super::project::per_env(envs, (ui, heading), |paths| {
+        status_env((base, format), &paths, ui)
     })
 }
 
+/// A move the lock records or the plan decides: app, the groups it leaves and goes to, and
+/// the step it is at (None: not started, the app outgrew its group).
+type Moving = (String, u32, u32, Option<u32>);
+
+/// An app's address for its direct callers, and the one it is moving to.
+struct AppAddress {
+    app: String,
+    callers: usize,
+    now: Option<Address>,
+    moving_to: Option<Address>,
+}
+
+/// Where the output stands between a base revision and the target.
+enum FromBase {
+    /// The base holds the target.
+    Done,
+    /// Steps shipped, the rollout's length, and the addresses a step holds.
+    Steps(u32, u32, Vec<Release>),
+    /// The change cannot go further in safe steps.
+    Stuck,
+}
+
 /// One environment's rollouts (the project's, without environments).
-fn status_env(base: Option<&str>, paths: &ProjectPaths, ui: Ui) -> Exit {
+fn status_env((base, format): (Option<&str>, StatusFormat), paths: &ProjectPaths, ui: Ui) -> Exit {
     let Some(prepared) = super::project::prepare(paths, ui) else {
         return Exit::Error;
     };
-    let recorded = prepared.rollout;
-    let moves = &prepared.plan.lock.moves;
-    if moves.is_empty() && recorded.is_none() && prepared.plan.outgrown.is_empty() {
-        println!("rollout: none in flight");
+    let moves = moving(&prepared);
+    let addresses: Vec<AppAddress> = AppId::enumerate(&prepared.apps)
+        .map(|(id, app)| {
+            let (now, moving_to) = crate::rollout::addresses::planned(&prepared, id);
+            AppAddress {
+                app: app.name.clone(),
+                callers: app.callers.len(),
+                now,
+                moving_to,
+            }
+        })
+        .collect();
+    let from_base = match base {
+        Some(rev) => match rollout(paths, rev, ui) {
+            Ok(b) => b,
+            Err(exit) => return exit,
+        },
+        None => None,
+    };
+    let exit = match from_base {
+        Some(FromBase::Stuck) => Exit::Found,
+        _ => Exit::Success,
+    };
+    let (env, rev) = (paths.env_flag(), base.unwrap_or_default());
+    match format {
+        StatusFormat::Human => {
+            let recorded = prepared.rollout;
+            print!("{}", human((paths, &prepared), &moves, &addresses));
+            match (&from_base, base) {
+                (Some(b), _) => print!("{}", human_base(b, rev, &env)),
+                (None, None) => print!("{}", next_without_base(recorded, !moves.is_empty(), &env)),
+                // The base has no output folder: nothing to count from.
+                (None, Some(_)) => {}
+            }
+        }
+        StatusFormat::Json => {
+            let mut doc = to_json(&prepared, &moves, &addresses);
+            if let Some(b) = &from_base {
+                doc["base"] = base_json(b, rev);
+            }
+            if let Some(env) = prepared.config.env_name() {
+                doc["environment"] = json!(env);
+            }
+            println!("{doc}");
+        }
     }
-    let name = |n: u32| prepared.config.group_name(n);
+    exit
+}
+
+/// The moves in flight (in the lock) and those the plan decides (apps that outgrew their
+/// group), in name order.
+fn moving(prepared: &Prepared) -> Vec<Moving> {
+    let lock = &prepared.plan.lock;
+    let mut out: Vec<Moving> = (lock.moves.iter())
+        .map(|(app, m)| {
+            let from = lock.apps.get(app).copied().unwrap_or(0);
+            (app.clone(), from, m.to, Some(m.step.number()))
+        })
+        .collect();
+    out.extend(
+        prepared
+            .plan
+            .outgrown
+            .iter()
+            .map(|o| (prepared.apps[o.app].name.clone(), o.from, o.to, None)),
+    );
+    out
+}
+
+/// The rollout the lock records, the moves, and the address of each app that declares
+/// callers of its own.
+fn human(
+    (paths, prepared): (&ProjectPaths, &Prepared),
+    moves: &[Moving],
+    addresses: &[AppAddress],
+) -> String {
+    let recorded = prepared.rollout;
+    let group = |n: u32| prepared.config.group_name(n);
+    let mut out = String::new();
+    if moves.is_empty() && recorded.is_none() {
+        out.push_str("rollout: none in flight\n");
+    }
     if let Some(r) = recorded {
-        println!(
-            "rollout: step {} of {} is what {} and latgen.lock hold",
+        out.push_str(&format!(
+            "rollout: step {} of {} is what {} and latgen.lock hold\n",
             r.step,
             r.of,
-            paths.output.display()
-        );
+            paths.output.display(),
+        ));
     }
-    for (app, m) in moves {
-        let from = prepared.plan.lock.apps.get(app).copied().unwrap_or(0);
-        println!(
-            "move: {app} from {} to {}, step {} of 3",
-            name(from),
-            name(m.to),
-            m.step.number()
-        );
+    for (app, from, to, step) in moves {
+        let (from, to) = (group(*from), group(*to));
+        out.push_str(&match step {
+            Some(n) => format!("move: {app} from {from} to {to}, step {n} of 3\n"),
+            None => {
+                format!("move: {app} from {from} to {to}, not started: it no longer fits {from}\n")
+            }
+        });
     }
-    for o in &prepared.plan.outgrown {
-        let app = &prepared.apps[o.app].name;
-        println!(
-            "move: {app} from {} to {}, not started: it no longer fits {}",
-            name(o.from),
-            name(o.to),
-            name(o.from)
-        );
-    }
-    let in_flight = recorded.is_some() || !moves.is_empty() || !prepared.plan.outgrown.is_empty();
-    let Some(rev) = base else {
-        let env = paths.env_flag();
-        match recorded {
-            Some(r) => println!(
-                "next: once step {} is merged and live, `latgen render{env} --base auto` writes step {}; `latgen status{env} --base auto` counts the steps left",
-                r.step,
-                r.step + 1
-            ),
-            None if in_flight => println!(
-                "next: `latgen render{env} --base auto` writes the first step (one PR); `latgen status{env} --base auto` counts the steps"
-            ),
-            None => {}
+    for a in addresses.iter().filter(|a| a.callers > 0) {
+        let Some(now) = &a.now else { continue };
+        out.push_str(&format!(
+            "address: {} (callers of its own call it here): {}",
+            a.app,
+            now.show()
+        ));
+        if let Some(to) = &a.moving_to {
+            out.push_str(&format!(" until its move ends, then {}", to.show()));
         }
-        return Exit::Success;
-    };
-    rollout(paths, rev, ui)
+        out.push('\n');
+    }
+    out
+}
+
+/// What to run next when no base is given.
+fn next_without_base(
+    recorded: Option<crate::input::lock::Rollout>,
+    in_flight: bool,
+    env: &str,
+) -> String {
+    match recorded {
+        Some(r) => format!(
+            "next: once step {} is merged and live, `latgen render{env} --base auto` writes step {}; `latgen status{env} --base auto` counts the steps left\n",
+            r.step,
+            r.step + 1
+        ),
+        None if in_flight => format!(
+            "next: `latgen render{env} --base auto` writes the first step (one PR); `latgen status{env} --base auto` counts the steps\n"
+        ),
+        None => String::new(),
+    }
 }
 
 /// Where the output stands between `rev` and the target, and what to run next.
-fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Exit {
-    let templates = match Templates::load(None) {
-        Ok(t) => t,
-        Err(d) => return ui.fail(d, &Sources::default()),
-    };
+fn human_base(b: &FromBase, rev: &str, env: &str) -> String {
+    match b {
+        FromBase::Done => format!("rollout: none; {rev} holds what `latgen render` writes\n"),
+        FromBase::Stuck => format!(
+            "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why\n"
+        ),
+        FromBase::Steps(shipped, of, held) => {
+            let names: Vec<&str> = held.iter().map(|r| r.app.as_str()).collect();
+            let release: String = (names.iter())
+                .map(|n| format!(" --release-old-address {n}"))
+                .collect();
+            let held_now = shipped + 1 == *of && !held.is_empty();
+            let mut out = if held_now {
+                format!(
+                    "rollout: {shipped} of {of} steps shipped in {rev}; step {of} is held: it takes addresses away from callers that call their apps straight\n"
+                )
+            } else {
+                format!(
+                    "rollout: {shipped} of {of} steps shipped in {rev}; next: `latgen render{env} --base {rev}` writes step {}\n",
+                    shipped + 1
+                )
+            };
+            for r in held {
+                out.push_str(&format!("held: {}\n", r.show()));
+            }
+            if !held.is_empty() {
+                out.push_str(&format!(
+                    "{}: once those callers call the new address, `latgen render{env} --base {rev}{release}` writes step {of}\n",
+                    if held_now { "next" } else { "then" }
+                ));
+            }
+            out
+        }
+    }
+}
+
+/// Where the output stands between `rev` and the target; None when `rev` has no output.
+fn rollout(paths: &ProjectPaths, rev: &str, ui: Ui) -> Result<Option<FromBase>, Exit> {
+    let templates = Templates::load(None).map_err(|d| ui.fail(d, &Sources::default()))?;
     let out = paths.output.clone();
-    let env = paths.env_flag();
     let (resolved, base) =
         match crate::rollout::git::base_tree(&paths.root, Some(rev), &out, &Default::default()) {
             Ok(Some(b)) => b,
-            Ok(None) => return Exit::Success,
-            Err(d) => return ui.fail(d, &Sources::default()),
+            Ok(None) => return Ok(None),
+            Err(d) => return Err(ui.fail(d, &Sources::default())),
         };
     let base = crate::output::manifests(&base).into_owned();
     let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
-    let built = match crate::pipeline::build_final(paths, &templates) {
-        Ok(b) => b,
-        Err(f) => {
-            ui.report(&f.diags, &f.sources);
-            return Exit::Error;
-        }
-    };
-    match crate::rollout::steps::next_step(built, &templates, &base, shipped) {
-        Ok(step) if step.remaining == 0 => {
-            println!("rollout: none; {rev} holds what `latgen render` writes");
-            Exit::Success
-        }
-        Ok(step) => {
-            println!(
-                "rollout: {} of {} steps shipped in {rev}; next: `latgen render{env} --base {rev}` writes step {}",
-                step.progress.step - 1,
-                step.progress.of,
-                step.progress.step
-            );
-            Exit::Success
-        }
-        Err(crate::rollout::steps::Stuck { .. }) => {
-            println!(
-                "rollout: the change from {rev} cannot go further in safe steps; `latgen render{env} --base {rev}` says why"
-            );
-            Exit::Found
-        }
+    let built = crate::pipeline::build_final(paths, &templates).map_err(|f| {
+        ui.report(&f.diags, &f.sources);
+        Exit::Error
+    })?;
+    Ok(Some(
+        match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &[])) {
+            Ok(step) if step.remaining == 0 => FromBase::Done,
+            Ok(step) => FromBase::Steps(step.progress.step - 1, step.progress.of, step.held),
+            Err(crate::rollout::steps::Stuck { .. }) => FromBase::Stuck,
+        },
+    ))
+}
+
+/// The status as one JSON object.
+fn to_json(prepared: &Prepared, moves: &[Moving], addresses: &[AppAddress]) -> Value {
+    let group = |n: u32| prepared.config.group_name(n);
+    json!({
+        "rollout": prepared.rollout.map(|r| json!({ "step": r.step, "of": r.of })),
+        "moves": moves.iter().map(|(app, from, to, step)| json!({
+            "app": app, "from": group(*from), "to": group(*to), "step": step,
+        })).collect::<Vec<_>>(),
+        "apps": addresses.iter().map(|a| json!({
+            "app": a.app,
+            "callers": a.callers,
+            "address": a.now.as_ref().map(Address::to_json),
+            "movingTo": a.moving_to.as_ref().map(Address::to_json),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Where the output stands from the base, as JSON.
+fn base_json(b: &FromBase, rev: &str) -> Value {
+    match b {
+        FromBase::Done => json!({ "rev": rev, "shipped": 0, "of": 0, "held": [], "stuck": false }),
+        FromBase::Stuck => json!({ "rev": rev, "stuck": true }),
+        FromBase::Steps(shipped, of, held) => json!({
+            "rev": rev,
+            "shipped": shipped,
+            "of": of,
+            "held": held.iter().map(Release::to_json).collect::<Vec<_>>(),
+            "stuck": false,
+        }),
     }
 }

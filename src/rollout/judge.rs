@@ -16,6 +16,7 @@ use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
+use crate::rollout::held::{Kept, KeptApps};
 use latgen_sim::routing::{Doc, Network, Outcome};
 
 /// What of a change the networks of its trees show it can affect: the requests it can
@@ -84,13 +85,15 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
     now_effect == effect(before) || now_effect == effect(after)
 }
 
-/// What a state of a change must keep to be safe besides routing: the rule quota, and when
-/// auth is on, who is let in (see [`crate::rollout::auth_safety`]).
+/// What a state of a change must keep to be safe besides routing: the rule quota, when
+/// auth is on, who is let in (see [`crate::rollout::auth_safety`]), and the addresses kept
+/// for direct callers (see [`crate::rollout::held`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
     /// The quotas that say how many rules a Lattice route may hold.
     pub quotas: Quotas,
     pub auth: Option<latgen_sim::iam::AuthProbe>,
+    pub keep: KeptApps,
 }
 
 impl Gate {
@@ -100,14 +103,16 @@ impl Gate {
         Gate {
             quotas: Quotas::with_rule_quota(rule_limit),
             auth: None,
+            keep: KeptApps::default(),
         }
     }
 
-    /// The gate of a project's settings.
-    pub fn of(config: &crate::input::config::Config) -> Gate {
+    /// The gate of a project's settings, keeping the addresses of `keep`.
+    pub fn of(config: &crate::input::config::Config, keep: KeptApps) -> Gate {
         Gate {
             quotas: config.quotas.clone(),
             auth: config.auth.probe(),
+            keep,
         }
     }
 }
@@ -135,6 +140,8 @@ pub(crate) struct Judge {
     over_limit: bool,
     /// Who is let in where, before and after, when the project has auth on.
     auth: Option<crate::rollout::auth_safety::AuthExpect>,
+    /// The requests to the addresses kept for direct callers.
+    kept: Kept,
 }
 
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
@@ -238,6 +245,7 @@ impl Judge {
             .iter()
             .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len()));
         Judge {
+            kept: gate.keep.requests(b, r, gate.auth.as_ref()),
             base: docs.0.only(&scope.files),
             target: docs.1.only(&scope.files),
             trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
@@ -310,6 +318,7 @@ impl Judge {
             .iter()
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
             && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
+            && self.kept.held_in(net)
     }
 
     /// Whether `state` is safe in every order and keeps every Lattice route in its quota,
@@ -570,32 +579,9 @@ fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
     };
 }
 
-/// Lattice routes whose old and new rules together are over the rule limit: a change that
-/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
-pub(crate) fn over_limit_unions(
-    base: &Tree,
-    target: &Tree,
-    rule_limit: usize,
-    versions: &dyn Versions,
-) -> Vec<(PathBuf, usize)> {
-    base.iter()
-        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
-        .filter_map(|(rel, old)| {
-            let new = target.get(rel).filter(|n| *n != old)?;
-            let union = versions.between(rel, old, new, Keep::Both)?;
-            let one = Tree::from([(rel.clone(), union)]);
-            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
-                .lattice
-                .first()?
-                .rules
-                .len();
-            (rules > rule_limit).then(|| (rel.clone(), rules))
-        })
-        .collect()
-}
-
 /// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
-/// they are equal, None when some step can make no progress.
+/// they are equal, None when some step can make no progress. Steps that would break an
+/// address the gate keeps are held: the steps end before them (`held`).
 pub(crate) fn steps(
     base: &Tree,
     (target, target_docs): (&Tree, &Docs),
@@ -604,7 +590,7 @@ pub(crate) fn steps(
 ) -> Option<Steps> {
     let mut out: Vec<Tree> = Vec::new();
     let mut passed = Vec::new();
-    let mut ends_at_target = false;
+    let (mut ends_at_target, mut held) = (false, false);
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
     let live = state(target_docs, target_docs);
@@ -632,6 +618,20 @@ pub(crate) fn steps(
             break;
         }
         let next = next_step(&judge, at, target, versions);
+        if next == *at && !judge.kept.is_empty() {
+            // Held, unless the change is stuck even without the addresses kept.
+            let free = Gate {
+                keep: KeptApps::default(),
+                ..gate.clone()
+            };
+            let docs = (&at_docs, target_docs);
+            let free =
+                Judge::of_states(at, (target, &live), docs, &state(&at_docs, &at_docs), &free);
+            held = free.safe(&free.target) || next_step(&free, at, target, versions) != *at;
+            if held {
+                break;
+            }
+        }
         if next == *at || out.len() > 16 {
             return None;
         }
@@ -640,6 +640,7 @@ pub(crate) fn steps(
     let steps = Steps {
         trees: out,
         ends_at_target,
+        held,
         states: States {
             passed,
             target: live,
@@ -656,13 +657,15 @@ pub(crate) struct Steps {
     pub trees: Vec<Tree>,
     /// The step after `trees` is the target itself (not copied into them).
     pub ends_at_target: bool,
+    /// The step after `trees` breaks an address the gate keeps: it is not taken.
+    pub held: bool,
     pub states: States,
 }
 
 impl Steps {
-    /// How many steps there are.
+    /// How many steps there are, a held one included.
     pub fn count(&self) -> usize {
-        self.trees.len() + usize::from(self.ends_at_target)
+        self.trees.len() + usize::from(self.ends_at_target || self.held)
     }
 }
 

@@ -3,8 +3,10 @@
 //! steps `render --base` writes, the quota and priority warnings of a change, what a PR does
 //! (the summary), and reading a base revision from Git.
 
+pub(crate) mod addresses;
 pub(crate) mod auth_safety;
 pub(crate) mod git;
+pub(crate) mod held;
 pub(crate) mod judge;
 pub(crate) mod steps;
 pub(crate) mod summary;

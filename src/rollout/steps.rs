@@ -3,13 +3,16 @@
 //! fewest PRs that each route every request as before or as after whichever side Argo CD
 //! syncs first. `render --base` writes it; `check --base` accepts it.
 
+use std::path::PathBuf;
+
 use crate::input::lock::{LockState, MoveStep, Rollout};
-use crate::manifest::layout::Side;
-use crate::manifest::layout::side_of;
-use crate::manifest::tree::Tree;
+use crate::manifest::layout::{Side, is_kustomization, side_of};
+use crate::manifest::tree::{Docs, Keep, Tree, Versions, state};
 use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
+use crate::rollout::addresses::Release;
+use crate::rollout::held::KeptApps;
 use crate::rollout::judge::{self};
 
 /// One step of a change.
@@ -28,12 +31,21 @@ pub(crate) struct NextStep {
     pub built: Built,
     /// The routing states of the base, the steps and the target.
     pub states: judge::States,
+    /// The addresses of apps with callers of their own that a later step (or, when
+    /// [`NextStep::held_now`], this one) would take away: held until the user releases
+    /// them (`render --base --release-old-address APP`).
+    pub held: Vec<Release>,
 }
 
 impl NextStep {
     /// Whether this step reaches the target.
     pub fn completes(&self) -> bool {
-        self.remaining <= 1
+        self.remaining <= 1 && self.held.is_empty()
+    }
+
+    /// Whether the next step is held: nothing can be written until an address is released.
+    pub fn held_now(&self) -> bool {
+        !self.held.is_empty() && self.remaining == 1
     }
 }
 
@@ -49,12 +61,13 @@ pub(crate) struct Stuck {
 /// The next step from `base` (the output folder's manifests at the base revision) toward
 /// the target `built` is (the project built with every move in the lock finished, as
 /// [`crate::pipeline::build_final`] builds it). `shipped` is the rollout the base's lock
-/// records (the steps already merged), if any.
+/// records (the steps already merged), if any; `released`, the apps whose old addresses the
+/// user lets go (every other app with callers of its own keeps its address until then).
 pub(crate) fn next_step(
     built: Built,
     templates: &Templates,
     base: &Tree,
-    shipped: Option<Rollout>,
+    (shipped, released): (Option<Rollout>, &[String]),
 ) -> Result<NextStep, Stuck> {
     let target = &built.output.files;
     let config = &built.prepared.config;
@@ -64,22 +77,32 @@ pub(crate) fn next_step(
         config,
         apps: &built.prepared.apps,
     };
-    let gate = judge::Gate::of(config);
+    let keep = KeptApps::of(&built.prepared.apps, released);
+    let gate = judge::Gate::of(config, keep.clone());
     let Some(steps) = judge::steps(base, (target, &built.docs), &gate, &versions) else {
-        let full = judge::over_limit_unions(base, target, limit, &versions);
+        let full = over_limit_unions(base, target, limit, &versions);
         return Err(Stuck {
             built: Box::new(built),
             full,
         });
     };
     let count = steps.count();
-    let files = (steps.trees.into_iter().next()).unwrap_or_else(|| target.clone());
+    let held = match steps.held {
+        true => held(steps.trees.last().unwrap_or(base), target, &built, &keep),
+        false => Vec::new(),
+    };
+    let files = match steps.trees.into_iter().next() {
+        Some(first) => first,
+        // Held before any step: nothing to write.
+        None if steps.held => base.clone(),
+        None => target.clone(),
+    };
     let done = shipped.map_or(0, |r| r.step);
     let progress = Rollout {
         step: done + 1,
         of: done + count as u32,
     };
-    let lock = if count <= 1 {
+    let lock = if count <= 1 && held.is_empty() {
         built.prepared.plan.lock.clone()
     } else {
         let mut lock = in_flight(&built, &files);
@@ -93,7 +116,16 @@ pub(crate) fn next_step(
         progress,
         built,
         states: steps.states,
+        held,
     })
+}
+
+/// The addresses the step after `last` would take from the apps `keep` holds.
+fn held(last: &Tree, target: &Tree, built: &Built, keep: &KeptApps) -> Vec<Release> {
+    let apps = &built.prepared.apps;
+    let mut held = crate::rollout::addresses::released(last, target, apps);
+    held.retain(|r| keep.names().contains(&r.app));
+    held
 }
 
 /// The lock of a step short of the target: each move that the inputs' lock has in flight
@@ -131,4 +163,28 @@ pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
     let text = crate::rollout::git::read_file_at(lock, rev).ok()??;
     let mut diags = crate::diag::Diagnostics::new();
     crate::input::lock::parse(lock, &text, &mut diags)?.rollout
+}
+
+/// Lattice routes whose old and new rules together are over the rule limit: a change that
+/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
+pub(crate) fn over_limit_unions(
+    base: &Tree,
+    target: &Tree,
+    rule_limit: usize,
+    versions: &dyn Versions,
+) -> Vec<(PathBuf, usize)> {
+    base.iter()
+        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
+        .filter_map(|(rel, old)| {
+            let new = target.get(rel).filter(|n| *n != old)?;
+            let union = versions.between(rel, old, new, Keep::Both)?;
+            let one = Tree::from([(rel.clone(), union)]);
+            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
+                .lattice
+                .first()?
+                .rules
+                .len();
+            (rules > rule_limit).then(|| (rel.clone(), rules))
+        })
+        .collect()
 }

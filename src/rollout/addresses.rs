@@ -3,8 +3,8 @@
 //! that declares callers of its own is called at that address, not through Kong, so a
 //! change that takes its rules off a service strands those callers unless they are told:
 //! `check --base` warns of such a step (`direct-callers-moved`), `render --base` holds it
-//! until the user lets the old address go (see [`super::held`]), and `status` gives
-//! each app's address.
+//! until the user lets the old address go (see [`super::held`]), and `status` and `trace`
+//! give each app's address.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -17,7 +17,7 @@ use crate::input::app::{App, AppId, MatchKind};
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{Tree, changed_files};
 use crate::plan::prepared::Prepared;
-use latgen_sim::routing::{LatticeRoute, LatticeRule};
+use latgen_sim::routing::{BackendRef, LatticeRoute, LatticeRule};
 
 /// One place an app answers requests sent straight to Lattice.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -90,6 +90,12 @@ pub(crate) fn is_apps(rule: &LatticeRule, app: &App, apps: &[App]) -> bool {
     app.is_backend(b)
         && (writes(app)
             || !(apps.iter()).any(|o| o.name != app.name && o.is_backend(b) && writes(o)))
+}
+
+/// The address of `app` that one of its rules in `route` makes, with whatever other rules
+/// of the route go to `backend` (trace, which reads manifests without declarations).
+pub(crate) fn of_backend(route: &LatticeRoute, backend: &BackendRef) -> Option<Address> {
+    Address::of_route(route, |r| r.backend.as_ref() == Some(backend))
 }
 
 /// An address of an app with callers of its own that a change takes away.

@@ -150,3 +150,28 @@ fn status_json_gives_each_apps_address_and_the_one_it_moves_to() {
         json!([{ "app": "delta", "from": "group-01", "to": "group-02", "step": 1 }])
     );
 }
+
+#[test]
+fn trace_gives_both_addresses_of_an_app_in_the_middle_of_its_move() {
+    let tmp = delta_moved_but_for_its_old_rules();
+    let dir = tmp.path();
+    let trace = json_of(dir, &["trace", "/delta", "--format", "json"]);
+    // Kong sends it to its new group; its old one answers too until the last step.
+    assert_eq!(
+        trace["address"]["domain"], "group-02.lattice.internal",
+        "{trace:#}"
+    );
+    assert_eq!(trace["address"]["paths"], json!(["/delta"]));
+    assert_eq!(
+        trace["alsoAt"][0]["domain"], "group-01.lattice.internal",
+        "{trace:#}"
+    );
+    let human = latgen(dir, &["trace", "/delta"]);
+    assert!(
+        human.stdout.ends_with(
+            "address   callers that skip Kong reach it at group-02.lattice.internal on /delta\n          also at group-01.lattice.internal on /delta\n"
+        ),
+        "{}",
+        human.stdout
+    );
+}

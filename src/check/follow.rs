@@ -12,6 +12,7 @@ use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
 use crate::input::app::MatchKind;
 use crate::manifest::layout::is_kong_file;
+use crate::rollout::addresses::{Address, of_backend};
 use latgen_sim::platform::{segment_prefix_matches, string_prefix_matches};
 use latgen_sim::routing::{
     Bridge, Headers, KongClaim, KongRoute, LatticeRoute, Network, Outcome, PathRule,
@@ -121,6 +122,11 @@ pub(crate) struct Trace<'a> {
     /// Who the auth policy of the service reached is asked about (Kong, through Kong; the
     /// caller given, straight to a service's domain), and what it says.
     pub auth: Option<AuthCheck<'a>>,
+    /// Where callers that skip Kong reach the backend the request reached: the Lattice
+    /// service it reached it through, and any other that holds rules to it (a move in
+    /// flight).
+    pub address: Option<Address>,
+    pub also_at: Vec<Address>,
 }
 
 impl Trace<'_> {
@@ -164,7 +170,21 @@ pub(crate) fn trace<'a>(net: &'a Network, request: Request, callers: &Callers) -
         let at = (t.request.path.as_str(), &t.headers);
         t.auth = super::trace_auth::check(net, (route, t.direct), at, callers);
     }
+    find_addresses(net, &mut t);
     t
+}
+
+/// The addresses of the backend the request reached, for callers that skip Kong.
+fn find_addresses(net: &Network, t: &mut Trace<'_>) {
+    let (Some(backend), Some(route)) = (t.outcome.backend(), t.lattice) else {
+        return;
+    };
+    t.address = of_backend(route, backend);
+    t.also_at = (net.lattice.iter())
+        .filter(|r| r.file != route.file)
+        .filter_map(|r| of_backend(r, backend))
+        .collect();
+    t.also_at.sort();
 }
 
 fn trace_request<'a>(net: &'a Network, request: Request) -> Trace<'a> {
@@ -183,6 +203,8 @@ fn trace_request<'a>(net: &'a Network, request: Request) -> Trace<'a> {
         request: request.clone(),
         direct: false,
         auth: None,
+        address: None,
+        also_at: Vec::new(),
     };
     // A Lattice service's custom domain resolves to Lattice inside the service network:
     // such a request never passes Kong, unless a Kong route names the host (a dedicated

@@ -384,11 +384,18 @@ fn change_findings(
         &prepared.config,
         &opts.out_dir,
     ));
-    // A step against a base: a route it rewrites resets the canaries running on it.
+    // A step against a base: a route it rewrites resets the canaries running on it, and
+    // one that takes an app off a service strands the callers that call it there.
     if let Some(base) = base {
         diags.extend(crate::rollout::warnings::canary_route_changes(
             base,
             after,
+            &prepared.apps,
+            &opts.out_dir,
+        ));
+        diags.extend(crate::rollout::addresses::moved_warnings(
+            base,
+            committed,
             &prepared.apps,
             &opts.out_dir,
         ));

@@ -212,6 +212,15 @@ fn human_end(o: &mut String, t: &Trace<'_>) {
         ),
         (other, _) => say(o, format!("broken    {other}")),
     }
+    if let Some(a) = &t.address {
+        say(
+            o,
+            format!("address   callers that skip Kong reach it at {}", a.show()),
+        );
+    }
+    for a in &t.also_at {
+        say(o, format!("          also at {}", a.show()));
+    }
 }
 
 /// The backends of the Lattice rule reached, with their weights, when it has more than one
@@ -468,5 +477,7 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
         "otherHosts": other_hosts,
         "direct": t.direct,
         "auth": t.auth.as_ref().map(super::trace_auth::to_json),
+        "address": t.address.as_ref().map(|a| a.to_json()),
+        "alsoAt": t.also_at.iter().map(|a| a.to_json()).collect::<Vec<_>>(),
     })
 }

@@ -30,6 +30,11 @@ pub(crate) struct RenderArgs {
     /// `--base` reads the live output from generated/ until the environment has its own.
     #[arg(long, value_name = "ENV", conflicts_with_all = ["base", "check"])]
     pub adopt_lock: Option<String>,
+    /// With --base: let the step that takes this app's rules off the Lattice service its
+    /// own callers call (the last step of its move) be written. Without it, that step is
+    /// held until those callers call the app's new address. Repeat it for more apps.
+    #[arg(long, value_name = "APP", requires = "base")]
+    pub release_old_address: Vec<String>,
 }
 
 pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
@@ -39,6 +44,7 @@ pub(crate) fn run(args: &RenderArgs, ui: Ui) -> Exit {
         check: args.check,
         only: args.only.map(OnlySide::side),
         base: args.base.as_deref(),
+        release: &args.release_old_address,
     };
     let envs = args
         .input

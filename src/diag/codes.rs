@@ -153,6 +153,7 @@ codes! {
     EnvNetworkClash = "env-network-clash", Error, "two environments' service networks are associated with one VPC, which takes one service network";
     EnvArgoCdClash = "env-argocd-clash", Warning, "two environments' deploy kits name their Argo CD AppProject and Applications alike in one Argo CD namespace: applied to one Argo CD, the second overwrites the first";
     CanaryRouteChange = "canary-route-change", Warning, "a step changes a Lattice route that holds canary apps: its sync puts a running canary's traffic back on the stable Service";
+    DirectCallersMoved = "direct-callers-moved", Warning, "a step takes an app's rules off the Lattice service that its callers of its own call straight (not through Kong): they must call its new address";
     CommittedTransactionFile = "committed-transaction-file", Error, "a staging folder, journal or pending file of latgen's is committed to the repository, or is what no run of latgen leaves (a link): latgen removes it unread and acts on nothing in it";
 }
 

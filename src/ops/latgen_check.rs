@@ -121,7 +121,8 @@ fn check_env(
     let (step, built, states) = match (base.as_ref(), built) {
         (Some((_, b)), Some(built)) => {
             let base = crate::output::manifests(b);
-            match rollout_step(built, &templates, &base, shipped) {
+            let released = released(&base, committed.as_ref(), built.as_ref().ok());
+            match rollout_step(built, &templates, &base, (shipped, &released)) {
                 Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
                 Some((step, None)) => (Some(step), None, None),
                 None => (None, None, None),
@@ -175,6 +176,26 @@ fn built_and_read(
     }
 }
 
+/// The apps whose old addresses the committed tree takes from their callers of their own:
+/// the step `render --base` writes for the PR is the one that lets them go, as the user
+/// asked it with `--release-old-address` (`direct-callers-moved` says so to the reviewer).
+fn released(
+    base: &crate::manifest::tree::Tree,
+    committed: Option<&Result<crate::manifest::tree::Tree, Diagnostic>>,
+    built: Option<&crate::pipeline::Built>,
+) -> Vec<String> {
+    let (Some(Ok(committed)), Some(built)) = (committed, built) else {
+        return Vec::new();
+    };
+    let committed = crate::output::manifests(committed);
+    let mut apps: Vec<String> =
+        (crate::rollout::addresses::released(base, &committed, &built.prepared.apps).into_iter())
+            .map(|r| r.app)
+            .collect();
+    apps.dedup();
+    apps
+}
+
 /// A report of one finding that ended the check early.
 fn only(d: Diagnostic) -> CheckReport {
     let mut diags = Diagnostics::new();
@@ -194,7 +215,7 @@ fn rollout_step(
     built: Result<crate::pipeline::Built, crate::pipeline::Failure>,
     templates: &Templates,
     base: &crate::manifest::tree::Tree,
-    shipped: Option<crate::input::lock::Rollout>,
+    shipped: (Option<crate::input::lock::Rollout>, &[String]),
 ) -> Option<(
     crate::check::RolloutStep,
     Option<(crate::pipeline::Built, crate::rollout::steps::States)>,

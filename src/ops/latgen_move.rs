@@ -49,6 +49,14 @@ pub(crate) fn run(args: &MoveOptions<'_>, paths: Result<ProjectPaths, Diagnostic
                 return ui.fail(d, &Sources::default());
             }
             println!("{}", result.message);
+            // Its direct callers are told where it goes before the step that strands them.
+            let called = prepared.apps.iter().find(|a| a.name == args.app);
+            if called.is_some_and(|a| !a.callers.is_empty()) {
+                println!(
+                    "note: {app} declares callers of its own, which call it straight at its Lattice service: `render --base` holds the last step (its old rules dropped) until `--release-old-address {app}`, once they call the new one",
+                    app = args.app
+                );
+            }
             Exit::Success
         }
         Err(d) => {

@@ -25,6 +25,8 @@ pub(crate) struct RenderOptions<'a> {
     pub only: Option<Side>,
     /// Write the next safe step of the change from this Git revision.
     pub base: Option<&'a str>,
+    /// With `base`: the apps whose old addresses the step may take from their callers.
+    pub release: &'a [String],
 }
 
 /// Renders each environment `envs` holds (the project, without environments).
@@ -114,6 +116,7 @@ fn render_env(args: &RenderOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
             templates: args.templates,
             verify: args.verify,
             check: args.check,
+            release: args.release,
         };
         return super::latgen_render_base::run(&base_args, &paths, rev, ui);
     }

@@ -20,6 +20,8 @@ pub(crate) struct BaseOptions<'a> {
     pub verify: bool,
     /// Write nothing; exit 1 with a diff when the output is not the next step.
     pub check: bool,
+    /// The apps whose old addresses the step may take from their callers of their own.
+    pub release: &'a [String],
 }
 
 /// The next step from `rev` for the project at `paths`, written (or, with `check`, compared
@@ -52,24 +54,57 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
             return Exit::Error;
         }
     };
-    let step = match crate::rollout::steps::next_step(built, &templates, &base, shipped) {
+    if let Some(message) = unknown_app(args.release, &built.prepared.apps) {
+        eprintln!("error: {message}");
+        return Exit::Error;
+    }
+    let mut step = match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &[]))
+    {
         Ok(s) => s,
         Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),
     };
+    // A release lets go of the step it holds, and only once that step is the next one: the
+    // steps before it are the same with or without it, as `check` finds them.
+    if step.held_now() && !args.release.is_empty() {
+        let released = (shipped, args.release);
+        step = match crate::rollout::steps::next_step(step.built, &templates, &base, released) {
+            Ok(s) => s,
+            Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),
+        };
+    }
     ui.report(&step.built.diags, &step.built.sources);
+    if step.held_now() && !args.check {
+        // Nothing is written: a step the user wrote with the release stays as it is.
+        eprint!("{}", held(&step, rev, paths));
+        return Exit::Success;
+    }
+    write_step(args, paths, rev, &base, step, ui)
+}
+
+/// The step written (or, with `check`, compared with the output folder), and what it holds.
+fn write_step(
+    args: &BaseOptions<'_>,
+    paths: &ProjectPaths,
+    rev: &str,
+    base: &crate::manifest::tree::Tree,
+    step: NextStep,
+    ui: Ui,
+) -> Exit {
+    let out_dir = &paths.output;
     let existing = match output::read_tree(out_dir) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),
     };
-    let lock = OutsideFile {
+    // A held step writes nothing: the lock is as the base left it.
+    let lock = (!step.held_now()).then(|| OutsideFile {
         path: &paths.lock,
         text: step.lock_text.clone(),
-    };
+    });
     // The kit follows the step: its AppProject must let the step's namespaces in, and its
     // Lattice Application ignore the step's canary weights.
     let config = &step.built.prepared.config;
     let kit = super::latgen_deploy::kit_for_render(paths, config, &step.files, &existing, None);
-    let outside = std::iter::once(lock).chain(kit.iter().map(|(path, text)| OutsideFile {
+    let outside = lock.into_iter().chain(kit.iter().map(|(path, text)| OutsideFile {
         path,
         text: text.clone(),
     }));
@@ -91,18 +126,68 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     if args.check && !changes.is_empty() {
         print!("{}", output::unified_diff(&changes));
         eprintln!(
-            "error: {} differs from the next step from {rev}; run `latgen render{} --base {rev}` and commit the result",
+            "error: {} differs from the next step from {rev}; run `latgen render{} --base {rev}{}` and commit the result",
             out_dir.display(),
-            paths.env_flag()
+            paths.env_flag(),
+            release_flags(args.release)
         );
+        if step.held_now() {
+            eprint!("{}", held(&step, rev, paths));
+        }
         return Exit::Found;
+    }
+    if step.held_now() {
+        eprint!("{}", held(&step, rev, paths));
+        return Exit::Success;
     }
     let price = step.built.prepared.config.pricing.service_hour_usd;
     let apps = &step.built.prepared.apps;
-    let summary = crate::rollout::summary::summarize(&base, &step.files, (price, apps), None);
-    eprint!("{}", describe(&step, &summary, rev));
+    let summary = crate::rollout::summary::summarize(base, &step.files, (price, apps), None);
+    eprint!("{}", describe(&step, &summary, (rev, paths)));
     eprint!("{}", kit_note(&kit, &changes));
     Exit::Success
+}
+
+/// `--release-old-address` for each of `apps`, as a command line gives them.
+fn release_flags(apps: &[String]) -> String {
+    apps.iter()
+        .map(|a| format!(" --release-old-address {a}"))
+        .collect()
+}
+
+/// An app `--release-old-address` names that no declaration declares.
+fn unknown_app(release: &[String], apps: &[crate::input::app::App]) -> Option<String> {
+    let name = release
+        .iter()
+        .find(|r| !apps.iter().any(|a| a.name == **r))?;
+    let known = apps.iter().map(|a| a.name.as_str());
+    let hint = crate::diag::did_you_mean(name, known)
+        .map(|m| format!(" (did you mean `{m}`?)"))
+        .unwrap_or_default();
+    Some(format!(
+        "--release-old-address names `{name}`, which no declaration under apps/ declares{hint}; `latgen status` lists the apps with callers of their own"
+    ))
+}
+
+/// Why the next step is not written, and how to go on: it takes addresses away from
+/// callers that call their apps straight, which only the user can tell to move.
+fn held(step: &NextStep, rev: &str, paths: &ProjectPaths) -> String {
+    let mut names: Vec<String> = step.held.iter().map(|r| r.app.clone()).collect();
+    names.dedup();
+    let mut out = format!(
+        "step {} of {} is held: it takes addresses away from apps that declare callers of their own, which call them there straight, not through Kong\n",
+        step.progress.step, step.progress.of,
+    );
+    for r in &step.held {
+        out.push_str(&format!("  {}\n", r.show()));
+    }
+    out.push_str(&format!(
+        "next: once those callers call the new address (it answers already), run `latgen render{} --base {rev}{}` to write step {}\n",
+        paths.env_flag(),
+        release_flags(&names),
+        step.progress.step
+    ));
+    out
 }
 
 /// The change cannot be cut into safe steps: say where it stalls.
@@ -139,7 +224,7 @@ fn stuck(
 }
 
 /// What the step holds and what comes next, for the person about to open the PR.
-fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
+fn describe(step: &NextStep, s: &PrSummary, (rev, paths): (&str, &ProjectPaths)) -> String {
     if step.remaining == 0 {
         return format!(
             "nothing to roll out from {rev}: the output is what `latgen render` writes\n"
@@ -184,9 +269,18 @@ fn describe(step: &NextStep, s: &PrSummary, rev: &str) -> String {
     } else {
         out.push_str(&format!(
             "next: once this PR is merged and live, run `latgen render{} --base {rev}` on the merged commit for step {}\n",
-            (step.built.prepared.config.env_name())
-                .map_or(String::new(), |e| format!(" --env {e}")),
+            paths.env_flag(),
             step.progress.step + 1
+        ));
+    }
+    // A later step takes addresses from direct callers: said now, so that they can move.
+    for r in &step.held {
+        out.push_str(&format!(
+            "then: step {} takes {} away from `{}`'s callers of its own; `render --base` holds it until `--release-old-address {}`\n",
+            step.progress.of,
+            r.old.show(),
+            r.app,
+            r.app
         ));
     }
     out

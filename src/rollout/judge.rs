@@ -17,6 +17,7 @@ use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
 use crate::rollout::follow_kong::follows_kong;
+use crate::rollout::held::{Kept, KeptApps};
 use latgen_sim::routing::{Doc, Network, Outcome};
 
 /// What of a change the networks of its trees show it can affect: the requests it can
@@ -85,13 +86,15 @@ pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bo
     now_effect == effect(before) || now_effect == effect(after)
 }
 
-/// What a state of a change must keep to be safe besides routing: the rule quota, and when
-/// auth is on, who is let in (see [`crate::rollout::auth_safety`]).
+/// What a state of a change must keep to be safe besides routing: the rule quota, when
+/// auth is on, who is let in (see [`crate::rollout::auth_safety`]), and the addresses kept
+/// for direct callers (see [`crate::rollout::held`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
     /// The quotas that say how many rules a Lattice route may hold.
     pub quotas: Quotas,
     pub auth: Option<latgen_sim::iam::AuthProbe>,
+    pub keep: KeptApps,
 }
 
 impl Gate {
@@ -101,14 +104,16 @@ impl Gate {
         Gate {
             quotas: Quotas::with_rule_quota(rule_limit),
             auth: None,
+            keep: KeptApps::default(),
         }
     }
 
-    /// The gate of a project's settings.
-    pub fn of(config: &crate::input::config::Config) -> Gate {
+    /// The gate of a project's settings, keeping the addresses of `keep`.
+    pub fn of(config: &crate::input::config::Config, keep: KeptApps) -> Gate {
         Gate {
             quotas: config.quotas.clone(),
             auth: config.auth.probe(),
+            keep,
         }
     }
 }
@@ -136,6 +141,8 @@ pub(crate) struct Judge {
     over_limit: bool,
     /// Who is let in where, before and after, when the project has auth on.
     auth: Option<crate::rollout::auth_safety::AuthExpect>,
+    /// The requests to the addresses kept for direct callers.
+    pub kept: Kept,
 }
 
 /// A Lattice rule as the controller tells rules apart: its match and its backend.
@@ -239,6 +246,7 @@ impl Judge {
             .iter()
             .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len()));
         Judge {
+            kept: gate.keep.requests(b, r, gate.auth.as_ref()),
             base: docs.0.only(&scope.files),
             target: docs.1.only(&scope.files),
             trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
@@ -311,6 +319,7 @@ impl Judge {
             .iter()
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
             && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
+            && self.kept.held_in(net)
     }
 
     /// Whether `state` is safe in every order and keeps every Lattice route in its quota,
@@ -571,28 +580,4 @@ fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
         Some(t) => tree.insert(rel.to_path_buf(), t),
         None => tree.remove(rel),
     };
-}
-
-/// Lattice routes whose old and new rules together are over the rule limit: a change that
-/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
-pub(crate) fn over_limit_unions(
-    base: &Tree,
-    target: &Tree,
-    rule_limit: usize,
-    versions: &dyn Versions,
-) -> Vec<(PathBuf, usize)> {
-    base.iter()
-        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
-        .filter_map(|(rel, old)| {
-            let new = target.get(rel).filter(|n| *n != old)?;
-            let union = versions.between(rel, old, new, Keep::Both)?;
-            let one = Tree::from([(rel.clone(), union)]);
-            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
-                .lattice
-                .first()?
-                .rules
-                .len();
-            (rules > rule_limit).then(|| (rel.clone(), rules))
-        })
-        .collect()
 }

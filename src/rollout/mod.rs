@@ -4,9 +4,11 @@
 //! (the summary), and reading a base revision from Git; a step's monitoring, which follows
 //! its Kong side (`follow_kong`).
 
+pub(crate) mod addresses;
 pub(crate) mod auth_safety;
 pub(crate) mod follow_kong;
 pub(crate) mod git;
+pub(crate) mod held;
 pub(crate) mod judge;
 pub(crate) mod steps;
 pub(crate) mod summary;

@@ -5,14 +5,17 @@
 //! change is found ([`every_step`]), each by the judge and with its monitoring made from
 //! its Kong side.
 
+use std::path::PathBuf;
+
 use crate::input::lock::{LockState, MoveStep, Rollout};
-use crate::manifest::layout::Side;
-use crate::manifest::layout::side_of;
-use crate::manifest::tree::{Docs, Tree, Versions, state};
+use crate::manifest::layout::{Side, is_kustomization, side_of};
+use crate::manifest::tree::{Docs, Keep, Tree, Versions, state};
 use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
+use crate::rollout::addresses::Release;
 use crate::rollout::follow_kong;
+use crate::rollout::held::KeptApps;
 use crate::rollout::judge::{self};
 use latgen_sim::routing::Network;
 
@@ -32,12 +35,21 @@ pub(crate) struct NextStep {
     pub built: Built,
     /// The routing states of the base, the steps and the target.
     pub states: States,
+    /// The addresses of apps with callers of their own that a later step (or, when
+    /// [`NextStep::held_now`], this one) would take away: held until the user releases
+    /// them (`render --base --release-old-address APP`).
+    pub held: Vec<Release>,
 }
 
 impl NextStep {
     /// Whether this step reaches the target.
     pub fn completes(&self) -> bool {
-        self.remaining <= 1
+        self.remaining <= 1 && self.held.is_empty()
+    }
+
+    /// Whether the next step is held: nothing can be written until an address is released.
+    pub fn held_now(&self) -> bool {
+        !self.held.is_empty() && self.remaining == 1
     }
 }
 
@@ -53,12 +65,13 @@ pub(crate) struct Stuck {
 /// The next step from `base` (the output folder's manifests at the base revision) toward
 /// the target `built` is (the project built with every move in the lock finished, as
 /// [`crate::pipeline::build_final`] builds it). `shipped` is the rollout the base's lock
-/// records (the steps already merged), if any.
+/// records (the steps already merged), if any; `released`, the apps whose old addresses the
+/// user lets go (every other app with callers of its own keeps its address until then).
 pub(crate) fn next_step(
     built: Built,
     templates: &Templates,
     base: &Tree,
-    shipped: Option<Rollout>,
+    (shipped, released): (Option<Rollout>, &[String]),
 ) -> Result<NextStep, Stuck> {
     let target = &built.output.files;
     let config = &built.prepared.config;
@@ -68,22 +81,32 @@ pub(crate) fn next_step(
         config,
         apps: &built.prepared.apps,
     };
-    let gate = judge::Gate::of(config);
+    let keep = KeptApps::of(&built.prepared.apps, released);
+    let gate = judge::Gate::of(config, keep.clone());
     let Some(steps) = every_step(base, (target, &built.docs), &gate, &versions) else {
-        let full = judge::over_limit_unions(base, target, limit, &versions);
+        let full = over_limit_unions(base, target, limit, &versions);
         return Err(Stuck {
             built: Box::new(built),
             full,
         });
     };
     let count = steps.count();
-    let files = (steps.trees.into_iter().next()).unwrap_or_else(|| target.clone());
+    let held = match steps.held {
+        true => held(steps.trees.last().unwrap_or(base), target, &built, &keep),
+        false => Vec::new(),
+    };
+    let files = match steps.trees.into_iter().next() {
+        Some(first) => first,
+        // Held before any step: nothing to write.
+        None if steps.held => base.clone(),
+        None => target.clone(),
+    };
     let done = shipped.map_or(0, |r| r.step);
     let progress = Rollout {
         step: done + 1,
         of: done + count as u32,
     };
-    let lock = if count <= 1 {
+    let lock = if count <= 1 && held.is_empty() {
         built.prepared.plan.lock.clone()
     } else {
         let mut lock = in_flight(&built, &files);
@@ -97,7 +120,16 @@ pub(crate) fn next_step(
         progress,
         built,
         states: steps.states,
+        held,
     })
+}
+
+/// The addresses the step after `last` would take from the apps `keep` holds.
+fn held(last: &Tree, target: &Tree, built: &Built, keep: &KeptApps) -> Vec<Release> {
+    let apps = &built.prepared.apps;
+    let mut held = crate::rollout::addresses::released(last, target, apps);
+    held.retain(|r| keep.names().contains(&r.app));
+    held
 }
 
 /// The lock of a step short of the target: each move that the inputs' lock has in flight
@@ -138,7 +170,8 @@ pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
 }
 
 /// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
-/// they are equal, None when some step can make no progress.
+/// they are equal, None when some step can make no progress. Steps that would break an
+/// address the gate keeps are held: the steps end before them (`held`).
 pub(crate) fn every_step(
     base: &Tree,
     (target, target_docs): (&Tree, &Docs),
@@ -147,7 +180,7 @@ pub(crate) fn every_step(
 ) -> Option<Steps> {
     let mut out: Vec<Tree> = Vec::new();
     let mut passed = Vec::new();
-    let mut ends_at_target = false;
+    let (mut ends_at_target, mut held) = (false, false);
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
     let live = state(target_docs, target_docs);
@@ -173,6 +206,10 @@ pub(crate) fn every_step(
         // The next step is the target itself: not copied.
         let next =
             (!judge.safe(&judge.target)).then(|| judge::next_step(&judge, at, target, versions));
+        if next.as_ref() == Some(at) && !judge.kept.is_empty() {
+            let docs = (&at_docs, target_docs);
+            held = held_back(at, (target, &live), docs, &at_state, (gate, versions));
+        }
         let next = next.map(|n| {
             let towards = (target, target_docs, &live);
             (n != *at).then(|| follow_kong::follow(n, (at, &at_state), towards, versions))
@@ -182,6 +219,7 @@ pub(crate) fn every_step(
             passed.push(at_state);
         }
         match next {
+            _ if held => break,
             None => {
                 ends_at_target = true;
                 break;
@@ -196,6 +234,7 @@ pub(crate) fn every_step(
     let steps = Steps {
         trees: out,
         ends_at_target,
+        held,
         states: States {
             passed,
             target: live,
@@ -205,6 +244,23 @@ pub(crate) fn every_step(
     (steps.count() <= 17).then_some(steps)
 }
 
+/// Whether a change that can make no progress from `at` is held by the addresses the gate
+/// keeps, rather than stuck: without them, it is safe or can take a step.
+fn held_back(
+    at: &Tree,
+    (target, live): (&Tree, &Network),
+    docs: (&Docs, &Docs),
+    at_state: &Network,
+    (gate, versions): (&judge::Gate, &dyn Versions),
+) -> bool {
+    let free = judge::Gate {
+        keep: KeptApps::default(),
+        ..gate.clone()
+    };
+    let judge = judge::Judge::of_states(at, (target, live), docs, at_state, &free);
+    judge.safe(&judge.target) || judge::next_step(&judge, at, target, versions) != *at
+}
+
 /// The steps from a base to a target, and the routing states on the way.
 #[derive(Debug)]
 pub(crate) struct Steps {
@@ -212,13 +268,15 @@ pub(crate) struct Steps {
     pub trees: Vec<Tree>,
     /// The step after `trees` is the target itself (not copied into them).
     pub ends_at_target: bool,
+    /// The step after `trees` breaks an address the gate keeps: it is not taken.
+    pub held: bool,
     pub states: States,
 }
 
 impl Steps {
-    /// How many steps there are.
+    /// How many steps there are, a held one included.
     pub fn count(&self) -> usize {
-        self.trees.len() + usize::from(self.ends_at_target)
+        self.trees.len() + usize::from(self.ends_at_target || self.held)
     }
 }
 
@@ -230,4 +288,28 @@ pub(crate) struct States {
     pub passed: Vec<Network>,
     /// The target's.
     pub target: Network,
+}
+
+/// Lattice routes whose old and new rules together are over the rule limit: a change that
+/// swaps rules in them cannot keep the old ones while Kong moves, so it stalls there.
+pub(crate) fn over_limit_unions(
+    base: &Tree,
+    target: &Tree,
+    rule_limit: usize,
+    versions: &dyn Versions,
+) -> Vec<(PathBuf, usize)> {
+    base.iter()
+        .filter(|(rel, _)| side_of(rel) == Side::Lattice && !is_kustomization(rel))
+        .filter_map(|(rel, old)| {
+            let new = target.get(rel).filter(|n| *n != old)?;
+            let union = versions.between(rel, old, new, Keep::Both)?;
+            let one = Tree::from([(rel.clone(), union)]);
+            let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
+                .lattice
+                .first()?
+                .rules
+                .len();
+            (rules > rule_limit).then(|| (rel.clone(), rules))
+        })
+        .collect()
 }

@@ -461,6 +461,23 @@ fn trace_explains_segment_and_string_matching() {
     assert_eq!(v["kong"]["over"][0]["why"], "a shorter prefix");
 }
 
+/// The address of the app a request reaches, for callers that skip Kong: the Lattice
+/// service's domain and the app's paths there; straight at it, the same app answers.
+#[test]
+fn trace_gives_the_address_of_the_app_it_reaches() {
+    let (code, v) = trace_json(&["/orders"]);
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(v["address"]["domain"], v["latticeHost"], "{v:#}");
+    assert_eq!(v["address"]["paths"], serde_json::json!(["/orders"]));
+    assert_eq!(v["alsoAt"], serde_json::json!([]));
+    let domain = v["address"]["domain"].as_str().unwrap();
+    let (code, direct) = trace_json(&[&format!("https://{domain}/orders")]);
+    assert_eq!(code, Some(0), "{direct:#}");
+    assert_eq!(direct["direct"], true);
+    assert_eq!(direct["backend"], v["backend"]);
+    assert_eq!(direct["address"], v["address"]);
+}
+
 #[test]
 fn trace_of_an_unknown_path_is_a_404_from_kong() {
     let (code, v) = trace_json(&["/no-such-app"]);
@@ -488,9 +505,10 @@ bridge    Service kong-routes/cart-lattice, ExternalName group-02.lattice.intern
           Host rewritten to group-02.lattice.internal
 lattice   service group-02-lattice-groups (route lattice-groups/group-02), custom domain group-02.lattice.internal (generated/lattice/httproute-group-02.yaml)
           rule 3 of 10 matched: PathPrefix /shop/cart (generated/lattice/httproute-group-02.yaml:53), the first rule, in order, whose prefix starts the path as a string
-auth      as Kong, an unsigned caller from vpc-0a1b2c3d4e5f67890 (GET): allowed by statement 4 (generated/lattice/iamauthpolicy-group-02.yaml)
+auth      as Kong, an unsigned caller from vpc-0a1b2c3d4e5f67890 (GET): allowed by statement 10 (generated/lattice/iamauthpolicy-group-02.yaml)
           a request through Kong reaches Lattice as Kong (auth.kong in latgen.yaml), not as the client behind it
 backend   Service team-commerce/cart-web, port 8080
+address   callers that skip Kong reach it at group-02.lattice.internal on /shop/cart
 "
     );
     let run = latgen(
@@ -526,7 +544,18 @@ fn trace_shows_the_header_step_of_header_dispatch() {
         "{}",
         run.stdout
     );
-    assert_eq!(lines.last(), Some(&"backend   Service web/www, port 80"));
+    assert!(
+        lines.contains(&"backend   Service web/www, port 80"),
+        "{}",
+        run.stdout
+    );
+    // Callers that skip Kong must send the header Kong would.
+    assert_eq!(
+        lines.last(),
+        Some(
+            &"address   callers that skip Kong reach it at group-03.lattice.internal with header x-shop-app: www"
+        )
+    );
     let run = latgen(tmp.path(), &["trace", "/shop/cartx", "--format", "json"]);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(v["kong"]["setsHeaders"]["x-shop-app"], "shop");

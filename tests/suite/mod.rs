@@ -37,6 +37,7 @@ mod properties;
 mod rebalance;
 mod reference;
 mod rollout;
+mod rollout_callers;
 mod routing;
 mod schema;
 mod schema_files;

@@ -46,12 +46,28 @@ fn ship_and_look(dir: &Path, args: &[&str], look: impl FnMut(usize)) -> usize {
 }
 
 /// [`ship_and_look`] in one environment (`--env`) of a project with environments.
-fn ship_in(dir: &Path, env: Option<&str>, args: &[&str], mut look: impl FnMut(usize)) -> usize {
+fn ship_in(dir: &Path, env: Option<&str>, args: &[&str], look: impl FnMut(usize)) -> usize {
+    ship_releasing(dir, (env, &[]), args, look)
+}
+
+/// [`ship_in`], each step rendered with `--release-old-address` for the apps of `release`
+/// (apps with callers of their own whose old addresses the change takes away): the step
+/// that takes them is accepted by `check` with a `direct-callers-moved` warning for the
+/// reviewer, and no other finding.
+fn ship_releasing(
+    dir: &Path,
+    (env, release): (Option<&str>, &[&str]),
+    args: &[&str],
+    mut look: impl FnMut(usize),
+) -> usize {
     let env_args: Vec<&str> = env.map_or(Vec::new(), |e| vec!["--env", e]);
     let mut steps = 0;
     loop {
         let mut render = vec!["render", "--base", "HEAD"];
         render.extend(&env_args);
+        for app in release {
+            render.extend(["--release-old-address", app]);
+        }
         let run = latgen(dir, &render);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         if run.stderr.starts_with("nothing to roll out") {
@@ -68,13 +84,23 @@ fn ship_in(dir: &Path, env: Option<&str>, args: &[&str], mut look: impl FnMut(us
         check.extend(&env_args);
         check.extend(args);
         let check = latgen(dir, &check);
-        assert_eq!(check.code, Some(0), "step {steps}: {}", check.stdout);
+        let found: Vec<&str> = (check.stdout.lines())
+            .filter(|l| l.starts_with("warning[") || l.starts_with("error["))
+            .collect();
+        let released = !release.is_empty()
+            && !found.is_empty()
+            && (found.iter()).all(|l| l.starts_with("warning[direct-callers-moved]"));
+        assert!(
+            check.code == Some(0) || released,
+            "step {steps}: {}",
+            check.stdout
+        );
         look(steps);
         assert!(steps < 6, "the rollout does not end");
     }
 }
 
-fn commit(dir: &Path, message: &str) {
+pub(super) fn commit(dir: &Path, message: &str) {
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", message]);
 }
@@ -91,7 +117,7 @@ fn change(dir: &Path) {
 }
 
 /// The output folder's manifests at a revision.
-fn tree_at(dir: &Path, rev: &str) -> BTreeMap<PathBuf, String> {
+pub(super) fn tree_at(dir: &Path, rev: &str) -> BTreeMap<PathBuf, String> {
     tree_in(dir, rev, "generated")
 }
 
@@ -215,7 +241,7 @@ fn a_change_ships_in_the_fewest_safe_steps_and_ends_as_a_plain_render() {
 
 /// [`five_apps`] with auth on: Kong calls from its VPC, and alpha and charlie name callers
 /// of their own.
-fn five_apps_with_auth() -> tempfile::TempDir {
+pub(super) fn five_apps_with_auth() -> tempfile::TempDir {
     let tmp = common::scratch();
     let dir = tmp.path();
     std::fs::write(
@@ -261,7 +287,8 @@ fn a_change_with_auth_lets_every_caller_in_as_before_or_after_in_every_state() {
     let dir = tmp.path();
     let before = project::built(dir).prepared.apps;
     change(dir);
-    let steps = ship_each_step(dir, &["--deny-warnings"]);
+    // delta is called straight by its own caller: its old address goes when released.
+    let steps = ship_releasing(dir, (None, &["delta"]), &["--deny-warnings"], |_| {});
     assert_eq!(steps, 3, "a change with a move takes three steps");
     let built = project::built(dir);
     let (after, config) = (&built.prepared.apps, &built.prepared.config);
@@ -502,12 +529,16 @@ fn set_dispatch(dir: &Path, mode: &str) {
     std::fs::write(yaml, text).unwrap();
 }
 
+/// The example's apps that declare callers of their own.
+const CALLED_STRAIGHT: [&str; 3] = ["audit-log", "orders", "payments"];
+
 /// Ships the change in the work tree with `render --base HEAD`, one committed step at a
 /// time, each accepted by `check --base … --deny-warnings` (a step `render --base` writes
-/// has no finding, transient ones included) and its PR comment snapshotted as
+/// has no finding, transient ones included, but the warning of the step that takes the
+/// old addresses of `release`) and its PR comment snapshotted as
 /// `tests/rollout/<case>-step-<n>.expected.md`; returns the number of steps.
-fn ship(dir: &Path, case: &str) -> usize {
-    ship_and_look(dir, &["--deny-warnings"], |steps| {
+fn ship(dir: &Path, case: &str, release: &[&str]) -> usize {
+    ship_releasing(dir, (None, release), &["--deny-warnings"], |steps| {
         let md = latgen(dir, &["check", "--base", "HEAD~1", "--format", "markdown"]);
         common::assert_snapshot(
             &common::root().join(format!("tests/rollout/{case}-step-{steps}.expected.md")),
@@ -587,16 +618,20 @@ fn assert_states_in(
 
 /// Switching the example's dispatch mode on a live deployment, path → header → path: each
 /// switch ships as safe steps (header groups added beside the path groups, Kong moved onto
-/// them, the old groups dropped; and back), every state routes every request to its own
-/// app within the quota, and each switch ends as a plain render in the new mode.
+/// them, the old groups dropped, but those of the apps called straight at Lattice, which go
+/// once released; and back), every state routes every request to its own app within the
+/// quota, and each switch ends as a plain render in the new mode.
 #[test]
 fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
     let tmp = example_repo();
     let dir = tmp.path();
     for (mode, services) in [("header", 8), ("path", 14)] {
         set_dispatch(dir, mode);
-        let steps = ship(dir, &format!("to-{mode}"));
-        assert_eq!(steps, 3, "switching to {mode}: Lattice, Kong, Lattice");
+        let steps = ship(dir, &format!("to-{mode}"), &CALLED_STRAIGHT);
+        assert_eq!(
+            steps, 4,
+            "switching to {mode}: Lattice, Kong, Lattice, the released old addresses"
+        );
         assert_states_route_and_fit(dir, steps);
         let plain = latgen(dir, &["render", "--check"]);
         assert_eq!(plain.code, Some(0), "{}{}", plain.stdout, plain.stderr);
@@ -623,7 +658,7 @@ fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
     let faq = dir.join("apps/support/faq.yaml");
     let text = std::fs::read_to_string(&faq).unwrap();
     std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
-    let steps = ship(dir, "outgrown");
+    let steps = ship(dir, "outgrown", &[]);
     assert_eq!(steps, 3, "Lattice (new group), Kong, Lattice (old group)");
     let mut before = project::built(dir).prepared.apps;
     let faq = before.iter_mut().find(|a| a.name == "faq").unwrap();
@@ -787,13 +822,14 @@ fn a_canary_app_moves_in_safe_steps() {
 /// The field report's journey: the before example (79 apps, a Lattice service each)
 /// imported, rendered as it runs and committed; the team adds what only it knows (the
 /// example's declarations: peak rates, isolation, callers); `plan --apply` records the
-/// consolidation, and `render --base` ships it in three steps for all 73 path-routed apps
+/// consolidation, and `render --base` ships it in four steps for all 73 path-routed apps
 /// at once (the groups, Kong's switch, the old routes' removal: none can go before the one
-/// it follows, and each is safe for every app together), each step accepted by `check
+/// it follows, and each is safe for every app together; the routes of the three apps called
+/// straight at Lattice go last, once released), each step accepted by `check
 /// --base`, every state in between routing every probe to its app with either side live
 /// first, and the end is the example's 14 services at its cost.
 #[test]
-fn the_before_example_consolidates_to_14_services_in_three_safe_steps() {
+fn the_before_example_consolidates_to_14_services_in_four_safe_steps() {
     let tmp = super::import::imported_before();
     let dir = tmp.path();
     git(dir, &["init", "-q"]);
@@ -818,16 +854,16 @@ fn the_before_example_consolidates_to_14_services_in_three_safe_steps() {
         plan.stdout
     );
     let mut services = Vec::new();
-    let steps = ship_and_look(dir, &[], |_| {
+    let steps = ship_releasing(dir, (None, &CALLED_STRAIGHT), &[], |_| {
         let lattice = tree_at(dir, "HEAD");
         let routes = (lattice.keys())
             .filter(|p| p.to_string_lossy().starts_with("lattice/httproute-"))
             .count();
         services.push(routes);
     });
-    assert_eq!(steps, 3);
-    // The old routes and the new groups are both billed until the last step.
-    assert_eq!(services, [87, 87, 14]);
+    assert_eq!(steps, 4);
+    // The old routes and the new groups are both billed until the old routes go.
+    assert_eq!(services, [87, 87, 17, 14]);
     assert_states_route_and_fit(dir, steps);
     let cost = latgen(dir, &["cost"]);
     assert!(

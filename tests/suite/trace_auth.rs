@@ -144,7 +144,7 @@ fn a_direct_caller_let_in_from_any_vpc_needs_no_from_vpc() {
     assert!(!run.stdout.contains(MADE_UP_VPC), "{}", run.stdout);
     assert!(
         run.stdout.contains(
-            "\nauth      as a signed caller of o-a1b2c3d4e5 from a VPC not given (POST): allowed by statement 8 (generated/lattice/iamauthpolicy-group-01.yaml)\n"
+            "\nauth      as a signed caller of o-a1b2c3d4e5 from a VPC not given (POST): allowed by statement 6 (generated/lattice/iamauthpolicy-group-01.yaml)\n"
         ),
         "{}",
         run.stdout

@@ -121,7 +121,7 @@ fn rule_delta(before: &Network, after: &Network) -> BTreeMap<(String, String, St
 }
 
 /// A rule as a person reads it: its paths, or the header values it matches.
-fn describe(rule: &LatticeRule) -> String {
+pub(crate) fn describe(rule: &LatticeRule) -> String {
     let parts: Vec<String> = rule
         .matches
         .iter()

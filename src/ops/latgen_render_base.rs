@@ -104,10 +104,12 @@ fn write_step(
     // Lattice Application ignore the step's canary weights.
     let config = &step.built.prepared.config;
     let kit = super::latgen_deploy::kit_for_render(paths, config, &step.files, &existing, None);
-    let outside = lock.into_iter().chain(kit.iter().map(|(path, text)| OutsideFile {
-        path,
-        text: text.clone(),
-    }));
+    let outside = lock
+        .into_iter()
+        .chain(kit.iter().map(|(path, text)| OutsideFile {
+            path,
+            text: text.clone(),
+        }));
     let files = Rendered {
         files: step.files.clone(),
         ..Rendered::default()

@@ -108,7 +108,10 @@ fn status_env((base, format): (Option<&str>, StatusFormat), paths: &ProjectPaths
     match format {
         StatusFormat::Human => {
             let recorded = prepared.rollout;
-            print!("{}", human((paths, &prepared), (&moves, rendered), &addresses));
+            print!(
+                "{}",
+                human((paths, &prepared), (&moves, rendered), &addresses)
+            );
             let pending = recorded.is_some() || !moves.is_empty() || !rendered;
             match (&from_base, base) {
                 (Some(b), _) => print!("{}", human_base(b, rev, paths)),
@@ -280,19 +283,13 @@ fn human_base(b: &FromBase, rev: &str, paths: &ProjectPaths) -> String {
 
 /// Where the output stands between `rev` and the target; None when `rev` has no output.
 /// `here` is the output folder's manifests, which may be the next step already written.
-fn rollout(
-    paths: &ProjectPaths,
-    rev: &str,
-    here: &Tree,
-    ui: Ui,
-) -> Result<Option<FromBase>, Exit> {
+fn rollout(paths: &ProjectPaths, rev: &str, here: &Tree, ui: Ui) -> Result<Option<FromBase>, Exit> {
     let templates = Templates::load(None).map_err(|d| ui.fail(d, &Sources::default()))?;
-    let (resolved, base) =
-        match crate::rollout::git::base_tree_of(paths, Some(rev), here) {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok(None),
-            Err(d) => return Err(ui.fail(d, &Sources::default())),
-        };
+    let (resolved, base) = match crate::rollout::git::base_tree_of(paths, Some(rev), here) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok(None),
+        Err(d) => return Err(ui.fail(d, &Sources::default())),
+    };
     let base = crate::output::manifests(&base).into_owned();
     let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
     let built = crate::pipeline::build_final(paths, &templates).map_err(|f| {

@@ -37,6 +37,7 @@ pub(crate) const APP_FIELDS: &[&str] = &[
     "kong",
     "canary",
     "environments",
+    "overrides",
 ];
 
 /// A web app routed through Kong and VPC Lattice: one file per app under `apps/`.
@@ -96,6 +97,13 @@ pub(crate) struct AppDecl {
     /// every environment. Only for a project with environments.
     #[schemars(with = "Option<Vec<String>>")]
     pub environments: Option<Spanned<Vec<Spanned<String>>>>,
+    /// What an environment changes of this declaration, by environment name: its `host`,
+    /// `paths`, `kong`, `callers` or `canary`, each replacing the declaration's own. Only for
+    /// a project with environments.
+    #[schemars(
+        with = "Option<std::collections::BTreeMap<String, crate::input::overrides::AppOverride>>"
+    )]
+    pub overrides: Option<Spanned<crate::input::overrides::Overrides>>,
 }
 
 /// A Service and port in the app's namespace.

@@ -14,6 +14,7 @@ pub(crate) mod kong;
 mod load;
 pub mod lock;
 pub(crate) mod observability;
+pub(crate) mod overrides;
 pub(crate) mod places;
 pub(crate) mod previews;
 pub(crate) mod quotas;

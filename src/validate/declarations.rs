@@ -8,6 +8,7 @@ use serde_saphyr::Spanned;
 use super::claims::{
     check_adopted_routes, check_path_claims, check_service_name_collisions, check_unique_names,
 };
+use super::env_overrides::{self, Effective};
 use super::paths::{
     check_host_rule_count, span, validate_health_check, validate_host, validate_paths, validate_pin,
 };
@@ -38,6 +39,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
         .map(|d| {
             let mut found = Diagnostics::new();
+            env_overrides::check_names(d, loaded, &mut found);
             if !runs_here(d, loaded, &mut found) {
                 return (None, found);
             }
@@ -102,6 +104,8 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     let file = &d.file;
     let before = diags.count(Severity::Error);
     let decl = &d.decl;
+    // The fields an environment may override, as the environment being read has them.
+    let here = Effective::of(decl, config.env_name());
 
     let (name, name_pos) = match &decl.name {
         Some(n) => (n.value.clone(), Pos::of(n)),
@@ -116,23 +120,22 @@ fn validate_app(d: &LoadedDecl, config: &Config, diags: &mut Diagnostics) -> Opt
     };
     check_name(&name, from_stem, &name_at, diags);
     check_not_a_group_name(&name, config, name_at.clone(), diags);
-    if decl.host.is_some() {
+    if here.host.is_some() {
         check_not_a_service_suffix(&name, config, name_at, diags);
     }
     check_namespace(file, &decl.namespace, diags);
     let svc = &decl.service.value;
     check_service(file, svc, diags);
-    let host = validate_host(file, decl.host.as_ref(), config, diags);
-    let paths = validate_paths(file, decl.paths.as_ref(), decl.host.as_ref(), diags);
+    let host = validate_host(file, here.host, config, diags);
+    let paths = validate_paths(file, here.paths, here.host, diags);
     check_host_rule_count(file, &paths, host.is_some(), diags);
     let pin = validate_pin(file, decl.group.as_ref(), host.is_some(), diags);
     let health_check = validate_health_check(file, decl.health_check.as_ref(), diags);
     check_peak_rps(file, decl.peak_rps.as_ref(), diags);
     principals::check_paths(file, &paths, config, diags);
-    let callers = principals::validate_callers(file, decl.callers.as_ref(), config, diags);
-    let kong =
-        kong_settings::validate_app_kong(file, host.as_deref(), config, decl.kong.as_ref(), diags);
-    let canary = canary_backend::validate_canary(file, svc, decl.canary.as_ref(), diags);
+    let callers = principals::validate_callers(file, here.callers, config, diags);
+    let kong = kong_settings::validate_app_kong(file, host.as_deref(), config, here.kong, diags);
+    let canary = canary_backend::validate_canary(file, svc, here.canary, diags);
 
     if diags.count(Severity::Error) > before {
         return None;

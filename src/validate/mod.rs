@@ -3,7 +3,7 @@
 //! other (unique names, no path claimed twice). All problems are collected.
 //!
 //! `declarations` checks each declaration and makes the apps; `paths` its routing values;
-//! `claims` the apps against each other; `settings` `latgen.yaml` on its own; [`auth`],
+//! `claims` the apps against each other; `env_overrides` what an environment changes of a declaration; `settings` `latgen.yaml` on its own; [`auth`],
 //! `canary`, `kong` and [`previews`] their parts; [`compat`] settings that cannot work
 //! together.
 //!
@@ -13,6 +13,7 @@ mod canary_backend;
 mod claims;
 pub(crate) mod compat;
 mod declarations;
+mod env_overrides;
 mod kong_settings;
 mod paths;
 pub(crate) mod preview_files;

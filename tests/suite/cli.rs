@@ -196,7 +196,7 @@ fn unknown_field_suggests_the_closest_one() {
     assert_fails_with(
         &run,
         concat!(
-            "error[unknown-field]: unknown field `nmae`, expected one of name, namespace, service, paths, host, group, peakRps, isolate, healthCheck, callers, kong, canary, environments\n",
+            "error[unknown-field]: unknown field `nmae`, expected one of name, namespace, service, paths, host, group, peakRps, isolate, healthCheck, callers, kong, canary, environments, overrides\n",
             "  --> apps/shop.yaml:1:1\n",
             "  |\n",
             "1 | nmae: shop\n",

@@ -13,6 +13,7 @@ mod common;
 mod crd;
 mod deploy;
 mod ecosystem;
+mod env_overrides;
 mod environments;
 mod everyday;
 mod explain;

@@ -18,9 +18,15 @@ pub(crate) struct PromoteArgs {
     /// Project settings [default: latgen.yaml beside the apps folder].
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Record the placement in the target's lock (locks/TO.lock); without it, only say it.
+    /// Record the placement in the target's lock (locks/TO.lock), and write the
+    /// declarations the carried overrides change; without it, only say it.
     #[arg(long)]
     pub apply: bool,
+    /// Carry FROM's override of this field (`overrides.FROM.FIELD` in a declaration) to TO:
+    /// the field becomes the declaration's own once every environment has it alike, else
+    /// TO's override. Repeat it for more fields.
+    #[arg(long, value_name = "FIELD", default_value = "paths", value_parser = ["host", "paths", "kong", "callers", "canary"])]
+    pub carry: Vec<String>,
 }
 
 pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {
@@ -29,6 +35,7 @@ pub(crate) fn run(args: &PromoteArgs, ui: Ui) -> Exit {
         from: &args.from,
         to: &args.to,
         apply: args.apply,
+        carry: &args.carry,
     };
     promote(&opts, &base, ui)
 }

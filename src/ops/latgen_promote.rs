@@ -1,9 +1,12 @@
-//! `latgen promote FROM TO`: the shared stages in both environments, then the target's new
-//! apps placed in the groups the source gives them ([`crate::plan::rebalance::promotion`]),
-//! said app by app; with `--apply`, recorded in the target's lock, to ship with
-//! `render --base` like any change.
+//! `latgen promote FROM TO`: the source's overrides of the fields `--carry` names carried
+//! to the target in each declaration ([`super::promote_carry`]); then the shared stages in
+//! both environments, and the target's new apps placed in the groups the source gives them
+//! ([`crate::plan::rebalance::promotion`]), said app by app; with `--apply`, the
+//! declarations and the target's lock written, to ship with `render --base` like any
+//! change.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use super::shell::{Exit, Ui};
 use crate::diag::codes::Code;
@@ -17,8 +20,10 @@ pub(crate) struct PromoteOptions<'a> {
     pub from: &'a str,
     /// The environment whose new apps are placed.
     pub to: &'a str,
-    /// Record the placement in the target's lock.
+    /// Record the placement in the target's lock, and write the declarations carried.
     pub apply: bool,
+    /// The fields whose source override is carried to the target.
+    pub carry: &'a [String],
 }
 
 /// Places the target's new apps in the project at `base` (its paths without an
@@ -38,6 +43,10 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
         Ok(l) => l,
         Err(d) => return ui.fail(d, &Sources::default()),
     };
+    let carried = match carry(args, base) {
+        Ok(c) => c,
+        Err(d) => return ui.fail(d, &Sources::default()),
+    };
     let (Some(source), Some(target)) = (
         super::project::prepare(&from, ui),
         super::project::prepare(&to, ui),
@@ -51,6 +60,12 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
     let p = promotion(&source, &target, &locked);
     say(args, &p, (&source.config, &target.config));
     if !args.apply || (p.placed.is_empty() && p.target_only.is_empty()) {
+        if args.apply && !carried.is_empty() {
+            println!(
+                "next: `latgen render --env {} --base auto` writes the first safe step against the default branch",
+                args.to
+            );
+        }
         return Exit::Success;
     }
     let mut lock = p.after.plan.lock.clone();
@@ -65,6 +80,19 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
         args.to
     );
     Exit::Success
+}
+
+/// The overrides carried (with `--apply`, written), said; the files written.
+fn carry(args: &PromoteOptions<'_>, base: &ProjectPaths) -> Result<Vec<PathBuf>, Diagnostic> {
+    let envs = (args.from, args.to);
+    let carries = super::promote_carry::overrides_to_carry(base, envs, args.carry)?;
+    for c in &carries {
+        println!("{}", super::promote_carry::describe(c, envs, args.apply));
+    }
+    if !args.apply {
+        return Ok(Vec::new());
+    }
+    super::promote_carry::write(base, &carries)
 }
 
 /// The two environments' paths: both must be environments of the project, and not one.

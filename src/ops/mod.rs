@@ -22,4 +22,5 @@ pub(crate) mod latgen_status;
 pub(crate) mod latgen_trace;
 pub(crate) mod plan_observed;
 pub(crate) mod project;
+pub(crate) mod promote_carry;
 pub(crate) mod shell;

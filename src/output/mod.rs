@@ -7,9 +7,11 @@
 //! latgen did not generate (no header) are never touched. `--check` computes the same
 //! changes and shows them as a unified diff instead. Every other file latgen writes goes
 //! through here too: a lock or a file of the deploy kit on its own ([`write_atomic`]), and
-//! the new files of `init` and `import` and the pages of `man --out` (`additions.rs`).
+//! the new files of `init` and `import` and the pages of `man --out` (`additions.rs`), and
+//! an environment's override carried to another in a declaration (`declaration_edit.rs`).
 
 mod additions;
+pub(crate) mod declaration_edit;
 mod folder;
 mod journal;
 pub(crate) mod previous;

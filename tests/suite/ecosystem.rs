@@ -1131,6 +1131,46 @@ fn argocd_plugin_script_runs() {
     assert!(out.stdout.is_empty());
 }
 
+/// In a project with environments the plugin's `env` parameter chooses the environment:
+/// the script prints what `latgen manifests --env` prints for it.
+#[test]
+fn argocd_plugin_script_renders_the_environment_its_parameter_names() {
+    let p = yaml("examples/argocd-cmp/plugin.yaml");
+    let script = p["spec"]["generate"]["args"][0].as_str().unwrap();
+    let params = p["spec"]["parameters"]["static"].as_array().unwrap();
+    assert!(
+        params
+            .iter()
+            .any(|q| q["name"] == "env" && q["required"] == false)
+    );
+    let tmp = common::copy_project(&common::fixture("environments"));
+    let bin = common::bin().parent().unwrap().to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(tmp.path())
+        .env("PATH", &path)
+        .env("PARAM_SIDE", "kong")
+        .env("PARAM_ENV", "staging")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = latgen(
+        tmp.path(),
+        &["manifests", "--side", "kong", "--env", "staging"],
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected.stdout);
+    assert!(expected.stdout.contains("staging.example.com"));
+}
+
 /// The step of `steps` that uses `action` (`owner/name`, any version).
 fn step_using<'a>(steps: &'a [Value], action: &str) -> &'a Value {
     steps

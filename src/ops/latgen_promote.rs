@@ -6,7 +6,6 @@
 //! change.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use super::shell::{Exit, Ui};
 use crate::diag::codes::Code;
@@ -51,6 +50,9 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
         super::project::prepare(&from, ui),
         super::project::prepare(&to, ui),
     ) else {
+        // The declarations carried are put back: a promotion is written whole or not.
+        super::promote_carry::restore(base, &carried);
+        eprintln!("nothing written: the declarations are as they were");
         return Exit::Error;
     };
     let locked = match locked_apps(&to) {
@@ -72,6 +74,7 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
     lock.rollout = target.rollout;
     let text = crate::input::lock::serialize(&lock);
     if let Err(d) = crate::output::write_atomic(&to.root, &to.lock, text.as_bytes()) {
+        super::promote_carry::restore(base, &carried);
         return ui.fail(d, &Sources::default());
     }
     println!(
@@ -82,8 +85,12 @@ pub(crate) fn run(args: &PromoteOptions<'_>, base: &ProjectPaths, ui: Ui) -> Exi
     Exit::Success
 }
 
-/// The overrides carried (with `--apply`, written), said; the files written.
-fn carry(args: &PromoteOptions<'_>, base: &ProjectPaths) -> Result<Vec<PathBuf>, Diagnostic> {
+/// The overrides carried (with `--apply`, written), said; the files written, with what they
+/// held.
+fn carry(
+    args: &PromoteOptions<'_>,
+    base: &ProjectPaths,
+) -> Result<Vec<super::promote_carry::Written>, Diagnostic> {
     let envs = (args.from, args.to);
     let carries = super::promote_carry::overrides_to_carry(base, envs, args.carry)?;
     for c in &carries {

@@ -60,8 +60,9 @@ enum FromBase {
     /// Steps shipped, the rollout's length, and the addresses a step holds.
     Steps(u32, u32, Vec<Release>),
     /// The next step (its number, the rollout's length, whether it ends the change) is
-    /// written in the output folder and the lock, not yet merged.
-    Written(u32, u32, bool),
+    /// written in the output folder and the lock, not yet merged; and the addresses a later
+    /// step holds.
+    Written(u32, u32, bool, Vec<Release>),
     /// The change cannot go further in safe steps.
     Stuck,
 }
@@ -80,7 +81,11 @@ fn status_env((base, format): (Option<&str>, StatusFormat), paths: &ProjectPaths
     // holds a change (a move `move` or `plan --apply` recorded, a new app) once it is what
     // `latgen render` writes from the inputs and the lock as they are.
     let rendered = built.prepared.rollout.is_some() || owned(&here) == owned(&built.output.files);
-    let prepared = built.prepared;
+    // Only the plan is kept: the rendered output is dropped before the target is built.
+    let prepared = {
+        let built = built;
+        built.prepared
+    };
     let moves = moving(&prepared);
     let addresses: Vec<AppAddress> = AppId::enumerate(&prepared.apps)
         .map(|(id, app)| {
@@ -236,26 +241,24 @@ fn human_base(b: &FromBase, rev: &str, paths: &ProjectPaths) -> String {
     };
     match b {
         FromBase::Done => format!("rollout: none; {shown} holds what `latgen render` writes\n"),
-        FromBase::Written(n, of, completes) => {
+        FromBase::Written(n, of, completes, held) => {
             let then = if *completes {
                 "the change is complete".to_string()
             } else {
                 format!("`latgen render{env} --base {rev}` writes step {}", n + 1)
             };
-            format!(
+            let mut out = format!(
                 "rollout: step {n} of {of} is written in {} and {}, not yet in {shown}; next: merge its PR; once it is live, {then}\n",
                 paths.output.display(),
                 lock_shown(paths.env_name())
-            )
+            );
+            out.push_str(&held_lines(held, (&env, rev), *of, false));
+            out
         }
         FromBase::Stuck => format!(
             "rollout: the change from {shown} cannot go further in safe steps; `latgen render{env} --base {rev}` says why\n"
         ),
         FromBase::Steps(shipped, of, held) => {
-            let names: Vec<&str> = held.iter().map(|r| r.app.as_str()).collect();
-            let release: String = (names.iter())
-                .map(|n| format!(" --release-old-address {n}"))
-                .collect();
             let held_now = shipped + 1 == *of && !held.is_empty();
             let mut out = if held_now {
                 format!(
@@ -267,18 +270,29 @@ fn human_base(b: &FromBase, rev: &str, paths: &ProjectPaths) -> String {
                     shipped + 1
                 )
             };
-            for r in held {
-                out.push_str(&format!("held: {}\n", r.show()));
-            }
-            if !held.is_empty() {
-                out.push_str(&format!(
-                    "{}: once those callers call the new address, `latgen render{env} --base {rev}{release}` writes step {of}\n",
-                    if held_now { "next" } else { "then" }
-                ));
-            }
+            out.push_str(&held_lines(held, (&env, rev), *of, held_now));
             out
         }
     }
+}
+
+/// The addresses a step holds, and the command that releases them; `now` when the held
+/// step is the next one.
+fn held_lines(held: &[Release], (env, rev): (&str, &str), of: u32, now: bool) -> String {
+    let mut out = String::new();
+    for r in held {
+        out.push_str(&format!("held: {}\n", r.show()));
+    }
+    if !held.is_empty() {
+        let release: String = (held.iter())
+            .map(|r| format!(" --release-old-address {}", r.app))
+            .collect();
+        out.push_str(&format!(
+            "{}: once those callers call the new address, `latgen render{env} --base {rev}{release}` writes step {of}\n",
+            if now { "next" } else { "then" }
+        ));
+    }
+    out
 }
 
 /// Where the output stands between `rev` and the target; None when `rev` has no output.
@@ -296,11 +310,19 @@ fn rollout(paths: &ProjectPaths, rev: &str, here: &Tree, ui: Ui) -> Result<Optio
         ui.report(&f.diags, &f.sources);
         Exit::Error
     })?;
+    // A step the output folder holds that takes addresses away was written on purpose,
+    // with `--release-old-address`: those apps are released, as `check --base` finds.
+    let mut released: Vec<String> =
+        (crate::rollout::addresses::released(&base, here, &built.prepared.apps).into_iter())
+            .map(|r| r.app)
+            .collect();
+    released.dedup();
     Ok(Some(
-        match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &[])) {
+        match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &released)) {
             Ok(step) if step.remaining == 0 => FromBase::Done,
             Ok(step) if !step.held_now() && written(paths, here, &step) => {
-                FromBase::Written(step.progress.step, step.progress.of, step.completes())
+                let (n, of) = (step.progress.step, step.progress.of);
+                FromBase::Written(n, of, step.completes(), step.held.clone())
             }
             Ok(step) => FromBase::Steps(step.progress.step - 1, step.progress.of, step.held),
             Err(crate::rollout::steps::Stuck { .. }) => FromBase::Stuck,
@@ -337,12 +359,12 @@ fn base_json(b: &FromBase, rev: &str) -> Value {
     match b {
         FromBase::Done => json!({ "rev": rev, "shipped": 0, "of": 0, "held": [], "stuck": false }),
         FromBase::Stuck => json!({ "rev": rev, "stuck": true }),
-        FromBase::Written(step, of, _) => json!({
+        FromBase::Written(step, of, _, held) => json!({
             "rev": rev,
             "shipped": step - 1,
             "of": of,
             "written": step,
-            "held": [],
+            "held": held.iter().map(Release::to_json).collect::<Vec<_>>(),
             "stuck": false,
         }),
         FromBase::Steps(shipped, of, held) => json!({

@@ -61,6 +61,9 @@ pub(crate) fn overrides_to_carry(
                 Ok(Some(c)) => Ok(c),
                 Err(e) => Err(e),
             };
+            // What stops one field stops them all (the file's overrides are on one line):
+            // said once.
+            let stop = outcome.is_err();
             if let (true, Ok(c)) = (is_chosen, &outcome) {
                 now = c.text.clone();
             }
@@ -71,6 +74,9 @@ pub(crate) fn overrides_to_carry(
                 chosen: is_chosen,
                 outcome,
             });
+            if stop {
+                break;
+            }
         }
     }
     Ok(out)
@@ -84,8 +90,8 @@ fn stem(file: &Path) -> String {
 pub(crate) fn describe(c: &Carry, (from, to): (&str, &str), apply: bool) -> String {
     let (app, field, file) = (&c.app, c.field, c.file.display());
     match (&c.outcome, c.chosen, apply) {
-        (Err(why), true, _) => format!("  {app}: {from}'s {field} not carried: {why} ({file})"),
-        (Err(_), false, _) | (Ok(_), false, _) => format!(
+        (Err(why), _, _) => format!("  {app}: nothing carried from {from}: {why} ({file})"),
+        (Ok(_), false, _) => format!(
             "  {app}: {from} overrides {field}, kept to {from} (`--carry {field}` carries it) ({file})"
         ),
         (Ok(c), true, false) if c.folded => format!(
@@ -103,9 +109,22 @@ pub(crate) fn describe(c: &Carry, (from, to): (&str, &str), apply: bool) -> Stri
     }
 }
 
-/// Writes the declarations the chosen fields changed, each checked to parse first; their
-/// files.
-pub(crate) fn write(base: &ProjectPaths, carries: &[Carry]) -> Result<Vec<PathBuf>, Diagnostic> {
+/// A declaration written, with the text it had: put back if the promotion fails after.
+pub(crate) type Written = (PathBuf, String);
+
+/// Writes the declarations the chosen fields changed, each checked to parse first; what
+/// they held before. Nothing is written when a declaration could not be carried.
+pub(crate) fn write(base: &ProjectPaths, carries: &[Carry]) -> Result<Vec<Written>, Diagnostic> {
+    if let Some(c) = carries.iter().find(|c| c.outcome.is_err()) {
+        return Err(Diagnostic::error(
+            Code::InvalidValue,
+            format!(
+                "{} cannot be carried line by line, so no declaration was changed",
+                c.file.display()
+            ),
+        )
+        .help("write its `overrides:` as a block (a key a line), or carry it by hand"));
+    }
     // The last text of each file holds every field carried into it.
     let mut last: Vec<(&PathBuf, &str)> = Vec::new();
     for c in carries.iter().filter(|c| c.chosen) {
@@ -128,8 +147,22 @@ pub(crate) fn write(base: &ProjectPaths, carries: &[Carry]) -> Result<Vec<PathBu
             .help("carry it by hand: move the override's lines in the file"));
         }
     }
+    let mut written = Vec::new();
     for (file, text) in &last {
-        crate::output::write_atomic(&base.root, file, text.as_bytes())?;
+        let before = std::fs::read_to_string(file).unwrap_or_default();
+        if let Err(d) = crate::output::write_atomic(&base.root, file, text.as_bytes()) {
+            restore(base, &written);
+            return Err(d);
+        }
+        written.push((file.to_path_buf(), before));
     }
-    Ok(last.into_iter().map(|(f, _)| f.clone()).collect())
+    Ok(written)
+}
+
+/// Puts back what [`write`] changed.
+pub(crate) fn restore(base: &ProjectPaths, written: &[Written]) {
+    for (file, before) in written {
+        // Best effort: the error that led here is the one reported.
+        let _ = crate::output::write_atomic(&base.root, file, before.as_bytes());
+    }
 }

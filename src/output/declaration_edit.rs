@@ -5,6 +5,8 @@
 //! Only block style is edited (`overrides:` with one key per line, as `latgen import` and
 //! the book write it); a flow mapping (`overrides: {staging: …}`) is left for the user.
 
+use serde_json::Value;
+
 /// A mapping entry: its key and the lines `start..end` it spans, from the key's line to its
 /// value's last line (comments and blank lines after it excluded).
 #[derive(Debug, Clone)]
@@ -103,19 +105,43 @@ fn reindent(lines: &[&str], entry: &Entry, to: usize) -> Vec<String> {
         .collect()
 }
 
-/// The value's text of `field` as environment `env` has it: its override's, else the
+/// The value of `field` as environment `env` has it: its override's, else the
 /// declaration's own; None when neither sets it.
 fn value_in(
     lines: &[&str],
     (top, envs): (&[Entry], &[EnvEntry]),
     field: &str,
     env: &str,
-) -> Option<Vec<String>> {
+) -> Option<Value> {
     let over = envs.iter().find(|(e, _)| e.key == env);
     let entry = over
         .and_then(|(_, f)| find(f, field))
         .or_else(|| find(top, field))?;
-    Some(reindent(lines, entry, 0))
+    Some(value_of(lines, entry))
+}
+
+/// An entry's value, as YAML reads it: two entries alike but for their comments, quoting
+/// or style are alike. Text that does not read is compared as text.
+fn value_of(lines: &[&str], entry: &Entry) -> Value {
+    let text = reindent(lines, entry, 0).join("\n");
+    match serde_saphyr::from_str::<Value>(&text) {
+        Ok(v) => v,
+        Err(_) => Value::String(text),
+    }
+}
+
+/// The first line of an entry with the comment lines right above it, which describe it.
+fn with_comments_above(lines: &[&str], entry: &Entry) -> usize {
+    let mut start = entry.start;
+    while start > 0 {
+        let line = lines[start - 1];
+        let comment = line.trim_start().starts_with('#') && indent_of(line) >= entry.indent;
+        if !comment {
+            break;
+        }
+        start -= 1;
+    }
+    start
 }
 
 /// Carries environment `from`'s override of `field` to `to` in the declaration `text`,
@@ -146,7 +172,7 @@ pub(crate) fn carry(
     let Some(src) = find(src_fields, field) else {
         return Ok(None);
     };
-    let wanted = reindent(&lines, src, 0);
+    let wanted = value_of(&lines, src);
     let at = |env: &str| value_in(&lines, (&top, &envs), field, env);
     if at(to).as_ref() == Some(&wanted) {
         return Ok(None);
@@ -160,9 +186,10 @@ pub(crate) fn carry(
     } else {
         copy(&lines, &envs, (src_env, src), to, &mut edit);
     }
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     Ok(Some(Carried {
         folded: others_alike,
-        text: edit.apply(&lines, text.ends_with('\n')),
+        text: edit.apply(&lines, newline, text.ends_with('\n')),
     }))
 }
 
@@ -177,16 +204,16 @@ impl Edit {
         self.changes.push((start, end, with));
     }
 
-    fn apply(mut self, lines: &[&str], newline_at_end: bool) -> String {
+    fn apply(mut self, lines: &[&str], newline: &str, newline_at_end: bool) -> String {
         // From the bottom up, so that each edit's line numbers still hold.
         self.changes.sort_by_key(|c| std::cmp::Reverse((c.0, c.1)));
         let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         for (start, end, with) in self.changes {
             out.splice(start..end, with);
         }
-        let mut text = out.join("\n");
+        let mut text = out.join(newline);
         if newline_at_end {
-            text.push('\n');
+            text.push_str(newline);
         }
         text
     }
@@ -207,19 +234,20 @@ fn fold(
         .map(|(e, _)| e)
         .collect();
     let all_emptied = emptied.len() == envs.len();
+    let above = |e: &Entry| with_comments_above(lines, e);
     match find(top, field) {
         Some(base) => edit.replace((base.start, base.end), own),
-        None => edit.replace((overrides.start, overrides.start), own),
+        None => edit.replace((above(overrides), above(overrides)), own),
     }
     if all_emptied {
-        edit.replace((overrides.start, overrides.end), Vec::new());
+        edit.replace((above(overrides), overrides.end), Vec::new());
         return;
     }
     for (env, fields) in envs {
         if emptied.iter().any(|e| e.start == env.start) {
-            edit.replace((env.start, env.end), Vec::new());
+            edit.replace((above(env), env.end), Vec::new());
         } else if let Some(f) = find(fields, field) {
-            edit.replace((f.start, f.end), Vec::new());
+            edit.replace((above(f), f.end), Vec::new());
         }
     }
 }
@@ -325,6 +353,25 @@ mod tests {
                 text: want.to_string()
             }))
         );
+    }
+
+    #[test]
+    fn an_override_alike_but_for_its_style_carries_nothing() {
+        let text = format!("{BLOG}  production:\n    paths: [/blog, /journal]  # as staging\n");
+        let running = envs(&["dev", "staging", "production"]);
+        assert_eq!(
+            carry(&text, "paths", ("staging", "production"), &running),
+            Ok(None)
+        );
+    }
+
+    #[test]
+    fn a_declaration_with_crlf_keeps_its_line_ends() {
+        let text = BLOG.replace('\n', "\r\n");
+        let running = envs(&["staging", "production"]);
+        let got = carry(&text, "paths", ("staging", "production"), &running).unwrap();
+        let text = got.unwrap().text;
+        assert!(!text.replace("\r\n", "").contains('\n'), "{text:?}");
     }
 
     #[test]

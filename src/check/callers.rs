@@ -196,9 +196,9 @@ pub(crate) fn human(a: &AppCallers<'_>) -> String {
     }
     for r in &a.routes {
         let route = r.route;
-        let domain = route.hostnames.first().map_or("", String::as_str);
+        let domain = route.domain_shown();
         say(format!(
-            "lattice   service {} (route {}/{}), custom domain {domain}: {} ({})",
+            "lattice   service {} (route {}/{}), {domain}: {} ({})",
             route.service_name,
             route.namespace,
             route.name,
@@ -246,6 +246,7 @@ pub(crate) fn to_json(apps: &[AppCallers<'_>]) -> Value {
             "route": format!("{}/{}", r.route.namespace, r.route.name),
             "service": r.route.service_name,
             "customDomain": r.route.hostnames.first(),
+            "assignedDomain": r.route.assigned_domain,
             "file": r.route.file,
             "matches": (r.matches.iter()).map(|m| json!({ "type": m.kind.gateway_api_type(), "value": m.path })).collect::<Vec<_>>(),
             "policy": r.policy.map(|p| p.file.display().to_string()),

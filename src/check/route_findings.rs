@@ -212,10 +212,10 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
         }
     }
     for route in &net.lattice {
-        let Some(domain) = route.hostnames.first() else {
+        let Some(domain) = route.domain() else {
             continue;
         };
-        let kong = by_host.get(domain.as_str()).map_or(&[][..], Vec::as_slice);
+        let kong = by_host.get(domain).map_or(&[][..], Vec::as_slice);
         for (i, rule) in route.rules.iter().enumerate() {
             for m in &rule.matches {
                 let Some((name, Some(value))) = m.headers.first() else {

@@ -114,7 +114,7 @@ pub(crate) fn check<'a>(
         (Some(p), Some(c)) => judge(p, c, path, headers),
         (Some(_), None) => Verdict::Unknown(callers.kong.clone().err().unwrap_or_default()),
     };
-    let domain = route.hostnames.first().map_or("", String::as_str);
+    let domain = route.domain().unwrap_or_default();
     Some(AuthCheck {
         as_kong: !direct,
         caller,

@@ -307,11 +307,11 @@ fn human_bridge(o: &mut String, t: &Trace<'_>, r: &KongRoute) {
 
 /// The Lattice service and the rule that matched first.
 fn human_lattice(o: &mut String, t: &Trace<'_>, route: &LatticeRoute) {
-    let domain = route.hostnames.first().map_or("", String::as_str);
+    let domain = route.domain_shown();
     say(
         o,
         format!(
-            "lattice   service {} (route {}/{}), custom domain {domain} ({})",
+            "lattice   service {} (route {}/{}), {domain} ({})",
             route.service_name,
             route.namespace,
             route.name,
@@ -425,6 +425,7 @@ pub(crate) fn to_json(t: &Trace<'_>) -> Value {
             "route": format!("{}/{}", route.namespace, route.name),
             "service": route.service_name,
             "customDomain": route.hostnames.first(),
+            "assignedDomain": route.assigned_domain,
             "file": route.file,
             "rules": route.rules.len(),
         });

@@ -87,12 +87,16 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
         ignored: sorted.ignored,
         ..Imported::default()
     };
-    // A Lattice route by each hostname it serves.
+    // A Lattice route by each domain it serves: its hostnames, and the domain Lattice
+    // assigned its service where the controller recorded it.
     let mut by_host: BTreeMap<&str, usize> = BTreeMap::new();
     let mut lattice_rules = Vec::with_capacity(sorted.lattice.len());
     for (i, route) in sorted.lattice.iter().enumerate() {
         for h in route.spec["hostnames"].as_array().into_iter().flatten() {
             by_host.entry(h.as_str().unwrap_or_default()).or_insert(i);
+        }
+        if let Some(assigned) = assigned_domain(route) {
+            by_host.entry(assigned).or_insert(i);
         }
         lattice_rules.push(routes::lattice_rules(route));
     }
@@ -141,6 +145,13 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
     out
 }
 
+/// The domain Lattice assigned a route's service, as the controller records it on a
+/// route it has synced.
+fn assigned_domain(route: &Object) -> Option<&str> {
+    let key = latgen_sim::platform::ASSIGNED_DOMAIN_ANNOTATION;
+    route.annotations.get(key).map(String::as_str)
+}
+
 /// Lattice routes no Kong route sends to: nothing declares how requests reach them.
 fn unreached(
     lattice: &[Object],
@@ -153,9 +164,13 @@ fn unreached(
         let why = match &rules[i] {
             _ if reached[i] => continue,
             Err(r) => r.clone(),
+            Ok(_) if no_host && assigned_domain(route).is_none() => (
+                "a route without a hostname and without the domain Lattice assigned its service (the controller's lattice-assigned-domain-name annotation): it was never synced, or was exported without its annotations".into(),
+                "export it from the cluster as it runs (`kubectl get httproute -o yaml` keeps the annotation), or keep it out of the import".into(),
+            ),
             Ok(_) if no_host => (
-                "a route without a hostname: Kong reaches it by the domain Lattice generated, which latgen cannot write or follow".into(),
-                "keep it out of the import, or recreate its service with a custom domain (a new route) and point Kong at that".into(),
+                "no Kong route rewrites Host to the domain Lattice assigned it, so no app reaches it through Kong".into(),
+                "import its Kong route and bridge with it".into(),
             ),
             Ok(_) => (
                 "no Kong route rewrites Host to any of its hostnames, so no app reaches it through Kong".into(),
@@ -216,7 +231,7 @@ fn link<'a>(
     }
     let settings = routes::bridge(bridge, &side.rewrite, side.port).map_err(|r| (bridge, r))?;
     let index = *by_host.get(side.rewrite.as_str()).ok_or_else(|| {
-        (kong, (format!("no Lattice route among the manifests has the hostname `{}` the Kong route rewrites to", side.rewrite), "import the app's Lattice route with it (it needs that custom domain as its hostname)".to_string()))
+        (kong, (format!("no Lattice route among the manifests is reached at `{}`, the host the Kong route rewrites to (as its hostname, or as the domain Lattice assigned it)", side.rewrite), "import the app's Lattice route with it, as the cluster has it (with its annotations)".to_string()))
     })?;
     let route = &sorted.lattice[index];
     check_names(kong, route, &side.rewrite)?;
@@ -398,6 +413,11 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
                     route: route.name.clone(),
                     namespace: route.namespace.clone().unwrap_or_default(),
                     hostname: app.domain.clone(),
+                    // Reached at the domain Lattice assigned, not at a hostname of its own.
+                    assigned: assigned_domain(route) == Some(app.domain.as_str())
+                        && !route.spec["hostnames"]
+                            .as_array()
+                            .is_some_and(|h| h.iter().any(|h| h.as_str() == Some(&app.domain))),
                 },
             );
         }

@@ -90,16 +90,33 @@ pub(crate) struct ServiceName {
 /// The route an app had before latgen, adopted as it is (`latgen import`): its name is its
 /// Lattice service's, so latgen writes it under that name, in that namespace, on that
 /// custom domain, until the app is consolidated into a group (`latgen plan --apply`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Adopted {
     /// The HTTPRoute's name.
     pub route: String,
     /// The HTTPRoute's namespace (the app's).
     pub namespace: String,
-    /// The route's hostname: its Lattice service's custom domain, where Kong sends the
-    /// app's requests.
+    /// Where Kong sends the app's requests: the route's hostname (its Lattice service's
+    /// custom domain), or the domain Lattice assigned a service without one.
     pub hostname: String,
+    /// The route has no hostname: Kong reaches it at the domain Lattice assigned
+    /// (`assignedDomain:` in the lock), which latgen records on the route and never
+    /// writes as a hostname (a service's custom domain is set when it is created).
+    pub assigned: bool,
+}
+
+/// An `adopted:` entry as written: one of `hostname` or `assignedDomain`.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct AdoptedFile {
+    /// The HTTPRoute's name.
+    route: String,
+    /// The HTTPRoute's namespace (the app's).
+    namespace: String,
+    /// The route's hostname: its Lattice service's custom domain.
+    hostname: Option<String>,
+    /// The domain Lattice assigned the route's service, for a route without a hostname.
+    assigned_domain: Option<String>,
 }
 
 /// What the lock file records: the group of each path-routed app, and the moves in flight,
@@ -233,8 +250,8 @@ struct LockFile {
     /// App → the route it had before latgen (`latgen import`), written under its own name
     /// until the app is consolidated into a group.
     #[serde(default)]
-    #[schemars(with = "BTreeMap<String, Adopted>")]
-    adopted: BTreeMap<String, Spanned<Adopted>>,
+    #[schemars(with = "BTreeMap<String, AdoptedFile>")]
+    adopted: BTreeMap<String, Spanned<AdoptedFile>>,
     /// The output folder this environment's live setup was rendered to before it took over
     /// the project's `latgen.lock` (`latgen render --adopt-lock ENV`).
     #[serde(default, rename = "adoptedFrom")]
@@ -267,6 +284,7 @@ pub(crate) const LOCK_FIELDS: &[&str] = &[
     "route",
     "namespace",
     "hostname",
+    "assignedDomain",
     "adoptedFrom",
 ];
 
@@ -390,7 +408,7 @@ fn checked_services(
 /// The `adopted:` entries that can be written back: names Kubernetes takes and a DNS
 /// hostname (each goes unquoted into the lock and into a route).
 fn checked_adopted(
-    raw: BTreeMap<String, Spanned<Adopted>>,
+    raw: BTreeMap<String, Spanned<AdoptedFile>>,
     file: &Path,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, Adopted> {
@@ -398,8 +416,11 @@ fn checked_adopted(
     let mut adopted = BTreeMap::new();
     for (app, entry) in raw {
         let pos = Pos::of(&entry);
-        let a = entry.value;
+        let (a, one_domain) = adopted_of(entry.value);
         let problem = [
+            (!one_domain).then(|| {
+                format!("the adopted route of `{app}` gives both or neither of `hostname` and `assignedDomain`")
+            }),
             dns1123_label_problem(&app)
                 .map(|p| format!("`{app}` under adopted is not an app name: {p}")),
             dns1123_label_problem(&a.route)
@@ -432,6 +453,20 @@ fn checked_adopted(
         }
     }
     adopted
+}
+
+/// An entry as latgen reads it, and whether it gives exactly one domain.
+fn adopted_of(raw: AdoptedFile) -> (Adopted, bool) {
+    let one = raw.hostname.is_some() != raw.assigned_domain.is_some();
+    let assigned = raw.hostname.is_none() && raw.assigned_domain.is_some();
+    let hostname = (raw.hostname.or(raw.assigned_domain)).unwrap_or_default();
+    let a = Adopted {
+        route: raw.route,
+        namespace: raw.namespace,
+        hostname,
+        assigned,
+    };
+    (a, one)
 }
 
 /// `adoptedFrom`: a folder inside the project, as a relative path of plain names, so that a
@@ -513,8 +548,13 @@ pub fn serialize(state: &LockState) -> String {
         for (app, a) in &state.adopted {
             // Validated names and a DNS hostname: plain scalars, a field a line to stay
             // within 80 columns.
+            let key = if a.assigned {
+                "assignedDomain"
+            } else {
+                "hostname"
+            };
             out.push_str(&format!(
-                "  {app}:\n    route: {}\n    namespace: {}\n    hostname: {}\n",
+                "  {app}:\n    route: {}\n    namespace: {}\n    {key}: {}\n",
                 a.route, a.namespace, a.hostname
             ));
         }

@@ -86,6 +86,7 @@ impl<'a> Renderer<'a> {
                 service_name: in_ctx,
                 hostname: app.own_route().2,
                 adopted: app.adopted.is_some(),
+                assigned_domain: app.adopted.as_ref().is_some_and(|a| a.assigned),
                 gateway: &t.lattice_gw,
                 rules,
             })

@@ -73,6 +73,9 @@ pub(super) struct HostRoute<'a> {
     pub hostname: &'a str,
     /// The route was adopted as it ran before latgen (`latgen import`).
     pub adopted: bool,
+    /// Adopted without a hostname: `hostname` is the domain Lattice assigned its service,
+    /// recorded on the route, never written as a hostname.
+    pub assigned_domain: bool,
     pub gateway: &'a GatewayCtx<'a>,
     pub rules: Vec<RuleCtx<'a>>,
 }

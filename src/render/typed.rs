@@ -161,7 +161,14 @@ pub(super) fn group_route_meta(c: &GroupRoute) -> ObjectMeta {
 
 pub(super) fn host_route_meta(c: &HostRoute) -> ObjectMeta {
     let meta = meta(c.name, c.namespace, labels(Some(c.app)));
-    with_override(meta, c.service_name.as_ref())
+    let mut meta = with_override(meta, c.service_name.as_ref());
+    if c.assigned_domain {
+        meta.annotations.get_or_insert_with(BTreeMap::new).insert(
+            latgen_sim::platform::ASSIGNED_DOMAIN_ANNOTATION.to_string(),
+            c.hostname.to_string(),
+        );
+    }
+    meta
 }
 
 fn parent_refs(g: &GatewayCtx) -> Option<Vec<HttpRouteParentRefs>> {
@@ -249,7 +256,7 @@ fn lattice_backends(r: &RuleCtx, group: bool) -> Vec<HttpRouteRulesBackendRefs> 
 /// (they are in the apps' namespaces) and may match a header; a host route's are its own.
 pub(super) fn lattice_spec(
     gateway: &GatewayCtx,
-    hostname: &str,
+    hostname: Option<&str>,
     rules: &[RuleCtx],
     group: bool,
 ) -> HttpRouteSpec {
@@ -260,7 +267,7 @@ pub(super) fn lattice_spec(
     });
     HttpRouteSpec {
         parent_refs: parent_refs(gateway),
-        hostnames: Some(vec![hostname.to_string()]),
+        hostnames: hostname.map(|h| vec![h.to_string()]),
         rules: Some(rules.collect()),
     }
 }
@@ -532,11 +539,16 @@ impl Object<'_> {
         match self {
             Object::GroupRoute(c) => route(
                 group_route_meta(c),
-                lattice_spec(c.gateway, &c.hostname, &c.rules, true),
+                lattice_spec(c.gateway, Some(&c.hostname), &c.rules, true),
             ),
             Object::HostRoute(c) => route(
                 host_route_meta(c),
-                lattice_spec(c.gateway, c.hostname, &c.rules, false),
+                lattice_spec(
+                    c.gateway,
+                    (!c.assigned_domain).then_some(c.hostname),
+                    &c.rules,
+                    false,
+                ),
             ),
             Object::KongRoute(c) => route(kong_route_meta(c), kong_route_spec(c)),
             Object::Bridge(c) => Model::Service(Box::new(bridge(c))),

@@ -64,7 +64,7 @@ impl Address {
             .map(crate::rollout::summary::apps::describe)
             .collect();
         Some(Address {
-            domain: route.hostnames.first()?.clone(),
+            domain: route.domain()?.to_string(),
             route: format!("{}/{}", route.namespace, route.name),
             service: route.service_name.clone(),
             paths: dedup(paths),

@@ -92,7 +92,7 @@ impl AuthExpect {
                 if let Some(policy) = net.auth_policy(route) {
                     ids.extend(policy.identities());
                 }
-                let Some(domain) = route.hostnames.first() else {
+                let Some(domain) = route.domain() else {
                     continue;
                 };
                 for m in route.rules.iter().flat_map(|r| &r.matches) {
@@ -101,7 +101,7 @@ impl AuthExpect {
                         .first()
                         .and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
                     for path in latgen_sim::iam::probe_paths(m.kind, &m.path) {
-                        requests.insert((domain.clone(), path, probe_headers(header)));
+                        requests.insert((domain.to_string(), path, probe_headers(header)));
                     }
                 }
             }

@@ -81,7 +81,7 @@ impl KeptApps {
             })
         };
         for route in &before.lattice {
-            let Some(domain) = route.hostnames.first() else {
+            let Some(domain) = route.domain() else {
                 continue;
             };
             for rule in &route.rules {
@@ -100,7 +100,7 @@ impl KeptApps {
                         (m.headers.first()).and_then(|(n, v)| Some((n.as_str(), v.as_deref()?)));
                     for path in probe_paths(m.kind, &m.path) {
                         let k = KeptRequest {
-                            domain: domain.clone(),
+                            domain: domain.to_string(),
                             path,
                             headers: probe_headers(header),
                             backend: backend.clone(),

@@ -500,7 +500,7 @@ fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
     (state.edits.iter())
         .filter(|(rel, text)| text.is_some() && !state.base.contains_key(*rel))
         .filter_map(|(rel, _)| judge.target.get(rel))
-        .flat_map(|doc| doc.lattice_hostnames().iter().map(String::as_str))
+        .flat_map(|doc| doc.lattice_hostnames())
         .collect()
 }
 
@@ -537,8 +537,8 @@ fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
         text.is_none()
             && (judge.base.get(rel)).is_some_and(|d| {
                 d.lattice_hostnames()
-                    .iter()
-                    .any(|h| in_use.contains(h.as_str()))
+                    .into_iter()
+                    .any(|h| in_use.contains(h))
             })
     })
 }

@@ -79,14 +79,23 @@ fn what_import_cannot_know_is_only_peak_rps_isolate_and_callers() {
 
 /// The objects of manifest files by (kind, namespace, name), as JSON with the API server's
 /// defaults applied (stored form).
-fn stored_objects(
+pub(super) fn stored_objects(
     files: &BTreeMap<std::path::PathBuf, String>,
 ) -> BTreeMap<String, serde_json::Value> {
     use latgen_sim::stored::{StoredKind, missing_defaults};
     let mut out = BTreeMap::new();
     for text in files.values() {
-        for doc in serde_saphyr::from_multiple::<Option<serde_json::Value>>(text).unwrap() {
-            let Some(mut doc) = doc else { continue };
+        let docs = serde_saphyr::from_multiple::<Option<serde_json::Value>>(text).unwrap();
+        // `kubectl get -o yaml` writes several objects as one `kind: List`.
+        let docs = docs
+            .into_iter()
+            .flatten()
+            .flat_map(|d| match d["kind"].as_str() {
+                Some("List") => d["items"].as_array().cloned().unwrap_or_default(),
+                _ => vec![d],
+            });
+        for doc in docs {
+            let mut doc = doc;
             let kind = doc["kind"].as_str().unwrap_or_default().to_string();
             let stored = match kind.as_str() {
                 "HTTPRoute" => StoredKind::HttpRoute,
@@ -120,14 +129,19 @@ fn stored_objects(
 #[test]
 fn the_first_render_after_import_writes_every_imported_object_as_it_is() {
     let tmp = imported_before();
-    let run = latgen(tmp.path(), &["render"]);
+    rendered_as_imported(tmp.path());
+}
+
+/// `latgen render` of a project imported from its `workload/` and `gateway/` writes every
+/// object as it was imported: the same spec, labels and annotations, and nothing more.
+pub(super) fn rendered_as_imported(dir: &Path) {
+    let tmp = dir;
+    let run = latgen(tmp, &["render"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let before = common::read_tree(&tmp.path().join("workload"));
+    let before = common::read_tree(&tmp.join("workload"));
     let mut before = stored_objects(&before);
-    before.extend(stored_objects(&common::read_tree(
-        &tmp.path().join("gateway"),
-    )));
-    let rendered = stored_objects(&common::read_tree(&tmp.path().join("generated")));
+    before.extend(stored_objects(&common::read_tree(&tmp.join("gateway"))));
+    let rendered = stored_objects(&common::read_tree(&tmp.join("generated")));
     // The KongPlugin is the gateway's own configuration; latgen names it, never writes it.
     before.retain(|k, _| !k.starts_with("KongPlugin "));
     assert_eq!(

@@ -24,6 +24,7 @@ mod generate;
 mod golden;
 mod house;
 mod import;
+mod import_assigned;
 mod interrupt;
 mod kubernetes;
 mod layers;

@@ -831,7 +831,20 @@ fn a_canary_app_moves_in_safe_steps() {
 #[test]
 fn the_before_example_consolidates_to_14_services_in_four_safe_steps() {
     let tmp = super::import::imported_before();
-    let dir = tmp.path();
+    consolidates_to_the_examples_14_services(tmp.path());
+}
+
+/// The same on the before example exported with no custom domains (each service reached
+/// at the domain Lattice assigned it): the old routes, on those domains, go last too.
+#[test]
+fn an_assigned_domain_export_consolidates_to_14_services_in_four_safe_steps() {
+    let tmp = super::import_assigned::imported_assigned();
+    consolidates_to_the_examples_14_services(tmp.path());
+}
+
+/// An imported project, rendered and committed, takes the example's declarations and
+/// consolidates in four safe steps to its 14 services.
+fn consolidates_to_the_examples_14_services(dir: &Path) {
     git(dir, &["init", "-q"]);
     assert_eq!(latgen(dir, &["render"]).code, Some(0));
     commit(dir, "adopted as it runs");

@@ -368,6 +368,13 @@ impl MatchKind {
 /// The controller's annotation that names a route's Lattice service (controller ≥ 2.0).
 pub const OVERRIDE_ANNOTATION: &str = "application-networking.k8s.aws/service-name-override";
 
+/// The annotation in which the controller records the domain Lattice assigned a route's
+/// service (`<name>-<hex>.<hex>.vpc-lattice-svcs.<region>.on.aws`), once the service
+/// exists (`pkg/controllers/route_controller.go`, v2.1.3). A route without a custom
+/// domain is reached at this domain; it never changes for the service's life.
+pub const ASSIGNED_DOMAIN_ANNOTATION: &str =
+    "application-networking.k8s.aws/lattice-assigned-domain-name";
+
 /// The partition of Region `region`: the `regionRegex` of each partition in the AWS SDKs'
 /// endpoint data (AWS SDK for JavaScript v3, `packages/util-endpoints/src/lib/aws/
 /// partitions.json`): `cn-…` is `aws-cn`, `us-gov-…` `aws-us-gov`, `us-iso-…` `aws-iso`,

@@ -258,7 +258,36 @@ pub struct LatticeRoute {
     /// The Lattice service's name: the override annotation's, else the controller's.
     pub service_name: String,
     pub hostnames: Vec<String>,
+    /// The domain Lattice assigned the service, as the controller recorded it on the route
+    /// ([`crate::platform::ASSIGNED_DOMAIN_ANNOTATION`]): where a route without a custom
+    /// domain is reached.
+    pub assigned_domain: Option<String>,
     pub rules: Vec<LatticeRule>,
+}
+
+impl LatticeRoute {
+    /// The domains the route's service is reached at: its custom domain (the controller
+    /// takes the first hostname), and the one Lattice assigned when the route records it.
+    pub fn domains(&self) -> impl Iterator<Item = &str> {
+        (self.hostnames.first().into_iter())
+            .chain(self.assigned_domain.as_ref())
+            .map(String::as_str)
+    }
+
+    /// The domain a direct caller reaches the service at: its custom domain, else the one
+    /// Lattice assigned it.
+    pub fn domain(&self) -> Option<&str> {
+        self.domains().next()
+    }
+
+    /// The domain and what it is, for people: "custom domain D" or "assigned domain D".
+    pub fn domain_shown(&self) -> String {
+        match (self.hostnames.first(), &self.assigned_domain) {
+            (Some(h), _) => format!("custom domain {h}"),
+            (None, Some(a)) => format!("assigned domain {a}"),
+            (None, None) => "no domain".to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -249,7 +249,11 @@ fn meta_of(meta: &ObjectMeta) -> Meta {
         labels: only(&meta.labels, &[APP_LABEL]),
         annotations: only(
             &meta.annotations,
-            &[PLUGINS_ANNOTATION, crate::platform::OVERRIDE_ANNOTATION],
+            &[
+                PLUGINS_ANNOTATION,
+                crate::platform::OVERRIDE_ANNOTATION,
+                crate::platform::ASSIGNED_DOMAIN_ANNOTATION,
+            ],
         ),
     }
 }
@@ -318,11 +322,15 @@ impl Doc {
         }
     }
 
-    /// The domains a Lattice route answers on. Empty for other objects.
-    pub fn lattice_hostnames(&self) -> &[String] {
+    /// The domains a Lattice route answers on: its hostnames, and the domain Lattice
+    /// assigned its service where the route records it. Empty for other objects.
+    pub fn lattice_hostnames(&self) -> Vec<&str> {
         match &*self.0 {
-            Entry::Lattice(route) => &route.hostnames,
-            _ => &[],
+            Entry::Lattice(route) => (route.hostnames.iter())
+                .chain(route.assigned_domain.as_ref())
+                .map(String::as_str)
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -573,6 +581,9 @@ fn lattice_route(file: &Path, metadata: &Meta, spec: &AnySpec) -> LatticeRoute {
         name_pos,
         service_name,
         hostnames: spec.hostnames.clone(),
+        assigned_domain: (metadata.annotations)
+            .get(crate::platform::ASSIGNED_DOMAIN_ANNOTATION)
+            .cloned(),
         rules,
     }
 }

@@ -292,10 +292,11 @@ impl Network {
                 }
             }
             Entry::Lattice(route) => {
-                if let Some(first) = route.hostnames.first()
-                    && !self.by_domain.contains_key(first)
-                {
-                    self.by_domain.insert(first.clone(), self.lattice.len());
+                for domain in route.domains() {
+                    if !self.by_domain.contains_key(domain) {
+                        self.by_domain
+                            .insert(domain.to_string(), self.lattice.len());
+                    }
                 }
                 self.lattice.push(route);
             }
@@ -400,8 +401,8 @@ impl Network {
         (net, errors)
     }
 
-    /// The Lattice route that owns a custom domain: the controller takes a route's first
-    /// hostname as its service's custom domain.
+    /// The Lattice route that owns a domain: the controller takes a route's first hostname
+    /// as its service's custom domain; a route records the domain Lattice assigned it.
     pub fn lattice_service(&self, host: &str) -> Option<&LatticeRoute> {
         self.by_domain.get(host).map(|&i| &*self.lattice[i])
     }
@@ -600,7 +601,12 @@ impl Network {
             .lattice
             .iter()
             .filter(|l| changed.contains(&l.file))
-            .flat_map(|l| l.hostnames.iter().map(String::as_str))
+            .flat_map(|l| {
+                l.hostnames
+                    .iter()
+                    .map(String::as_str)
+                    .chain(l.assigned_domain.as_deref())
+            })
             .collect();
         let touched = |r: &KongRoute| {
             let bridge = r

@@ -1,0 +1,92 @@
+//! `latgen import` of a live setup whose Lattice routes have no custom domain: Kong reaches
+//! each at the domain Lattice assigned its service, which the controller records on the
+//! route (`application-networking.k8s.aws/lattice-assigned-domain-name`). The fixture
+//! (`tests/fixtures/assigned-domain/`, made by its `generate.py` from `examples/before/`)
+//! is the before example exported that way, with what `kubectl get -o yaml` adds and some
+//! files as a `kind: List`.
+
+use super::common;
+use super::project;
+
+use std::path::Path;
+
+use common::latgen;
+
+/// The fixture's export and the before example's settings in a scratch folder, imported.
+pub(super) fn imported_assigned() -> tempfile::TempDir {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let live = common::fixture("assigned-domain").join("live");
+    common::write_tree(dir, &common::read_tree(&live));
+    let settings = common::root().join("examples/before/latgen.yaml");
+    std::fs::copy(settings, dir.join("latgen.yaml")).unwrap();
+    let run = latgen(dir, &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    tmp
+}
+
+/// The assigned domain each exported Lattice route records, by route file text.
+fn assigned_domains(dir: &Path) -> Vec<String> {
+    let key = "application-networking.k8s.aws/lattice-assigned-domain-name: ";
+    let mut out: Vec<String> = (common::read_tree(&dir.join("workload")).values())
+        .flat_map(|t| {
+            t.lines()
+                .filter_map(|l| Some(l.split_once(key)?.1.to_string()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn an_export_on_assigned_domains_imports_every_app() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    let imported = project::built(dir);
+    assert_eq!(imported.prepared.apps.len(), 79);
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    let mut in_lock: Vec<String> = (lock.lines())
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("assignedDomain: ")
+                .map(str::to_string)
+        })
+        .collect();
+    in_lock.sort();
+    // Every path-routed app keeps the route it runs on, reached where it is today.
+    assert_eq!(in_lock.len(), 73);
+    assert_eq!(in_lock, assigned_domains(dir));
+}
+
+#[test]
+fn the_first_render_of_an_assigned_domain_export_writes_every_object_as_it_runs() {
+    let tmp = imported_assigned();
+    // Same route names and namespaces (so the same Lattice services and domains), no
+    // hostname added, the assigned domain kept on each route, Kong pointing at it.
+    super::import::rendered_as_imported(tmp.path());
+}
+
+#[test]
+fn check_passes_on_the_imported_assigned_domain_export() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let check = latgen(dir, &["check", "--deny-warnings"]);
+    assert_eq!(check.code, Some(0), "{}{}", check.stdout, check.stderr);
+}
+
+#[test]
+fn trace_names_the_assigned_domain_a_route_is_reached_at() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let run = latgen(dir, &["trace", "/shop/cart/x"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "lattice   service cart-team-commerce (route team-commerce/cart), assigned domain cart-team-commerce-0808763c5a0b30501.6acee9c.vpc-lattice-svcs.ap-northeast-2.on.aws"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -175,3 +175,23 @@ fn trace_gives_both_addresses_of_an_app_in_the_middle_of_its_move() {
         human.stdout
     );
 }
+
+/// The held step written with `--release-old-address` and not yet merged: `status --base`
+/// says it is written and waits for its merge, rather than that it is held.
+#[test]
+fn status_says_a_released_step_is_written_not_held() {
+    let tmp = delta_moved_but_for_its_old_rules();
+    let dir = tmp.path();
+    let args = ["render", "--base", "HEAD", "--release-old-address", "delta"];
+    assert_eq!(latgen(dir, &args).code, Some(0));
+    let status = latgen(dir, &["status", "--base", "HEAD"]);
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    assert!(
+        status.stdout.contains(
+            "rollout: step 3 of 3 is written in generated and latgen.lock, not yet in HEAD; next: merge its PR; once it is live, the change is complete"
+        ),
+        "{}",
+        status.stdout
+    );
+    assert!(!status.stdout.contains("is held"), "{}", status.stdout);
+}

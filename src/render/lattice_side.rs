@@ -87,6 +87,7 @@ impl<'a> Renderer<'a> {
                 hostname: app.own_route().2,
                 adopted: app.adopted.is_some(),
                 assigned_domain: app.adopted.as_ref().is_some_and(|a| a.assigned),
+                cross_namespace: service.namespace != app.namespace,
                 gateway: &t.lattice_gw,
                 rules,
             })
@@ -190,6 +191,7 @@ impl<'a> Renderer<'a> {
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
+        self.emit_adopted_grants(t);
         for ns in namespaces {
             let object = {
                 let name = name.clone();
@@ -211,6 +213,46 @@ impl<'a> Renderer<'a> {
             self.emit_as(
                 Side::Lattice,
                 file_name(Kind::ReferenceGrant, ns),
+                "lattice/reference-grant.yaml.j2",
+                object,
+                expect,
+            );
+        }
+    }
+
+    /// A ReferenceGrant into an app's namespace for its adopted route in another namespace
+    /// (a live setup that kept its routes apart from its apps), one per pair of namespaces.
+    fn emit_adopted_grants(&mut self, t: &'a Inputs<'a>) {
+        let pairs: std::collections::BTreeSet<(&str, &str)> = (t.apps.iter())
+            .filter_map(|app| {
+                let a = app.adopted.as_ref()?;
+                (a.namespace != app.namespace)
+                    .then_some((app.namespace.as_str(), a.namespace.as_str()))
+            })
+            .collect();
+        for (ns, from) in pairs {
+            let name = format!("latgen-from-{from}");
+            let object = {
+                let name = name.clone();
+                move || {
+                    Object::ReferenceGrant(ReferenceGrant {
+                        name,
+                        namespace: ns,
+                        from_namespace: from,
+                    })
+                }
+            };
+            let expect = Expect {
+                kind: Kind::ReferenceGrant,
+                name,
+                namespace: Some(ns.to_string()),
+                service_name: None,
+            };
+            // Beside the groups' grant into the same namespace, under a name of its own.
+            let file = file_name(Kind::ReferenceGrant, &format!("{ns}-from-{from}"));
+            self.emit_as(
+                Side::Lattice,
+                file,
                 "lattice/reference-grant.yaml.j2",
                 object,
                 expect,

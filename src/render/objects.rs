@@ -76,6 +76,9 @@ pub(super) struct HostRoute<'a> {
     /// Adopted without a hostname: `hostname` is the domain Lattice assigned its service,
     /// recorded on the route, never written as a hostname.
     pub assigned_domain: bool,
+    /// Adopted in another namespace than the app's: its backends name the app's namespace,
+    /// which a ReferenceGrant there lets the route reach.
+    pub cross_namespace: bool,
     pub gateway: &'a GatewayCtx<'a>,
     pub rules: Vec<RuleCtx<'a>>,
 }

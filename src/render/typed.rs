@@ -272,6 +272,20 @@ pub(super) fn lattice_spec(
     }
 }
 
+/// A host route's spec: its backends name their namespace only when the route is in
+/// another (an adopted route kept apart from its app).
+fn host_route_spec(c: &HostRoute) -> HttpRouteSpec {
+    let hostname = (!c.assigned_domain).then_some(c.hostname);
+    let mut spec = lattice_spec(c.gateway, hostname, &c.rules, false);
+    if c.cross_namespace {
+        let rules = spec.rules.iter_mut().flatten();
+        for (rule, ctx) in rules.zip(&c.rules) {
+            rule.backend_refs = Some(lattice_backends(ctx, true));
+        }
+    }
+    spec
+}
+
 /// What the routing model reads of a Kong route (the one rule of [`kong_route_spec`]): the
 /// match paths, the Host rewrite, the dispatch header set, the bridge.
 pub(super) fn kong_routing(
@@ -541,15 +555,7 @@ impl Object<'_> {
                 group_route_meta(c),
                 lattice_spec(c.gateway, Some(&c.hostname), &c.rules, true),
             ),
-            Object::HostRoute(c) => route(
-                host_route_meta(c),
-                lattice_spec(
-                    c.gateway,
-                    (!c.assigned_domain).then_some(c.hostname),
-                    &c.rules,
-                    false,
-                ),
-            ),
+            Object::HostRoute(c) => route(host_route_meta(c), host_route_spec(c)),
             Object::KongRoute(c) => route(kong_route_meta(c), kong_route_spec(c)),
             Object::Bridge(c) => Model::Service(Box::new(bridge(c))),
             Object::ReferenceGrant(c) => Model::ReferenceGrant(Box::new(reference_grant(c))),

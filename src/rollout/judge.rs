@@ -480,6 +480,7 @@ pub(crate) fn next_step(
             if before == unit
                 || points_at(judge, &unit, &created)
                 || removes_in_use(judge, &unit, &in_use)
+                || removes_needed_grant(judge, &unit, &state)
             {
                 continue;
             }
@@ -527,6 +528,68 @@ fn kong_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
     now.chain(before)
         .flat_map(|d| d.lattice_domains())
         .collect()
+}
+
+/// Whether a unit deletes a ReferenceGrant that a Lattice route of the state still needs
+/// (a route in its `from` namespace with a backend in its namespace): the controller stops
+/// resolving that route's backends once the grant is gone, whichever side is live. The
+/// routing model does not follow grants, so this is judged here. Left for a later step,
+/// like [`points_at`].
+fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
+    let grants: Vec<(String, Vec<String>)> = (unit.iter())
+        .filter(|(rel, text)| text.is_none() && side_of(rel) == Side::Lattice)
+        .filter_map(|(rel, _)| grant_of(judge.trees.0.get(rel)?))
+        .collect();
+    if grants.is_empty() {
+        return false;
+    }
+    // A route between two versions (its old and new rules) is read here; the others were.
+    let docs: Vec<Doc> = (state.base.keys().chain(state.edits.keys()))
+        .filter(|rel| side_of(rel) == Side::Lattice)
+        .filter_map(|rel| {
+            let text = state.get(rel)?;
+            (judge.known_doc(rel, text).cloned()).or_else(|| Doc::parse(rel, text, false).ok())
+        })
+        .collect();
+    let needed: Vec<(&str, BTreeSet<&str>)> = (docs.iter())
+        .filter_map(|doc| doc.lattice_backend_namespaces())
+        .collect();
+    grants.iter().any(|(ns, from)| {
+        (needed.iter()).any(|(at, to)| from.iter().any(|f| f == at) && to.contains(ns.as_str()))
+    })
+}
+
+/// A ReferenceGrant's namespace and the namespaces it lets routes come from; None for any
+/// other manifest.
+fn grant_of(text: &str) -> Option<(String, Vec<String>)> {
+    #[derive(serde::Deserialize)]
+    struct Grant {
+        kind: String,
+        metadata: Meta,
+        spec: Spec,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        namespace: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Spec {
+        from: Vec<From>,
+    }
+    #[derive(serde::Deserialize)]
+    struct From {
+        namespace: String,
+    }
+    if !text.contains("kind: ReferenceGrant") {
+        return None;
+    }
+    let g: Grant = serde_saphyr::from_str(text).ok()?;
+    (g.kind == "ReferenceGrant").then(|| {
+        (
+            g.metadata.namespace,
+            g.spec.from.into_iter().map(|f| f.namespace).collect(),
+        )
+    })
 }
 
 /// Whether a unit deletes a Lattice service that the Kong side, the state's or the base's,

@@ -90,3 +90,31 @@ fn trace_names_the_assigned_domain_a_route_is_reached_at() {
         run.stdout
     );
 }
+
+/// The routes kept apart from their apps (in `lattice-routes`) keep reaching them: each
+/// backend names the app's namespace, and latgen writes the ReferenceGrant there.
+#[test]
+fn routes_apart_from_their_apps_keep_their_backends_and_a_grant() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let lattice = dir.join("generated/lattice");
+    let grant = std::fs::read_to_string(
+        lattice.join("referencegrant-team-support-from-lattice-routes.yaml"),
+    )
+    .unwrap();
+    assert!(grant.contains("namespace: team-support\n"), "{grant}");
+    assert!(
+        grant.contains("      namespace: lattice-routes\n"),
+        "{grant}"
+    );
+    for app in ["contact", "faq", "tickets"] {
+        let route = std::fs::read_to_string(lattice.join(format!("httproute-{app}.yaml")));
+        let route = route.unwrap();
+        assert!(route.contains("  namespace: lattice-routes\n"), "{route}");
+        assert!(
+            route.contains("          namespace: team-support\n"),
+            "{route}"
+        );
+    }
+}

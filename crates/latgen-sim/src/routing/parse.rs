@@ -3,7 +3,7 @@
 //! committed files (hand edits included); fields it does not need are ignored. A typed
 //! object that latgen's render already holds becomes the same model without parsing.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -319,6 +319,21 @@ impl Doc {
                 .collect(),
             Entry::Bridge(_, bridge) => vec![bridge.target.as_str()],
             _ => Vec::new(),
+        }
+    }
+
+    /// For a Lattice route, its namespace and each namespace its backends are in: a route
+    /// reaches a Service in another namespace only while a ReferenceGrant there lets it.
+    pub fn lattice_backend_namespaces(&self) -> Option<(&str, BTreeSet<&str>)> {
+        match &*self.0 {
+            Entry::Lattice(route) => Some((
+                route.namespace.as_str(),
+                (route.rules.iter())
+                    .flat_map(|r| &r.weighted)
+                    .map(|(b, _)| b.namespace.as_str())
+                    .collect(),
+            )),
+            _ => None,
         }
     }
 

@@ -24,10 +24,21 @@ pub(crate) struct ImportArgs {
     /// Write what could be imported even when some objects could not be.
     #[arg(long)]
     pub partial: bool,
+    /// The environment whose live setup this is (`environments/<NAME>.yaml`): its lock
+    /// (locks/NAME.lock) records it; the declarations are shared, so an app declared
+    /// already must be what this environment runs.
+    #[arg(long, value_name = "NAME")]
+    pub env: Option<String>,
 }
 
 pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {
-    let paths = project_paths(&args.output, args.config.as_ref(), args.lock.as_ref());
+    let mut paths = project_paths(&args.output, args.config.as_ref(), args.lock.as_ref());
+    if let Some(env) = &args.env {
+        if let Err(d) = crate::ops::project::choose_envs(&paths.root, Some(env)) {
+            return ui.fail(d, &crate::diag::Sources::default());
+        }
+        paths = paths.in_env(env, args.lock.is_some(), false);
+    }
     let opts = ImportOptions {
         manifests: &args.manifests,
         apps_dir: &args.output,

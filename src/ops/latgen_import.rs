@@ -57,7 +57,10 @@ fn import_into(
     // The lock is written as a render writes it: one run at a time, and after a killed
     // render is finished or undone (or the render's roll-forward would put its lock over
     // the entries this import adds).
-    let _run = crate::output::begin_in(&paths.root, &paths.output, true, false)
+    paths
+        .make_env_folders()
+        .map_err(|d| ui.fail(d, &Sources::default()))?;
+    let _run = crate::output::begin_in(&paths.root, &paths.output, true, paths.env.is_some())
         .map_err(|d| ui.fail(d, &Sources::default()))?;
     let loaded = crate::input::load(paths, &mut diags);
     if diags.has_errors() {
@@ -77,10 +80,21 @@ fn import_into(
         return Err(Exit::Found);
     }
     ui.report(&diags, &sources);
-    let lock = merged_lock(&loaded.lock.state(), &imported, &loaded.decls)
+    let shared = match &paths.env {
+        Some(_) => super::import_shared::declared_alike(paths, &imported, ui)?,
+        None => Vec::new(),
+    };
+    let lock = merged_lock(&loaded.lock.state(), &imported, (&loaded.decls, &shared))
         .map_err(|d| ui.fail(d, &sources))?;
-    write(&imported, args.apps_dir, paths, &lock, added).map_err(|d| ui.fail(d, &sources))?;
-    summary(&imported, args.apps_dir);
+    write(&imported, (args.apps_dir, &shared), paths, &lock, added)
+        .map_err(|d| ui.fail(d, &sources))?;
+    summary(&imported, args.apps_dir, paths);
+    if !shared.is_empty() {
+        println!(
+            "{} apps were declared already, as this environment runs them: their declarations are shared",
+            shared.len()
+        );
+    }
     Ok(if refused { Exit::Found } else { Exit::Success })
 }
 
@@ -89,12 +103,13 @@ fn import_into(
 fn merged_lock(
     existing: &LockState,
     imported: &Imported,
-    decls: &[crate::input::LoadedDecl],
+    (decls, shared): (&[crate::input::LoadedDecl], &[String]),
 ) -> Result<LockState, Diagnostic> {
     let declared = |name: &str| {
-        decls
-            .iter()
-            .any(|d| d.stem == name || d.decl.name.as_ref().is_some_and(|n| n.value == name))
+        !shared.iter().any(|s| s == name)
+            && decls
+                .iter()
+                .any(|d| d.stem == name || d.decl.name.as_ref().is_some_and(|n| n.value == name))
     };
     if let Some(app) = imported.apps.iter().find(|a| declared(&a.name)) {
         return Err(Diagnostic::error(
@@ -119,13 +134,14 @@ fn merged_lock(
 /// takes them back.
 fn write(
     imported: &Imported,
-    apps_dir: &Path,
+    (apps_dir, shared): (&Path, &[String]),
     paths: &ProjectPaths,
     lock: &LockState,
     added: &mut Additions,
 ) -> Result<(), Diagnostic> {
     let root = &paths.root;
     let files: Vec<(PathBuf, String)> = (imported.apps.iter())
+        .filter(|app| !shared.contains(&app.name))
         .map(|app| {
             let dir = apps_dir.join(visible(&app.folder));
             let schema = schema_path(root, &dir);
@@ -167,11 +183,12 @@ fn schema_path(root: &Path, dir: &Path) -> String {
 }
 
 /// What was written, and what to do next.
-fn summary(imported: &Imported, apps_dir: &Path) {
+fn summary(imported: &Imported, apps_dir: &Path, paths: &ProjectPaths) {
     let adopted = imported.lock.adopted.len();
     let grouped = imported.lock.apps.len();
+    let lock = crate::input::environments::lock_shown(paths.env_name());
     println!(
-        "imported {} apps into {}: {adopted} keep the route they have (latgen.lock `adopted:`), {grouped} are in latgen groups already",
+        "imported {} apps into {}: {adopted} keep the route they have ({lock} `adopted:`), {grouped} are in latgen groups already",
         imported.apps.len(),
         apps_dir.display(),
     );
@@ -181,7 +198,8 @@ fn summary(imported: &Imported, apps_dir: &Path) {
             imported.ignored
         );
     }
+    let env = paths.env_flag();
     println!(
-        "next: `latgen render` writes the same objects (commit and let Argo CD adopt them: no change); `latgen plan` shows the consolidation, `latgen plan --apply` records it, and `latgen render --base auto` ships it in safe steps"
+        "next: `latgen render{env}` writes the same objects (commit and let Argo CD adopt them: no change); `latgen plan{env}` shows the consolidation, `latgen plan{env} --apply` records it, and `latgen render{env} --base auto` ships it in safe steps"
     );
 }

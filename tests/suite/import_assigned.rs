@@ -118,3 +118,77 @@ fn routes_apart_from_their_apps_keep_their_backends_and_a_grant() {
         );
     }
 }
+
+/// The export in a project with two environments, each imported with `--env`: the first
+/// writes the declarations and its lock, the second only its lock (the declarations are
+/// shared, and alike), and both render what runs.
+#[test]
+fn each_environment_imports_its_live_setup_into_its_own_lock() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let live = common::fixture("assigned-domain").join("live");
+    common::write_tree(dir, &common::read_tree(&live));
+    let settings = common::root().join("examples/before/latgen.yaml");
+    std::fs::copy(settings, dir.join("latgen.yaml")).unwrap();
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    for env in ["staging", "production"] {
+        std::fs::write(dir.join(format!("environments/{env}.yaml")), "{}\n").unwrap();
+    }
+    let import = |env: &str| {
+        let args = ["import", "workload", "gateway", "-o", "apps", "--env", env];
+        let run = latgen(dir, &args);
+        assert_eq!(run.code, Some(0), "{env}: {}{}", run.stdout, run.stderr);
+        run.stdout
+    };
+    import("staging");
+    let declared = common::read_tree(&dir.join("apps"));
+    let said = import("production");
+    assert!(said.contains("79 apps were declared already"), "{said}");
+    assert_eq!(common::read_tree(&dir.join("apps")), declared);
+    assert!(!dir.join("latgen.lock").exists());
+    for env in ["staging", "production"] {
+        let lock = std::fs::read_to_string(dir.join(format!("locks/{env}.lock"))).unwrap();
+        assert_eq!(lock.matches("assignedDomain: ").count(), 73, "{env}");
+    }
+    let run = latgen(dir, &["render", "--env", "all"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+/// An app the first environment's import declared, which the second runs otherwise, is
+/// refused with the override that says the second's value.
+#[test]
+fn an_environment_that_runs_an_app_otherwise_is_told_to_override_it() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let live = common::fixture("assigned-domain").join("live");
+    common::write_tree(dir, &common::read_tree(&live));
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    for env in ["staging", "production"] {
+        std::fs::write(dir.join(format!("environments/{env}.yaml")), "{}\n").unwrap();
+    }
+    let args = [
+        "import", "workload", "gateway", "-o", "apps", "--env", "staging",
+    ];
+    assert_eq!(latgen(dir, &args).code, Some(0));
+    let cart = dir.join("apps/commerce/cart.yaml");
+    let text = std::fs::read_to_string(&cart).unwrap();
+    std::fs::write(&cart, text.replace("port: 8080", "port: 8081")).unwrap();
+    let args = [
+        "import",
+        "workload",
+        "gateway",
+        "-o",
+        "apps",
+        "--env",
+        "production",
+    ];
+    let run = latgen(dir, &args);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("app `cart` is declared already with another service than production runs"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.join("locks/production.lock").exists());
+}

@@ -192,3 +192,23 @@ fn an_environment_that_runs_an_app_otherwise_is_told_to_override_it() {
     );
     assert!(!dir.join("locks/production.lock").exists());
 }
+
+/// `latgen move` of an app still on its adopted route says how it leaves that route.
+#[test]
+fn move_of_an_adopted_app_points_at_plan_apply() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    let run = latgen(dir, &["move", "cart", "--group", "1"]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "app `cart` still runs on the route it was adopted with (latgen.lock `adopted:`), not in a group"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("`latgen plan --apply` moves the adopted apps into groups")
+    );
+}

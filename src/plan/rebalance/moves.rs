@@ -74,6 +74,18 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
         };
         return Err(refuse(format!("there is no app `{app}`"), help));
     };
+    let env = env_flag(prepared.config.env_name());
+    if prepared.apps[id].adopted.is_some() && prepared.apps[id].is_path_routed() {
+        return Err(refuse(
+            format!(
+                "app `{app}` still runs on the route it was adopted with ({} `adopted:`), not in a group",
+                crate::input::environments::lock_shown(prepared.config.env_name())
+            ),
+            format!(
+                "`latgen plan{env} --apply` moves the adopted apps into groups; `latgen render{env} --base auto` ships it in safe steps"
+            ),
+        ));
+    }
     // Under header dispatch a host-routed app is in a group like any other.
     if !crate::plan::in_groups(&prepared.apps[id], &prepared.config) {
         return Err(refuse(

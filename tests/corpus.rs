@@ -1003,6 +1003,27 @@ spec: {type: ExternalName, externalName: shop.lattice.internal, ports: [{name: h
 fn import_domain_cases() -> Vec<(&'static str, Setup, i32)> {
     vec![
         (
+            // A route with a custom domain that Kong reaches at its assigned domain: latgen
+            // writes one domain for both, and would drop the hostname it has.
+            "import-route-with-a-hostname-reached-at-its-assigned-domain",
+            live(|t| {
+                let assigned =
+                    "shop-web-0a1b2c3d4e5f6a7b8.7d67968.vpc-lattice-svcs.ap-northeast-2.on.aws";
+                t.replace("shop.lattice.internal", assigned)
+                    .replacen(
+                        &format!("hostnames: [{assigned}]"),
+                        "hostnames: [shop.lattice.internal]",
+                        1,
+                    )
+                    .replacen(
+                        "metadata: {name: shop, namespace: web}",
+                        &format!("metadata: {{name: shop, namespace: web, annotations: {{application-networking.k8s.aws/lattice-assigned-domain-name: {assigned}}}}}"),
+                        1,
+                    )
+            }),
+            1,
+        ),
+        (
             "import-route-without-hostname",
             live(|t| t.replacen("  hostnames: [shop.lattice.internal]\n", "", 1)),
             1,

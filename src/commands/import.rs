@@ -34,6 +34,14 @@ pub(crate) struct ImportArgs {
 pub(crate) fn run(args: &ImportArgs, ui: Ui) -> Exit {
     let mut paths = project_paths(&args.output, args.config.as_ref(), args.lock.as_ref());
     if let Some(env) = &args.env {
+        if env == "all" {
+            let d = crate::diag::Diagnostic::error(
+                crate::diag::codes::Code::UnknownEnvironment,
+                "import reads one environment's live setup: --env names it, not all",
+            )
+            .help("import each environment's export with its own --env NAME");
+            return ui.fail(d, &crate::diag::Sources::default());
+        }
         if let Err(d) = crate::ops::project::choose_envs(&paths.root, Some(env)) {
             return ui.fail(d, &crate::diag::Sources::default());
         }

@@ -234,6 +234,24 @@ fn link<'a>(
         (kong, (format!("no Lattice route among the manifests is reached at `{}`, the host the Kong route rewrites to (as its hostname, or as the domain Lattice assigned it)", side.rewrite), "import the app's Lattice route with it, as the cluster has it (with its annotations)".to_string()))
     })?;
     let route = &sorted.lattice[index];
+    let has_hostname = route.spec["hostnames"]
+        .as_array()
+        .is_some_and(|h| !h.is_empty());
+    if has_hostname && assigned_domain(route) == Some(side.rewrite.as_str()) {
+        let what = format!(
+            "it reaches Lattice route {}/{} at the domain Lattice assigned, though that route has a hostname (its custom domain): latgen writes one domain for both",
+            route.namespace.as_deref().unwrap_or_default(),
+            route.name
+        );
+        return Err((
+            kong,
+            (
+                what,
+                "point the Kong route and its bridge at the route's custom domain, then import"
+                    .into(),
+            ),
+        ));
+    }
     check_names(kong, route, &side.rewrite)?;
     let rules = lattice_rules[index]
         .as_ref()

@@ -29,6 +29,16 @@ pub(crate) fn declared_alike(
         };
         if let Some(field) = differs(declared, app) {
             let env = paths.env_name().unwrap_or_default();
+            let help = match field {
+                "host" | "paths" => format!(
+                    "give {env}'s value as `overrides.{env}.{field}` in {}, then import again",
+                    declared.file.display()
+                ),
+                // Not a field an environment may override.
+                _ => format!(
+                    "an app's {field} is the same in every environment: import {env}'s app under another name, or align the two"
+                ),
+            };
             let d = Diagnostic::error(
                 Code::DuplicateApp,
                 format!(
@@ -36,10 +46,7 @@ pub(crate) fn declared_alike(
                     app.name
                 ),
             )
-            .help(format!(
-                "give {env}'s value as `overrides.{env}.{field}` in {}, then import again",
-                declared.file.display()
-            ));
+            .help(help);
             return Err(ui.fail(d, &Sources::default()));
         }
         alike.push(app.name.clone());
@@ -58,8 +65,10 @@ fn differs(declared: &App, live: &ImportedApp) -> Option<&'static str> {
     live_paths.sort();
     if declared.namespace != live.namespace {
         Some("namespace")
-    } else if declared.service != live.service || u64::from(declared.port) != live.port {
+    } else if declared.service != live.service {
         Some("service")
+    } else if u64::from(declared.port) != live.port {
+        Some("service port")
     } else if declared.host != live.host {
         Some("host")
     } else if paths != live_paths {

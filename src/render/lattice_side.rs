@@ -188,6 +188,16 @@ impl<'a> Renderer<'a> {
             .flat_map(|g| g.members().map(|id| t.apps[id].namespace.as_str()))
             // Preview groups point into the previewed apps' namespaces too.
             .chain(t.plan.previews.list.iter().map(|p| p.namespace.as_str()))
+            // So does a route adopted in the groups' namespace: one grant lets both in.
+            .chain(
+                (t.apps.iter())
+                    .filter(|a| {
+                        a.adopted
+                            .as_ref()
+                            .is_some_and(|r| r.namespace == config.lattice.namespace)
+                    })
+                    .map(|a| a.namespace.as_str()),
+            )
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
         let name = format!("latgen-from-{}", config.lattice.namespace);
@@ -226,8 +236,10 @@ impl<'a> Renderer<'a> {
         let pairs: std::collections::BTreeSet<(&str, &str)> = (t.apps.iter())
             .filter_map(|app| {
                 let a = app.adopted.as_ref()?;
-                (a.namespace != app.namespace)
-                    .then_some((app.namespace.as_str(), a.namespace.as_str()))
+                // One in the groups' namespace is let in by the groups' grant.
+                let apart =
+                    a.namespace != app.namespace && a.namespace != t.config.lattice.namespace;
+                apart.then_some((app.namespace.as_str(), a.namespace.as_str()))
             })
             .collect();
         for (ns, from) in pairs {

@@ -543,11 +543,18 @@ fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
     if grants.is_empty() {
         return false;
     }
+    // Only a route in a namespace a grant lets in can need it: its text names it.
+    let froms: Vec<String> = (grants.iter())
+        .flat_map(|(_, from)| from.iter().map(|f| format!("namespace: {f}\n")))
+        .collect();
     // A route between two versions (its old and new rules) is read here; the others were.
     let docs: Vec<Doc> = (state.base.keys().chain(state.edits.keys()))
         .filter(|rel| side_of(rel) == Side::Lattice)
         .filter_map(|rel| {
             let text = state.get(rel)?;
+            if !froms.iter().any(|f| text.contains(f.as_str())) {
+                return None;
+            }
             (judge.known_doc(rel, text).cloned()).or_else(|| Doc::parse(rel, text, false).ok())
         })
         .collect();

@@ -185,8 +185,9 @@ fn an_environment_that_runs_an_app_otherwise_is_told_to_override_it() {
     let run = latgen(dir, &args);
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
-        run.stderr
-            .contains("app `cart` is declared already with another service than production runs"),
+        run.stderr.contains(
+            "app `cart` is declared already with another service port than production runs"
+        ),
         "{}",
         run.stderr
     );
@@ -211,4 +212,26 @@ fn move_of_an_adopted_app_points_at_plan_apply() {
         run.stderr
             .contains("`latgen plan --apply` moves the adopted apps into groups")
     );
+}
+
+/// Import reads one environment's export: `--env all` is refused, and nothing is written.
+#[test]
+fn import_into_all_environments_is_refused() {
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    let live = common::fixture("assigned-domain").join("live");
+    common::write_tree(dir, &common::read_tree(&live));
+    std::fs::create_dir_all(dir.join("environments")).unwrap();
+    std::fs::write(dir.join("environments/staging.yaml"), "{}\n").unwrap();
+    let args = [
+        "import", "workload", "gateway", "-o", "apps", "--env", "all",
+    ];
+    let run = latgen(dir, &args);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--env names it, not all"),
+        "{}",
+        run.stderr
+    );
+    assert!(!dir.join("locks").exists() && !dir.join("apps").exists());
 }

@@ -200,34 +200,41 @@ impl<'a> Renderer<'a> {
             )
             .filter(|ns| *ns != config.lattice.namespace)
             .collect();
-        let name = format!("latgen-from-{}", config.lattice.namespace);
         self.emit_adopted_grants(t);
         for ns in namespaces {
-            let object = {
-                let name = name.clone();
-                move || {
-                    Object::ReferenceGrant(ReferenceGrant {
-                        name,
-                        namespace: ns,
-                        from_namespace: &config.lattice.namespace,
-                    })
-                }
-            };
             // One grant per namespace, all with one name: the file name carries the namespace.
-            let expect = Expect {
-                kind: Kind::ReferenceGrant,
-                name: name.clone(),
-                namespace: Some(ns.to_string()),
-                service_name: None,
-            };
-            self.emit_as(
-                Side::Lattice,
-                file_name(Kind::ReferenceGrant, ns),
-                "lattice/reference-grant.yaml.j2",
-                object,
-                expect,
-            );
+            let file = file_name(Kind::ReferenceGrant, ns);
+            self.emit_grant(ns, &config.lattice.namespace, file);
         }
+    }
+
+    /// `latgen-from-<from>`: a ReferenceGrant in namespace `ns` that lets the HTTPRoutes of
+    /// namespace `from` reach its Services, written to `file`.
+    fn emit_grant(&mut self, ns: &'a str, from: &'a str, file: String) {
+        let name = format!("latgen-from-{from}");
+        let object = {
+            let name = name.clone();
+            move || {
+                Object::ReferenceGrant(ReferenceGrant {
+                    name,
+                    namespace: ns,
+                    from_namespace: from,
+                })
+            }
+        };
+        let expect = Expect {
+            kind: Kind::ReferenceGrant,
+            name,
+            namespace: Some(ns.to_string()),
+            service_name: None,
+        };
+        self.emit_as(
+            Side::Lattice,
+            file,
+            "lattice/reference-grant.yaml.j2",
+            object,
+            expect,
+        );
     }
 
     /// A ReferenceGrant into an app's namespace for its adopted route in another namespace
@@ -243,32 +250,9 @@ impl<'a> Renderer<'a> {
             })
             .collect();
         for (ns, from) in pairs {
-            let name = format!("latgen-from-{from}");
-            let object = {
-                let name = name.clone();
-                move || {
-                    Object::ReferenceGrant(ReferenceGrant {
-                        name,
-                        namespace: ns,
-                        from_namespace: from,
-                    })
-                }
-            };
-            let expect = Expect {
-                kind: Kind::ReferenceGrant,
-                name,
-                namespace: Some(ns.to_string()),
-                service_name: None,
-            };
             // Beside the groups' grant into the same namespace, under a name of its own.
             let file = file_name(Kind::ReferenceGrant, &format!("{ns}-from-{from}"));
-            self.emit_as(
-                Side::Lattice,
-                file,
-                "lattice/reference-grant.yaml.j2",
-                object,
-                expect,
-            );
+            self.emit_grant(ns, from, file);
         }
     }
 

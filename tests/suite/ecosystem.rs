@@ -1091,6 +1091,13 @@ fn argocd_plugin() {
     assert_eq!(p["spec"]["discover"]["fileName"], "./latgen.lock");
 }
 
+/// `PATH` with the folder of the latgen under test first, as the plugin's sidecar has it.
+fn path_with_latgen() -> String {
+    let bin = common::bin().parent().unwrap().to_path_buf();
+    let path = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{path}", bin.display())
+}
+
 #[test]
 fn argocd_plugin_script_runs() {
     // The generate script, as the sidecar runs it, in the example project.
@@ -1099,12 +1106,7 @@ fn argocd_plugin_script_runs() {
         .as_str()
         .unwrap()
         .to_string();
-    let bin = common::bin().parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_latgen();
     let run = |side: Option<&str>| {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", &script])
@@ -1144,12 +1146,7 @@ fn argocd_plugin_script_renders_the_environment_its_parameter_names() {
             .any(|q| q["name"] == "env" && q["required"] == false)
     );
     let tmp = common::copy_project(&common::fixture("environments"));
-    let bin = common::bin().parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_latgen();
     let out = Command::new("sh")
         .args(["-c", script])
         .current_dir(tmp.path())

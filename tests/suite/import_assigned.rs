@@ -12,14 +12,28 @@ use std::path::Path;
 
 use common::latgen;
 
-/// The fixture's export and the before example's settings in a scratch folder, imported.
-pub(super) fn imported_assigned() -> tempfile::TempDir {
+/// The fixture's export and the before example's settings in a scratch folder, with an
+/// empty overlay for each of `envs` (none: a project without environments).
+fn export(envs: &[&str]) -> tempfile::TempDir {
     let tmp = common::scratch();
     let dir = tmp.path();
     let live = common::fixture("assigned-domain").join("live");
     common::write_tree(dir, &common::read_tree(&live));
     let settings = common::root().join("examples/before/latgen.yaml");
     std::fs::copy(settings, dir.join("latgen.yaml")).unwrap();
+    if !envs.is_empty() {
+        std::fs::create_dir_all(dir.join("environments")).unwrap();
+    }
+    for env in envs {
+        std::fs::write(dir.join(format!("environments/{env}.yaml")), "{}\n").unwrap();
+    }
+    tmp
+}
+
+/// The fixture's export and the before example's settings in a scratch folder, imported.
+pub(super) fn imported_assigned() -> tempfile::TempDir {
+    let tmp = export(&[]);
+    let dir = tmp.path();
     let run = latgen(dir, &["import", "workload", "gateway", "-o", "apps"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     tmp
@@ -124,16 +138,8 @@ fn routes_apart_from_their_apps_keep_their_backends_and_a_grant() {
 /// shared, and alike), and both render what runs.
 #[test]
 fn each_environment_imports_its_live_setup_into_its_own_lock() {
-    let tmp = common::scratch();
+    let tmp = export(&["staging", "production"]);
     let dir = tmp.path();
-    let live = common::fixture("assigned-domain").join("live");
-    common::write_tree(dir, &common::read_tree(&live));
-    let settings = common::root().join("examples/before/latgen.yaml");
-    std::fs::copy(settings, dir.join("latgen.yaml")).unwrap();
-    std::fs::create_dir_all(dir.join("environments")).unwrap();
-    for env in ["staging", "production"] {
-        std::fs::write(dir.join(format!("environments/{env}.yaml")), "{}\n").unwrap();
-    }
     let import = |env: &str| {
         let args = ["import", "workload", "gateway", "-o", "apps", "--env", env];
         let run = latgen(dir, &args);
@@ -158,14 +164,8 @@ fn each_environment_imports_its_live_setup_into_its_own_lock() {
 /// refused with the override that says the second's value.
 #[test]
 fn an_environment_that_runs_an_app_otherwise_is_told_to_override_it() {
-    let tmp = common::scratch();
+    let tmp = export(&["staging", "production"]);
     let dir = tmp.path();
-    let live = common::fixture("assigned-domain").join("live");
-    common::write_tree(dir, &common::read_tree(&live));
-    std::fs::create_dir_all(dir.join("environments")).unwrap();
-    for env in ["staging", "production"] {
-        std::fs::write(dir.join(format!("environments/{env}.yaml")), "{}\n").unwrap();
-    }
     let args = [
         "import", "workload", "gateway", "-o", "apps", "--env", "staging",
     ];
@@ -217,12 +217,8 @@ fn move_of_an_adopted_app_points_at_plan_apply() {
 /// Import reads one environment's export: `--env all` is refused, and nothing is written.
 #[test]
 fn import_into_all_environments_is_refused() {
-    let tmp = common::scratch();
+    let tmp = export(&["staging"]);
     let dir = tmp.path();
-    let live = common::fixture("assigned-domain").join("live");
-    common::write_tree(dir, &common::read_tree(&live));
-    std::fs::create_dir_all(dir.join("environments")).unwrap();
-    std::fs::write(dir.join("environments/staging.yaml"), "{}\n").unwrap();
     let args = [
         "import", "workload", "gateway", "-o", "apps", "--env", "all",
     ];

@@ -68,6 +68,7 @@ fn cases() -> Vec<(&'static str, Setup, i32)> {
         service_name_cases(),
         import_cases(),
         import_domain_cases(),
+        import_auth_cases(),
         environment_cases(),
         principal_cases(),
     ]
@@ -1039,6 +1040,117 @@ fn import_domain_cases() -> Vec<(&'static str, Setup, i32)> {
                         "shop-web-0a1b2c3d4e5f6a7b8.7d67968.vpc-lattice-svcs.ap-northeast-2.on.aws",
                     )
             }),
+            1,
+        ),
+    ]
+}
+
+/// The `shop` export of [`live`] with a live IAMAuthPolicy on its Lattice route (`policy`,
+/// its statements as JSON, and `more`, objects after it), in a project whose latgen.yaml
+/// turns auth on when `auth` is set.
+fn live_auth(statements: &'static str, more: &'static str, auth: bool) -> Setup {
+    Box::new(move |d: &Path| {
+        live(|t| t)(d);
+        let policy = format!(
+            "---\napiVersion: application-networking.k8s.aws/v1alpha1\nkind: IAMAuthPolicy\nmetadata: {{name: shop, namespace: web}}\nspec:\n  targetRef: {{group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}}\n  policy: '{{\"Version\":\"2012-10-17\",\"Statement\":[{statements}]}}'\n{more}"
+        );
+        write(d, "live/shop-auth.yaml", policy.as_bytes());
+        if auth {
+            let settings = "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: {vpcs: [vpc-0a1b2c3d4e5f67890]}\n";
+            write(d, "latgen.yaml", settings.as_bytes());
+        }
+    })
+}
+
+/// Kong's statement, as every live policy of [`live_auth`] has it to be imported.
+const KONG_STATEMENT: &str = r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringEquals":{"vpc-lattice-svcs:SourceVpc":"vpc-0a1b2c3d4e5f67890"}}}"#;
+
+/// Live auth policies import cannot read into `callers:` without changing who gets in:
+/// each refused with the statement, and nothing written.
+fn import_auth_cases() -> Vec<(&'static str, Setup, i32)> {
+    vec![
+        (
+            // An explicit Deny: latgen writes only Allow statements.
+            "import-auth-policy-with-a-deny",
+            live_auth(
+                concat!(
+                    r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringEquals":{"vpc-lattice-svcs:SourceVpc":"vpc-0a1b2c3d4e5f67890"}}},"#,
+                    r#"{"Effect":"Deny","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringEquals":{"vpc-lattice-svcs:RequestMethod":"DELETE"}}}"#
+                ),
+                "",
+                true,
+            ),
+            1,
+        ),
+        (
+            // A condition latgen does not write (StringLike on a header).
+            "import-auth-policy-with-a-condition-latgen-does-not-write",
+            live_auth(
+                concat!(
+                    r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringEquals":{"vpc-lattice-svcs:SourceVpc":"vpc-0a1b2c3d4e5f67890"}}},"#,
+                    r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringLike":{"vpc-lattice-svcs:RequestHeader/x-team":"ops-*"}}}"#
+                ),
+                "",
+                true,
+            ),
+            1,
+        ),
+        (
+            // Open to anyone: a caller with no principal, organization or VPC.
+            "import-auth-policy-open-to-anyone",
+            live_auth(
+                r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*"}"#,
+                "",
+                true,
+            ),
+            1,
+        ),
+        (
+            // A resource of part of the app's requests only.
+            "import-auth-policy-on-part-of-the-app",
+            live_auth(
+                concat!(
+                    r#"{"Effect":"Allow","Principal":"*","Action":"vpc-lattice-svcs:Invoke","Resource":"*","Condition":{"StringEquals":{"vpc-lattice-svcs:SourceVpc":"vpc-0a1b2c3d4e5f67890"}}},"#,
+                    r#"{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:role/reports"},"Action":"vpc-lattice-svcs:Invoke","Resource":"arn:aws:vpc-lattice:ap-northeast-2:111122223333:service/svc-0a1b2c3d4e5f6a7b8/shop/reports/*"}"#
+                ),
+                "",
+                true,
+            ),
+            1,
+        ),
+        (
+            // Kong is not let in, and latgen lets Kong call every app.
+            "import-auth-policy-that-keeps-kong-out",
+            live_auth(
+                r#"{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:role/reports"},"Action":"vpc-lattice-svcs:Invoke","Resource":"*"}"#,
+                "",
+                true,
+            ),
+            1,
+        ),
+        (
+            // auth.mode is none: the render would write no policy, and the service would be
+            // open once the live one is pruned.
+            "import-auth-policy-with-auth-off",
+            live_auth(KONG_STATEMENT, "", false),
+            1,
+        ),
+        (
+            "import-second-auth-policy-on-a-route",
+            live_auth(
+                KONG_STATEMENT,
+                "---\napiVersion: application-networking.k8s.aws/v1alpha1\nkind: IAMAuthPolicy\nmetadata: {name: shop-more, namespace: web}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}\n  policy: '{\"Statement\":[]}'\n",
+                true,
+            ),
+            1,
+        ),
+        (
+            "import-auth-policy-on-a-route-not-imported",
+            live_auth(
+                KONG_STATEMENT,
+                "---\napiVersion: application-networking.k8s.aws/v1alpha1\nkind: IAMAuthPolicy\nmetadata: {name: blog, namespace: web}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: blog}\n  policy: '{\"Statement\":[]}'\n",
+                true,
+            ),
             1,
         ),
     ]

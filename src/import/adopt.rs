@@ -31,6 +31,10 @@ pub(crate) struct ImportedApp {
     pub hosts: Vec<String>,
     /// The Lattice service's domain its Kong route rewrites Host to.
     pub domain: String,
+    /// The Lattice route it is on: namespace, name.
+    pub lattice_route: (String, String),
+    /// Who its live auth policy lets in beyond the project's callers.
+    pub callers: Vec<crate::input::auth::Caller>,
 }
 
 /// What import makes of the manifests.
@@ -49,6 +53,7 @@ struct Sorted {
     kong: Vec<Object>,
     services: BTreeMap<(String, String), Object>,
     policies: Vec<Object>,
+    auth: Vec<Object>,
     ignored: usize,
 }
 
@@ -66,6 +71,7 @@ fn sort(objects: Vec<Object>, config: &Config) -> Sorted {
                 s.services.insert((ns, o.name.clone()), o);
             }
             "TargetGroupPolicy" => s.policies.push(o),
+            "IAMAuthPolicy" => s.auth.push(o),
             _ => s.ignored += 1,
         }
     }
@@ -141,6 +147,20 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
     }
     unreached(&sorted.lattice, &reached, &lattice_rules, diags);
     health_checks(&sorted.policies, &mut out.apps, diags);
+    let policies = super::live_auth::read_policies(&sorted.auth, &mut out.apps, config);
+    for (p, r) in policies.refused {
+        diags.push(refused(p, r));
+    }
+    out.apps.retain(|a| !policies.unguarded.contains(&a.name));
+    for app in &policies.unguarded {
+        out.lock.adopted.remove(app);
+        out.lock.apps.remove(app);
+    }
+    for (app, policy) in policies.named {
+        if let Some(a) = out.lock.adopted.get_mut(&app) {
+            a.auth_policy = Some(policy);
+        }
+    }
     out.apps.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
@@ -388,6 +408,8 @@ fn app_of(
         retries: settings.retries,
         hosts,
         domain: side.rewrite.clone(),
+        lattice_route: (route_ns, route.name.clone()),
+        callers: Vec::new(),
     })
 }
 
@@ -436,6 +458,7 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
                         && !route.spec["hostnames"]
                             .as_array()
                             .is_some_and(|h| h.iter().any(|h| h.as_str() == Some(&app.domain))),
+                    auth_policy: None,
                 },
             );
         }

@@ -67,6 +67,7 @@ pub(crate) fn declaration(app: &ImportedApp, from: &str, schema: &str) -> String
         }
         let _ = writeln!(out, "healthCheck: {{{}}}", fields.join(", "));
     }
+    out.push_str(&callers(app));
     out.push_str(&kong(app));
     out
 }
@@ -84,6 +85,29 @@ fn paths(app: &ImportedApp) -> String {
             "prefix"
         };
         let _ = writeln!(out, "  - {key}: {}", scalar(p));
+    }
+    out
+}
+
+/// The callers its live auth policy lets in, a field a line (an ARN is long).
+fn callers(app: &ImportedApp) -> String {
+    if app.callers.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("callers:\n");
+    for c in &app.callers {
+        let mut lead = "  - ";
+        for (field, values) in [
+            ("principals", &c.principals),
+            ("orgs", &c.orgs),
+            ("vpcs", &c.vpcs),
+            ("methods", &c.methods),
+        ] {
+            if !values.is_empty() {
+                let _ = writeln!(out, "{lead}{field}: {}", list(values));
+                lead = "    ";
+            }
+        }
     }
     out
 }

@@ -103,6 +103,11 @@ pub struct Adopted {
     /// (`assignedDomain:` in the lock), which latgen records on the route and never
     /// writes as a hostname (a service's custom domain is set when it is created).
     pub assigned: bool,
+    /// The name of the route's live IAMAuthPolicy (`authPolicy:` in the lock) when it is not
+    /// the route's: render writes the policy under it, so that Argo CD takes over the object
+    /// that guards the service rather than adding a second and pruning the first (deleting
+    /// a service's policy sets its auth type to NONE, open to every caller).
+    pub auth_policy: Option<String>,
 }
 
 /// An `adopted:` entry as written: one of `hostname` or `assignedDomain`.
@@ -117,6 +122,8 @@ struct AdoptedFile {
     hostname: Option<String>,
     /// The domain Lattice assigned the route's service, for a route without a hostname.
     assigned_domain: Option<String>,
+    /// The name of the route's live IAMAuthPolicy, when it is not the route's name.
+    auth_policy: Option<String>,
 }
 
 /// What the lock file records: the group of each path-routed app, and the moves in flight,
@@ -285,6 +292,7 @@ pub(crate) const LOCK_FIELDS: &[&str] = &[
     "namespace",
     "hostname",
     "assignedDomain",
+    "authPolicy",
     "adoptedFrom",
 ];
 
@@ -437,6 +445,9 @@ fn checked_adopted(
                     a.hostname
                 )
             }),
+            (a.auth_policy.as_deref())
+                .and_then(dns1123_label_problem)
+                .map(|p| format!("the auth policy of `{app}`'s adopted route {p}")),
         ]
         .into_iter()
         .flatten()
@@ -465,6 +476,7 @@ fn adopted_of(raw: AdoptedFile) -> (Adopted, bool) {
         namespace: raw.namespace,
         hostname,
         assigned,
+        auth_policy: raw.auth_policy,
     };
     (a, one)
 }
@@ -557,6 +569,9 @@ pub fn serialize(state: &LockState) -> String {
                 "  {app}:\n    route: {}\n    namespace: {}\n    {key}: {}\n",
                 a.route, a.namespace, a.hostname
             ));
+            if let Some(policy) = &a.auth_policy {
+                out.push_str(&format!("    authPolicy: {policy}\n"));
+            }
         }
     }
     if let Some(from) = &state.adopted_from {

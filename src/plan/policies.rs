@@ -65,16 +65,25 @@ fn resources(app: &App, base: &str, header: bool) -> Vec<String> {
     if header {
         return vec![format!("{base}/*")];
     }
+    let paths = app.paths.iter().map(|p| (p.kind, p.value.as_str()));
+    (path_resources(paths).into_iter())
+        .map(|suffix| format!("{base}{suffix}"))
+        .collect()
+}
+
+/// What the resources of requests to `paths` name after the service: a PathPrefix `/shop`
+/// is `/shop` and `/shop/*`, an Exact path itself, `/` everything (`/*`).
+pub(crate) fn path_resources<'p>(paths: impl Iterator<Item = (MatchKind, &'p str)>) -> Vec<String> {
     let mut out = Vec::new();
-    for p in &app.paths {
-        match p.kind {
-            MatchKind::Exact => out.push(format!("{base}{}", p.value)),
+    for (kind, value) in paths {
+        match kind {
+            MatchKind::Exact => out.push(value.to_string()),
             MatchKind::Prefix => {
-                let stem = p.value.trim_end_matches('/');
+                let stem = value.trim_end_matches('/');
                 if !stem.is_empty() {
-                    out.push(format!("{base}{stem}"));
+                    out.push(stem.to_string());
                 }
-                out.push(format!("{base}{stem}/*"));
+                out.push(format!("{stem}/*"));
             }
         }
     }

@@ -111,27 +111,36 @@ impl<'a> Renderer<'a> {
         for service in &t.plan.services {
             if let Some(policy) = &service.policy {
                 let (route, namespace) = (service.route.clone(), service.namespace.as_str());
-                self.emit_auth_policy(route, namespace, service.group(), policy);
+                // An adopted route's live policy keeps its name: the same object, taken over.
+                let name = match service.owner {
+                    Owner::App(id) => {
+                        (t.apps[id].adopted.as_ref()).and_then(|a| a.auth_policy.clone())
+                    }
+                    Owner::Group(_) => None,
+                };
+                let name = name.unwrap_or_else(|| route.clone());
+                self.emit_auth_policy((route, name), namespace, service.group(), policy);
             }
         }
     }
 
+    /// An IAMAuthPolicy named `target.1` on route `target.0`.
     pub(super) fn emit_auth_policy(
         &mut self,
-        route: String,
+        (route, name): (String, String),
         namespace: &'a str,
         group: Option<u32>,
         policy: &'a Policy,
     ) {
         let expect = Expect {
             kind: Kind::IamAuthPolicy,
-            name: route.clone(),
+            name: name.clone(),
             namespace: Some(namespace.to_string()),
             service_name: None,
         };
         let object = move || {
             Object::AuthPolicy(AuthPolicyCtx {
-                name: route.clone(),
+                name,
                 namespace,
                 group,
                 policy: policy.text(),

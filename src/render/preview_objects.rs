@@ -18,7 +18,7 @@ impl<'a> Renderer<'a> {
         for group in &previews.groups {
             self.emit_preview_group(t, group);
             if let Some(policy) = &group.policy {
-                self.emit_auth_policy(group.route(), namespace, None, policy);
+                self.emit_auth_policy((group.route(), group.route()), namespace, None, policy);
             }
         }
         for group in &previews.groups {

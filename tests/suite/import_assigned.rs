@@ -12,14 +12,14 @@ use std::path::Path;
 
 use common::latgen;
 
-/// The fixture's export and the before example's settings in a scratch folder, with an
-/// empty overlay for each of `envs` (none: a project without environments).
+/// The fixture's export and its settings (the before example's, with auth on) in a scratch
+/// folder, with an empty overlay for each of `envs` (none: a project without environments).
 fn export(envs: &[&str]) -> tempfile::TempDir {
     let tmp = common::scratch();
     let dir = tmp.path();
     let live = common::fixture("assigned-domain").join("live");
     common::write_tree(dir, &common::read_tree(&live));
-    let settings = common::root().join("examples/before/latgen.yaml");
+    let settings = common::fixture("assigned-domain").join("latgen.yaml");
     std::fs::copy(settings, dir.join("latgen.yaml")).unwrap();
     if !envs.is_empty() {
         std::fs::create_dir_all(dir.join("environments")).unwrap();
@@ -30,7 +30,7 @@ fn export(envs: &[&str]) -> tempfile::TempDir {
     tmp
 }
 
-/// The fixture's export and the before example's settings in a scratch folder, imported.
+/// The fixture's export and its settings in a scratch folder, imported.
 pub(super) fn imported_assigned() -> tempfile::TempDir {
     let tmp = export(&[]);
     let dir = tmp.path();
@@ -230,4 +230,86 @@ fn import_into_all_environments_is_refused() {
         run.stderr
     );
     assert!(!dir.join("locks").exists() && !dir.join("apps").exists());
+}
+
+/// The four live auth policies (each written otherwise: a resource of `*`, of the
+/// service's `/*`, of the app's paths; one under its own name) become the apps' `callers:`,
+/// and the first render's policy of each lets in exactly whom the live one does: every
+/// identity either policy names, and a stranger, each with more than one method, on every
+/// request the route serves, as the auth model decides it.
+#[test]
+fn the_first_render_keeps_what_each_live_auth_policy_lets_in() {
+    use latgen_sim::iam::{AuthPolicy, Call, Identity, probe_paths};
+    use latgen_sim::platform::MatchKind;
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let live = super::import::stored_objects(&common::read_tree(&dir.join("workload")));
+    let rendered = super::import::stored_objects(&common::read_tree(&dir.join("generated")));
+    let read = |key: &str, doc: &serde_json::Value| {
+        let text = doc["spec"]["policy"].as_str().unwrap();
+        AuthPolicy::read(key.into(), String::new(), String::new(), text)
+    };
+    let mut compared = 0;
+    for (key, doc) in live.iter().filter(|(k, _)| k.starts_with("IAMAuthPolicy ")) {
+        let ours = rendered
+            .get(key)
+            .unwrap_or_else(|| panic!("{key}: not rendered"));
+        assert_eq!(ours["spec"]["targetRef"], doc["spec"]["targetRef"], "{key}");
+        let (before, after) = (read(key, doc), read(key, ours));
+        let ns = doc["metadata"]["namespace"].as_str().unwrap();
+        let target = doc["spec"]["targetRef"]["name"].as_str().unwrap();
+        let route = &live[&format!("HTTPRoute {ns}/{target}")];
+        let mut requests = Vec::new();
+        for rule in route["spec"]["rules"].as_array().unwrap() {
+            for m in rule["matches"].as_array().unwrap() {
+                let kind = match m["path"]["type"].as_str() {
+                    Some("Exact") => MatchKind::Exact,
+                    _ => MatchKind::Prefix,
+                };
+                requests.extend(probe_paths(kind, m["path"]["value"].as_str().unwrap()));
+            }
+        }
+        let mut who: Vec<Identity> = before.identities();
+        who.extend(after.identities());
+        who.push(Identity::stranger());
+        let methods = ["GET", "HEAD", "POST", "DELETE"];
+        let who: Vec<Identity> = (who.iter())
+            .flat_map(|w| {
+                methods.map(|m| Identity {
+                    method: m.into(),
+                    ..w.clone()
+                })
+            })
+            .collect();
+        let headers = Default::default();
+        for path in &requests {
+            // The service's own id: the live policy of `payments` names it.
+            let resource = format!(
+                "arn:aws:vpc-lattice:ap-northeast-2:111122223333:service/svc-0a1b2c3d4e5f6a7b8{path}"
+            );
+            for w in &who {
+                let call = Call {
+                    who: w,
+                    resource: &resource,
+                    headers: &headers,
+                };
+                assert_eq!(
+                    before.decide(&call).allows(),
+                    after.decide(&call).allows(),
+                    "{key}: {} {path}",
+                    w.show()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "{compared} calls compared");
+    let cart = std::fs::read_to_string(dir.join("apps/commerce/cart.yaml")).unwrap();
+    assert!(
+        cart.contains("callers:\n  - principals: [\"arn:aws:iam::111122223333:role/reports\"]\n    methods: [GET]\n"),
+        "{cart}"
+    );
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    assert!(lock.contains("    authPolicy: cart-auth\n"), "{lock}");
 }

@@ -229,7 +229,14 @@ fn consolidate(
     let env = paths.env_flag();
     println!(
         "{} still on the route they had before latgen ({lock} `adopted:`)",
-        plural(c.apps.len(), "path-routed app")
+        plural(
+            c.apps.len(),
+            if c.after.config.header_dispatch() {
+                "app"
+            } else {
+                "path-routed app"
+            }
+        )
     );
     println!(
         "consolidated: {} shared groups (the fewest they fit in: {bound})",

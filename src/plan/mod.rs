@@ -33,4 +33,4 @@ pub use passes::plan;
 pub(crate) use passes::{no_such_group, plan_with};
 pub(crate) use planner::Occupancy;
 use planner::Planner;
-pub(crate) use rules::{Rule, app_rules, in_groups, rules_needed};
+pub(crate) use rules::{Rule, app_rules, in_groups, in_groups_once_placed, rules_needed};

@@ -40,7 +40,12 @@ pub(crate) fn rules_needed(app: &App, config: &Config) -> u32 {
 /// dispatch host-routed apps too (a route's hostnames no longer matter to Lattice).
 pub(crate) fn in_groups(app: &App, config: &Config) -> bool {
     // An adopted app keeps its own route until it is consolidated.
-    app.adopted.is_none() && (app.is_path_routed() || config.header_dispatch())
+    app.adopted.is_none() && in_groups_once_placed(app, config)
+}
+
+/// Whether app `app` is in a group once it runs on no route of its own (an adopted one).
+pub(crate) fn in_groups_once_placed(app: &App, config: &Config) -> bool {
+    app.is_path_routed() || config.header_dispatch()
 }
 
 /// The header rule of app `id` in a group under header dispatch: it matches the header

@@ -32,8 +32,14 @@ fn export(envs: &[&str]) -> tempfile::TempDir {
 
 /// The fixture's export and its settings in a scratch folder, imported.
 pub(super) fn imported_assigned() -> tempfile::TempDir {
+    imported_assigned_after(|_| {})
+}
+
+/// [`imported_assigned`], with `edit` made to the export and its settings first.
+pub(super) fn imported_assigned_after(edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let tmp = export(&[]);
     let dir = tmp.path();
+    edit(dir);
     let run = latgen(dir, &["import", "workload", "gateway", "-o", "apps"]);
     assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
     tmp
@@ -192,26 +198,6 @@ fn an_environment_that_runs_an_app_otherwise_is_told_to_override_it() {
         run.stderr
     );
     assert!(!dir.join("locks/production.lock").exists());
-}
-
-/// `latgen move` of an app still on its adopted route says how it leaves that route.
-#[test]
-fn move_of_an_adopted_app_points_at_plan_apply() {
-    let tmp = imported_assigned();
-    let dir = tmp.path();
-    let run = latgen(dir, &["move", "cart", "--group", "1"]);
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "app `cart` still runs on the route it was adopted with (latgen.lock `adopted:`), not in a group"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("`latgen plan --apply` moves the adopted apps into groups")
-    );
 }
 
 /// Import reads one environment's export: `--env all` is refused, and nothing is written.

@@ -39,6 +39,7 @@ mod properties;
 mod rebalance;
 mod reference;
 mod rollout;
+mod rollout_adopted;
 mod rollout_callers;
 mod routing;
 mod schema;

@@ -54,7 +54,7 @@ fn ship_in(dir: &Path, env: Option<&str>, args: &[&str], look: impl FnMut(usize)
 /// (apps with callers of their own whose old addresses the change takes away): the step
 /// that takes them is accepted by `check` with a `direct-callers-moved` warning for the
 /// reviewer, and no other finding.
-fn ship_releasing(
+pub(super) fn ship_releasing(
     dir: &Path,
     (env, release): (Option<&str>, &[&str]),
     args: &[&str],
@@ -556,7 +556,7 @@ fn assert_states_route_and_fit(dir: &Path, steps: usize) {
 
 /// [`assert_states_route_and_fit`] for a change of the apps' paths: a state may route as
 /// the apps `before` the change say instead (a new path is Kong's 404 until Kong has it).
-fn assert_states_route_as_before_or_after(
+pub(super) fn assert_states_route_as_before_or_after(
     dir: &Path,
     steps: usize,
     before: Option<&[latgen::input::app::App]>,

@@ -12,7 +12,7 @@ use crate::plan::{NoPrevious, Plan};
 /// What consolidating the adopted apps makes of the project.
 #[derive(Debug)]
 pub(crate) struct Consolidation {
-    /// The adopted path-routed apps that move into groups.
+    /// The adopted apps that move into groups.
     pub apps: Vec<String>,
     /// Lattice services before and after.
     pub services_before: usize,
@@ -28,10 +28,14 @@ impl Consolidation {
     }
 }
 
-/// The consolidation of `prepared`'s adopted path-routed apps; None when there are none
-/// (adopted host-routed apps keep their route: their host is their service's domain).
+/// The consolidation of `prepared`'s adopted apps that groups take (path-routed ones, and
+/// under header dispatch every one); None when there are none. Under path dispatch an
+/// adopted host-routed app keeps its route: its host is its service's domain.
 pub(crate) fn consolidation(prepared: &Prepared) -> Option<Consolidation> {
-    let movable = |a: &crate::input::app::App| a.adopted.is_some() && a.is_path_routed();
+    let config = &prepared.config;
+    let movable = |a: &crate::input::app::App| {
+        a.adopted.is_some() && crate::plan::in_groups_once_placed(a, config)
+    };
     let names: Vec<String> = (prepared.apps.iter().filter(|a| movable(a)))
         .map(|a| a.name.clone())
         .collect();
@@ -46,7 +50,6 @@ pub(crate) fn consolidation(prepared: &Prepared) -> Option<Consolidation> {
     lock.adopted.retain(|app, _| !names.contains(app));
     let positioned = lock.positioned();
     let mut diags = Diagnostics::new();
-    let config = &prepared.config;
     let lock_file = std::path::Path::new("latgen.lock");
     let mut plan: Plan = crate::plan::plan_with(
         &apps,

@@ -23,6 +23,9 @@ pub(crate) fn move_app(
     group: Option<u32>,
     advance: bool,
 ) -> Result<MoveResult, Diagnostic> {
+    if let Some(id) = adopted(prepared, app) {
+        return adopt_into(prepared, app, id, group);
+    }
     let (id, home) = movable(prepared, app)?;
     // The output has not changed: it is still the step of a rollout the lock records.
     let mut lock = prepared.plan.lock.clone();
@@ -74,18 +77,6 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
         };
         return Err(refuse(format!("there is no app `{app}`"), help));
     };
-    let env = env_flag(prepared.config.env_name());
-    if prepared.apps[id].adopted.is_some() && prepared.apps[id].is_path_routed() {
-        return Err(refuse(
-            format!(
-                "app `{app}` still runs on the route it was adopted with ({} `adopted:`), not in a group",
-                crate::input::environments::lock_shown(prepared.config.env_name())
-            ),
-            format!(
-                "`latgen plan{env} --apply` moves the adopted apps into groups; `latgen render{env} --base auto` ships it in safe steps"
-            ),
-        ));
-    }
     // Under header dispatch a host-routed app is in a group like any other.
     if !crate::plan::in_groups(&prepared.apps[id], &prepared.config) {
         return Err(refuse(
@@ -105,6 +96,60 @@ fn movable(prepared: &Prepared, app: &str) -> Result<(AppId, u32), Diagnostic> {
         ));
     };
     Ok((id, home))
+}
+
+/// App `app`, when it still runs on the route it was adopted with and would be in a group
+/// once it leaves it (path-routed, or any app under header dispatch).
+fn adopted(prepared: &Prepared, app: &str) -> Option<AppId> {
+    let (id, a) = AppId::enumerate(&prepared.apps).find(|(_, a)| a.name == app)?;
+    (a.adopted.is_some() && crate::plan::in_groups_once_placed(a, &prepared.config)).then_some(id)
+}
+
+/// Moves adopted app `app` (`id`) off its route into group `to`: the lock no longer keeps
+/// the route, and places the app in `to`. `render --base` ships it as it ships a
+/// consolidation: `to` gains the app's rules, Kong switches to it, the old route goes last.
+fn adopt_into(
+    prepared: &Prepared,
+    app: &str,
+    id: AppId,
+    group: Option<u32>,
+) -> Result<MoveResult, Diagnostic> {
+    let config = &prepared.config;
+    let env = env_flag(config.env_name());
+    let Some(to) = group else {
+        return Err(refuse(
+            format!(
+                "app `{app}` still runs on the route it was adopted with ({} `adopted:`): give the group to move it to",
+                lock_name(config)
+            ),
+            format!(
+                "`latgen move {app} --group N{env}`; or `latgen plan{env} --apply` moves every adopted app into groups"
+            ),
+        ));
+    };
+    destination(prepared, id, to, |occupancy, next| {
+        match occupancy.first_with_room(id) {
+            Some(g) => format!(
+                "{} has room; or move it to a new group, {}",
+                config.group_name(g),
+                config.group_name(next)
+            ),
+            None => format!("move it to a new group, {}", config.group_name(next)),
+        }
+    })?;
+    let mut lock = prepared.plan.lock.clone();
+    lock.rollout = prepared.rollout;
+    let (route, namespace, _) = prepared.apps[id].own_route();
+    let message = format!(
+        "moving {app} off the route it was adopted with ({namespace}/{route}) into {}: recorded in {}; it ships in safe steps ({} gains {app}'s rules, Kong switches to it, the old route goes last)\n{}",
+        config.group_name(to),
+        lock_name(config),
+        config.group_name(to),
+        next_step(config)
+    );
+    lock.adopted.remove(app);
+    lock.apps.insert(app.to_string(), to);
+    Ok(MoveResult { lock, message })
 }
 
 /// A move of `app` asked for while it moves elsewhere: refused until that one is done.

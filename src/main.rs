@@ -51,6 +51,14 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Budgeted<A> {
 }
 
 fn main() -> std::process::ExitCode {
+    // Rust ignores SIGPIPE, so a closed pipe (`latgen plan | head -1`) makes the next print
+    // panic. A command-line tool ends quietly there instead, as `cat` and `grep` do; the
+    // output folder is written through a lock that a killed run leaves recoverable.
+    #[cfg(unix)]
+    // SAFETY: called first, before any thread starts; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // A shell asking for completions (through the script `latgen completions SHELL`
     // prints): answered, and the process exits. Without the variable this returns at once.
     clap_complete::CompleteEnv::with_factory(latgen::cli::command)

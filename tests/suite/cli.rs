@@ -1123,3 +1123,22 @@ fn a_lock_or_settings_file_over_its_cap_is_refused_unread() {
     let run = latgen(tmp.path(), &["check", "apps"]);
     assert_check_reports(&run, "file-too-large", "latgen.yaml");
 }
+
+/// Output to a pipe whose reader is gone (`latgen explain | head -0`) ends the process the
+/// way SIGPIPE ends `cat`, with no panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(common::bin())
+        .arg("explain")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(13), "{:?}: {stderr}", out.status);
+}

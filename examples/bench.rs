@@ -22,6 +22,10 @@ use latgen::render::Templates;
 mod generate;
 use generate::{GenApp, generate};
 
+// The same apps as a live setup on the domains Lattice assigned, for the import timing.
+#[path = "../bench/assigned_export.rs"]
+mod assigned_export;
+
 struct Args {
     sizes: Vec<usize>,
     helm: Option<PathBuf>,
@@ -249,6 +253,9 @@ struct Row {
     consumer: Consumer,
     /// `latgen import` of the output into an empty project (10,000 apps and fewer).
     import: Option<Measured>,
+    /// `latgen import` of the apps exported on the domains Lattice assigned (10,000 apps
+    /// and fewer): kubectl's fields, Lists, grants and live auth policies.
+    import_assigned: Option<Measured>,
     /// Two environments of the same apps (10,000 apps and fewer): render into empty output
     /// and check with `--env all`, then with `--env production` alone.
     environments: Option<[Measured; 4]>,
@@ -466,6 +473,20 @@ fn import_targets(r: &Row) -> Vec<Target> {
         mb(import.1),
         import.1.is_some_and(|kb| kb < 200 * 1024),
     ));
+    if let Some(assigned) = r.import_assigned {
+        if let Some((helm, _)) = r.helm {
+            all.push((
+                "`latgen import` of the same apps exported on the domains Lattice assigned (kubectl's fields, Lists, grants, live auth policies) faster than `helm template`".into(),
+                format!("{} against {}", secs(assigned.0), secs(helm)),
+                assigned.0 < helm,
+            ));
+        }
+        all.push((
+            "that import's peak RSS under 200 MB".into(),
+            mb(assigned.1),
+            assigned.1.is_some_and(|kb| kb < 200 * 1024),
+        ));
+    }
     all
 }
 
@@ -722,6 +743,8 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     let auth = (n <= 10_000).then(|| measure_auth(a, latgen_bin, &apps, n, runs));
     let observability = (n <= 10_000).then(|| measure_observability(a, latgen_bin, &apps, n, runs));
     let import = (n <= 10_000).then(|| measure_import(a, latgen_bin, &out, n, runs));
+    let import_assigned =
+        (n <= 10_000).then(|| measure_import_assigned(a, latgen_bin, &apps, n, runs));
     let environments = (n <= 10_000).then(|| measure_environments(a, latgen_bin, &apps, n, runs));
     // Last: it commits the folder to Git and leaves the output at the first step of a change.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
@@ -741,6 +764,7 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
         observability,
         consumer,
         import,
+        import_assigned,
         environments,
     }
 }
@@ -809,6 +833,36 @@ fn measure_import(a: &Args, latgen_bin: &Path, out: &Path, n: usize, runs: usize
     let (lattice, kong) = (out.join("lattice"), out.join("kong"));
     let (lattice, kong) = (lattice.to_str().unwrap(), kong.to_str().unwrap());
     let import = ["import", lattice, kong, "-o", "apps"];
+    let clean = {
+        let dir = dir.clone();
+        move || {
+            let _ = std::fs::remove_dir_all(dir.join("apps"));
+            let _ = std::fs::remove_file(dir.join("latgen.lock"));
+        }
+    };
+    let timed = measure_rounds(
+        runs,
+        &mut [(&mut latgen(latgen_bin, &dir, &import), &mut { clean })],
+    );
+    timed[0]
+}
+
+/// `latgen import` of the apps as a live setup on the domains Lattice assigned
+/// ([`assigned_export`]), into a project with auth on, in rounds: each writes every
+/// declaration and the lock anew.
+fn measure_import_assigned(
+    a: &Args,
+    latgen_bin: &Path,
+    apps: &[GenApp],
+    n: usize,
+    runs: usize,
+) -> Measured {
+    let dir = a.work.join(format!("n{n}-import-assigned"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    assigned_export::write_export(&dir, apps);
+    std::fs::write(dir.join("latgen.yaml"), AUTH_SETTINGS).unwrap();
+    let import = ["import", "workload", "gateway", "-o", "apps"];
     let clean = {
         let dir = dir.clone();
         move || {

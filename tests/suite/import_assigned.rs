@@ -299,3 +299,46 @@ fn the_first_render_keeps_what_each_live_auth_policy_lets_in() {
     let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
     assert!(lock.contains("    authPolicy: cart-auth\n"), "{lock}");
 }
+
+/// The import benchmark's input (`bench/assigned_export.rs`, at 1,000 apps here): every
+/// app is imported, each path-routed one on its assigned domain, the routes kept apart
+/// with their grants, and the live auth policies read into callers.
+#[test]
+fn the_benchmarks_assigned_domain_export_imports_every_app() {
+    let apps = super::generate::generate(1000);
+    let tmp = common::scratch();
+    let dir = tmp.path();
+    super::assigned_export::write_export(dir, &apps);
+    let settings = format!(
+        "auth:\n  mode: iam\n  account: \"111122223333\"\n  region: ap-northeast-2\n  kong: {{ vpcs: [{}] }}\n",
+        super::assigned_export::KONG_VPC
+    );
+    std::fs::write(dir.join("latgen.yaml"), settings).unwrap();
+    let run = latgen(dir, &["import", "workload", "gateway", "-o", "apps"]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("imported 1000 apps"),
+        "{}",
+        run.stdout
+    );
+    let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
+    let path_routed = apps.iter().filter(|a| a.host.is_none()).count();
+    assert_eq!(lock.matches("assignedDomain: ").count(), path_routed);
+    let apart = (apps.iter().enumerate())
+        .filter(|(i, a)| a.host.is_none() && i % 50 == 7)
+        .count();
+    assert_eq!(
+        lock.matches("    namespace: lattice-routes\n").count(),
+        apart
+    );
+    let declared = common::read_tree(&dir.join("apps"));
+    let with_callers = declared
+        .values()
+        .filter(|t| t.contains("\ncallers:\n"))
+        .count();
+    assert_eq!(
+        with_callers,
+        (0..apps.len()).filter(|i| i % 20 == 3).count()
+    );
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+}

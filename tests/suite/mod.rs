@@ -4,6 +4,9 @@
 //! Run one module with a filter: `cargo test suite::golden::`.
 
 mod action;
+/// The benchmark's apps as a live setup on the domains Lattice assigned, for the import test.
+#[path = "../../bench/assigned_export.rs"]
+mod assigned_export;
 mod canary;
 mod cli;
 mod codes;

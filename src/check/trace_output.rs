@@ -141,9 +141,15 @@ pub(crate) fn human(t: &Trace<'_>) -> String {
         ),
     }
     if t.direct {
+        // A route reached at the domain Lattice assigned has no custom domain to name.
+        let assigned = t.lattice.and_then(|r| r.assigned_domain.as_deref());
+        let what = match (&t.request.host, assigned) {
+            (Some(host), Some(domain)) if host == domain => "the domain Lattice assigned a service",
+            _ => "a Lattice service's custom domain",
+        };
         say(
             &mut o,
-            "kong      not on the way: the host is a Lattice service's custom domain",
+            format!("kong      not on the way: the host is {what}"),
         );
     }
     let Some(win) = t.kong.first().filter(|_| !t.direct) else {

@@ -80,15 +80,34 @@ fn import_into(
         return Err(Exit::Found);
     }
     ui.report(&diags, &sources);
+    // Which environments each app runs in, as the exports say; written before the shared
+    // declarations are compared, so that an app this environment now runs is compared too.
+    let membership = match paths.env_name() {
+        Some(env) => super::import_membership::membership(&loaded, &imported, env),
+        None => Default::default(),
+    };
+    for (file, text) in &membership.edits {
+        added
+            .replace(file, text.as_bytes())
+            .map_err(|d| ui.fail(d, &sources))?;
+    }
     let shared = match &paths.env {
         Some(_) => super::import_shared::declared_alike(paths, &imported, ui)?,
         None => Vec::new(),
     };
     let lock = merged_lock(&loaded.lock.state(), &imported, (&loaded.decls, &shared))
         .map_err(|d| ui.fail(d, &sources))?;
-    write(&imported, (args.apps_dir, &shared), paths, &lock, added)
-        .map_err(|d| ui.fail(d, &sources))?;
+    let new_envs = membership.new_apps.as_deref();
+    write(
+        &imported,
+        (args.apps_dir, &shared, new_envs),
+        paths,
+        &lock,
+        added,
+    )
+    .map_err(|d| ui.fail(d, &sources))?;
     summary(&imported, args.apps_dir, paths);
+    membership_summary(&membership, paths.env_name().unwrap_or_default());
     if !shared.is_empty() {
         println!(
             "{} apps were declared already, as this environment runs them: their declarations are shared",
@@ -134,7 +153,7 @@ fn merged_lock(
 /// takes them back.
 fn write(
     imported: &Imported,
-    (apps_dir, shared): (&Path, &[String]),
+    (apps_dir, shared, envs): (&Path, &[String], Option<&[String]>),
     paths: &ProjectPaths,
     lock: &LockState,
     added: &mut Additions,
@@ -146,11 +165,48 @@ fn write(
             let dir = apps_dir.join(visible(&app.folder));
             let schema = schema_path(root, &dir);
             let text = crate::import::write::declaration(app, &source_of(app), &schema);
+            let text = match envs {
+                Some(e) => super::import_membership::with_environments(&text, e),
+                None => text,
+            };
             (dir.join(format!("{}.yaml", app.name)), text)
         })
         .collect();
     added.create_all(&files)?;
     added.replace(&paths.lock, crate::input::lock::serialize(lock).as_bytes())
+}
+
+/// What an environment's import changed in where the apps run.
+fn membership_summary(m: &super::import_membership::Membership, env: &str) {
+    let names = |apps: &[String]| {
+        let shown: Vec<&str> = apps.iter().take(5).map(String::as_str).collect();
+        let more = apps.len().saturating_sub(5);
+        match more {
+            0 => shown.join(", "),
+            _ => format!("{} and {more} more", shown.join(", ")),
+        }
+    };
+    if !m.left.is_empty() {
+        println!(
+            "{} declared apps are not in {env}'s export ({}): their `environments:` no longer lists {env}",
+            m.left.len(),
+            names(&m.left)
+        );
+    }
+    if !m.joined.is_empty() {
+        println!(
+            "{} apps declared for other environments run in {env} too ({}): added to their `environments:`",
+            m.joined.len(),
+            names(&m.joined)
+        );
+    }
+    if !m.stale.is_empty() {
+        println!(
+            "warning: {} apps are declared for {env} alone and not in its export ({}): remove their declarations if {env} no longer runs them",
+            m.stale.len(),
+            names(&m.stale)
+        );
+    }
 }
 
 /// A route's folder as the declaration's folder: each name without its leading dots. The

@@ -7,6 +7,7 @@
 //! with their problems reported) are what every operation shares.
 
 pub(crate) mod check_output;
+pub(crate) mod import_membership;
 pub(crate) mod import_shared;
 pub(crate) mod latgen_check;
 pub(crate) mod latgen_cost;

@@ -111,6 +111,26 @@ fn trace_names_the_assigned_domain_a_route_is_reached_at() {
     );
 }
 
+/// A caller that calls a route straight at the domain Lattice assigned (not through Kong):
+/// trace names that domain for what it is, not a custom domain.
+#[test]
+fn trace_of_a_direct_call_names_the_domain_lattice_assigned() {
+    let tmp = imported_assigned();
+    let dir = tmp.path();
+    assert_eq!(latgen(dir, &["render"]).code, Some(0));
+    let domain =
+        "cart-team-commerce-0808763c5a0b30501.6acee9c.vpc-lattice-svcs.ap-northeast-2.on.aws";
+    let run = latgen(dir, &["trace", &format!("https://{domain}/shop/cart/x")]);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "kong      not on the way: the host is the domain Lattice assigned a service"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The routes kept apart from their apps (in `lattice-routes`) keep reaching them: each
 /// backend names the app's namespace, and latgen writes the ReferenceGrant there.
 #[test]
@@ -164,6 +184,85 @@ fn each_environment_imports_its_live_setup_into_its_own_lock() {
     }
     let run = latgen(dir, &["render", "--env", "all"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
+}
+
+/// Imports `--env env` from the export in `dir`, which must succeed; what it says.
+fn import_env(dir: &Path, env: &str) -> String {
+    let args = ["import", "workload", "gateway", "-o", "apps", "--env", env];
+    let run = latgen(dir, &args);
+    assert_eq!(run.code, Some(0), "{env}: {}{}", run.stdout, run.stderr);
+    run.stdout
+}
+
+/// Takes `cart` (its Lattice route, live policy, Kong route and bridge) out of the export.
+fn without_cart(dir: &Path) {
+    for side in ["workload", "gateway"] {
+        std::fs::remove_file(dir.join(side).join("commerce/cart.yaml")).unwrap();
+    }
+}
+
+/// Production's export lacks `cart`, which staging runs: after both imports, cart's
+/// declaration says it runs in staging alone, production's lock and output have no cart,
+/// and both environments render.
+#[test]
+fn an_app_an_environments_export_lacks_no_longer_runs_there() {
+    let tmp = export(&["staging", "production"]);
+    let dir = tmp.path();
+    import_env(dir, "staging");
+    without_cart(dir);
+    let said = import_env(dir, "production");
+    assert!(
+        said.contains("1 declared apps are not in production's export (cart): their `environments:` no longer lists production"),
+        "{said}"
+    );
+    let cart = std::fs::read_to_string(dir.join("apps/commerce/cart.yaml")).unwrap();
+    assert!(cart.ends_with("environments: [staging]\n"), "{cart}");
+    let lock = std::fs::read_to_string(dir.join("locks/production.lock")).unwrap();
+    assert!(!lock.contains("\n  cart:\n"), "{lock}");
+    let run = latgen(dir, &["render", "--env", "all"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        dir.join("generated/staging/lattice/httproute-cart.yaml")
+            .exists()
+    );
+    assert!(
+        !dir.join("generated/production/lattice/httproute-cart.yaml")
+            .exists()
+    );
+}
+
+/// The other way round: production, imported first, lacks `cart`; staging's import then
+/// declares cart for staging alone, and the apps both run stay shared.
+#[test]
+fn an_app_only_a_later_environment_runs_is_declared_for_it_alone() {
+    let tmp = export(&["staging", "production"]);
+    let dir = tmp.path();
+    let stash = common::scratch();
+    for side in ["workload", "gateway"] {
+        let from = dir.join(side).join("commerce/cart.yaml");
+        std::fs::copy(&from, stash.path().join(side)).unwrap();
+    }
+    without_cart(dir);
+    import_env(dir, "production");
+    for side in ["workload", "gateway"] {
+        std::fs::copy(
+            stash.path().join(side),
+            dir.join(side).join("commerce/cart.yaml"),
+        )
+        .unwrap();
+    }
+    let said = import_env(dir, "staging");
+    assert!(said.contains("78 apps were declared already"), "{said}");
+    let cart = std::fs::read_to_string(dir.join("apps/commerce/cart.yaml")).unwrap();
+    assert!(cart.ends_with("environments: [staging]\n"), "{cart}");
+    let shop = std::fs::read_to_string(dir.join("apps/commerce/catalog.yaml")).unwrap();
+    assert!(!shop.contains("environments:"), "{shop}");
+    let run = latgen(dir, &["render", "--env", "all"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        !dir.join("generated/production/lattice/httproute-cart.yaml")
+            .exists()
+    );
 }
 
 /// An app the first environment's import declared, which the second runs otherwise, is

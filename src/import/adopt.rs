@@ -95,21 +95,23 @@ pub(crate) fn import(inputs: &[PathBuf], config: &Config, diags: &mut Diagnostic
     };
     // A Lattice route by each domain it serves: its hostnames, and the domain Lattice
     // assigned its service where the controller recorded it.
-    let mut by_host: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_host: BTreeMap<String, usize> = BTreeMap::new();
     let mut lattice_rules = Vec::with_capacity(sorted.lattice.len());
     for (i, route) in sorted.lattice.iter().enumerate() {
-        for h in route.spec["hostnames"].as_array().into_iter().flatten() {
-            by_host.entry(h.as_str().unwrap_or_default()).or_insert(i);
+        for h in route.spec()["hostnames"].as_array().into_iter().flatten() {
+            by_host
+                .entry(h.as_str().unwrap_or_default().to_string())
+                .or_insert(i);
         }
         if let Some(assigned) = assigned_domain(route) {
-            by_host.entry(assigned).or_insert(i);
+            by_host.entry(assigned.to_string()).or_insert(i);
         }
         lattice_rules.push(routes::lattice_rules(route));
     }
     // A Lattice route some Kong route sends to: its problems are that route's findings.
     let mut reached = vec![false; sorted.lattice.len()];
     for kong in &sorted.kong {
-        for rule in kong.spec["rules"].as_array().into_iter().flatten() {
+        for rule in kong.spec()["rules"].as_array().into_iter().flatten() {
             for f in rule["filters"].as_array().into_iter().flatten() {
                 let host = f["urlRewrite"]["hostname"].as_str().unwrap_or_default();
                 if let Some(&i) = by_host.get(host) {
@@ -180,7 +182,9 @@ fn unreached(
     diags: &mut Diagnostics,
 ) {
     for (i, route) in lattice.iter().enumerate() {
-        let no_host = route.spec["hostnames"].as_array().is_none_or(Vec::is_empty);
+        let no_host = route.spec()["hostnames"]
+            .as_array()
+            .is_none_or(Vec::is_empty);
         let why = match &rules[i] {
             _ if reached[i] => continue,
             Err(r) => r.clone(),
@@ -208,7 +212,7 @@ type Linked<'a> = Result<(ImportedApp, usize, bool), (&'a Object, Refusal)>;
 fn link<'a>(
     kong: &'a Object,
     sorted: &'a Sorted,
-    by_host: &BTreeMap<&str, usize>,
+    by_host: &BTreeMap<String, usize>,
     lattice_rules: &[Result<Vec<LatticeRule>, Refusal>],
     config: &Config,
 ) -> Linked<'a> {
@@ -254,7 +258,7 @@ fn link<'a>(
         (kong, (format!("no Lattice route among the manifests is reached at `{}`, the host the Kong route rewrites to (as its hostname, or as the domain Lattice assigned it)", side.rewrite), "import the app's Lattice route with it, as the cluster has it (with its annotations)".to_string()))
     })?;
     let route = &sorted.lattice[index];
-    let has_hostname = route.spec["hostnames"]
+    let has_hostname = route.spec()["hostnames"]
         .as_array()
         .is_some_and(|h| !h.is_empty());
     if has_hostname && assigned_domain(route) == Some(side.rewrite.as_str()) {
@@ -428,9 +432,8 @@ fn is_latgens(app: &ImportedApp, route: &Object, config: &Config) -> bool {
 fn group_of(route: &Object, config: &Config) -> Option<u32> {
     let n = config.parse_group_name(&route.name)?;
     let ns = route.namespace.as_deref() == Some(config.lattice.namespace.as_str());
-    let hosts = route.spec["hostnames"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
+    let spec = route.spec();
+    let hosts = spec["hostnames"].as_array().map_or(&[][..], Vec::as_slice);
     let domain = hosts
         .iter()
         .any(|h| h.as_str() == Some(&config.group_domain(n)));
@@ -455,7 +458,7 @@ fn record(lock: &mut LockState, app: &ImportedApp, route: &Object, adopted: bool
                     hostname: app.domain.clone(),
                     // Reached at the domain Lattice assigned, not at a hostname of its own.
                     assigned: assigned_domain(route) == Some(app.domain.as_str())
-                        && !route.spec["hostnames"]
+                        && !route.spec()["hostnames"]
                             .as_array()
                             .is_some_and(|h| h.iter().any(|h| h.as_str() == Some(&app.domain))),
                     auth_policy: None,

@@ -67,7 +67,8 @@ pub(super) fn read_policies<'o>(
     let mut seen = BTreeSet::new();
     let mut assigned: Vec<(usize, Vec<Caller>)> = Vec::new();
     for p in policies {
-        let target = &p.spec["targetRef"];
+        let spec = p.spec();
+        let target = &spec["targetRef"];
         // A policy on the Gateway is the service network's, not an app's.
         if target["kind"].as_str() != Some("HTTPRoute") {
             continue;
@@ -203,7 +204,8 @@ fn unexpressed(n: usize, s: &Value, why: &str) -> Refusal {
 
 /// The policy's statements, as JSON values.
 fn statements(p: &Object) -> Result<Vec<Value>, Refusal> {
-    let text = p.spec["policy"].as_str().unwrap_or_default();
+    let spec = p.spec();
+    let text = spec["policy"].as_str().unwrap_or_default();
     let doc: Value = serde_json::from_str(text).map_err(|e| {
         (
             format!("its policy is not JSON: {e}"),

@@ -42,7 +42,8 @@ pub(crate) struct LatticeRule {
 
 /// Whether `obj` is an HTTPRoute whose every parent is `gateway`.
 pub(crate) fn parented_to(obj: &Object, gateway: &GatewayRef) -> bool {
-    let parents = obj.spec["parentRefs"].as_array();
+    let spec = obj.spec();
+    let parents = spec["parentRefs"].as_array();
     parents.is_some_and(|ps| {
         !ps.is_empty()
             && ps.iter().all(|p| {
@@ -112,7 +113,8 @@ fn backend_of(rule: &Value) -> Result<(String, Option<String>, u64), Refusal> {
 
 /// The app a Kong route is: one set of paths, one URLRewrite hostname, one bridge.
 pub(crate) fn kong_side(obj: &Object, config: &Config) -> Result<KongSide, Refusal> {
-    let rules = obj.spec["rules"].as_array().map_or(&[][..], Vec::as_slice);
+    let spec = obj.spec();
+    let rules = spec["rules"].as_array().map_or(&[][..], Vec::as_slice);
     let mut side: Option<KongSide> = None;
     for rule in rules {
         let rewrite = rewrite_of(rule)?;
@@ -129,7 +131,7 @@ pub(crate) fn kong_side(obj: &Object, config: &Config) -> Result<KongSide, Refus
             None => {
                 side = Some(KongSide {
                     paths,
-                    hostnames: strings(&obj.spec["hostnames"]),
+                    hostnames: strings(&spec["hostnames"]),
                     rewrite,
                     bridge,
                     port,
@@ -210,7 +212,8 @@ fn strings(v: &Value) -> Vec<String> {
 /// A Lattice route's hostnames and rules, each rule one match and one backend.
 pub(crate) fn lattice_rules(obj: &Object) -> Result<Vec<LatticeRule>, Refusal> {
     let mut out = Vec::new();
-    for rule in obj.spec["rules"].as_array().map_or(&[][..], Vec::as_slice) {
+    let spec = obj.spec();
+    for rule in spec["rules"].as_array().map_or(&[][..], Vec::as_slice) {
         if let Some(f) = rule["filters"].as_array().and_then(|f| f.first()) {
             return Err(refuse(
                 format!(
@@ -249,7 +252,7 @@ pub(crate) struct BridgeSettings {
 /// The bridge Service: ExternalName to `rewrite`, one port, Kong annotations latgen
 /// writes.
 pub(crate) fn bridge(obj: &Object, rewrite: &str, port: u64) -> Result<BridgeSettings, Refusal> {
-    let spec = &obj.spec;
+    let spec = &obj.spec();
     if spec["type"].as_str() != Some("ExternalName") {
         return Err(refuse(
             "the Kong route's backend is not an ExternalName Service",
@@ -299,7 +302,7 @@ pub(crate) type Check = (Option<String>, Option<u64>);
 
 /// A TargetGroupPolicy's Service (namespace, name) and health check.
 pub(crate) fn health_check(obj: &Object) -> Result<((String, String), Check), Refusal> {
-    let spec = &obj.spec;
+    let spec = &obj.spec();
     let target = &spec["targetRef"];
     let extra = unknown(spec, &["targetRef", "healthCheck"]);
     let check = &spec["healthCheck"];

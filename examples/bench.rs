@@ -832,9 +832,18 @@ fn measure_import(a: &Args, latgen_bin: &Path, out: &Path, n: usize, runs: usize
     std::fs::create_dir_all(&dir).unwrap();
     let (lattice, kong) = (out.join("lattice"), out.join("kong"));
     let (lattice, kong) = (lattice.to_str().unwrap(), kong.to_str().unwrap());
-    let import = ["import", lattice, kong, "-o", "apps"];
+    import_rounds(
+        latgen_bin,
+        &dir,
+        &["import", lattice, kong, "-o", "apps"],
+        runs,
+    )
+}
+
+/// `import` run in `dir` in rounds, each writing every declaration and the lock anew.
+fn import_rounds(latgen_bin: &Path, dir: &Path, import: &[&str], runs: usize) -> Measured {
     let clean = {
-        let dir = dir.clone();
+        let dir = dir.to_path_buf();
         move || {
             let _ = std::fs::remove_dir_all(dir.join("apps"));
             let _ = std::fs::remove_file(dir.join("latgen.lock"));
@@ -842,7 +851,7 @@ fn measure_import(a: &Args, latgen_bin: &Path, out: &Path, n: usize, runs: usize
     };
     let timed = measure_rounds(
         runs,
-        &mut [(&mut latgen(latgen_bin, &dir, &import), &mut { clean })],
+        &mut [(&mut latgen(latgen_bin, dir, import), &mut { clean })],
     );
     timed[0]
 }
@@ -863,18 +872,7 @@ fn measure_import_assigned(
     assigned_export::write_export(&dir, apps);
     std::fs::write(dir.join("latgen.yaml"), AUTH_SETTINGS).unwrap();
     let import = ["import", "workload", "gateway", "-o", "apps"];
-    let clean = {
-        let dir = dir.clone();
-        move || {
-            let _ = std::fs::remove_dir_all(dir.join("apps"));
-            let _ = std::fs::remove_file(dir.join("latgen.lock"));
-        }
-    };
-    let timed = measure_rounds(
-        runs,
-        &mut [(&mut latgen(latgen_bin, &dir, &import), &mut { clean })],
-    );
-    timed[0]
+    import_rounds(latgen_bin, &dir, &import, runs)
 }
 
 /// The settings of the runs with auth on: Kong calls from its VPC.

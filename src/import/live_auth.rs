@@ -17,7 +17,9 @@ use super::routes::Refusal;
 use crate::input::auth::Caller;
 use crate::input::config::Config;
 use crate::plan::policies::{INVOKE, path_resources};
-use latgen_sim::iam::{PRINCIPAL_ORG, REQUEST_METHOD, SOURCE_VPC};
+use latgen_sim::iam::{
+    PRINCIPAL_ORG, REQUEST_METHOD, SOURCE_VPC, STATEMENT_KEYS, statement_values, strings,
+};
 
 /// A statement read: who it lets in, and the request paths its resources name after the
 /// service (`None`: every request to the service).
@@ -28,15 +30,8 @@ struct Read {
 
 /// A caller as a set, for comparing callers whatever the order of their values.
 fn key(c: &Caller) -> [BTreeSet<&str>; 4] {
-    fn set(v: &[String]) -> BTreeSet<&str> {
-        v.iter().map(String::as_str).collect()
-    }
-    [
-        set(&c.principals),
-        set(&c.orgs),
-        set(&c.vpcs),
-        set(&c.methods),
-    ]
+    c.fields()
+        .map(|(_, values)| values.iter().map(String::as_str).collect())
 }
 
 /// What the live policies make of the imported apps.
@@ -182,12 +177,7 @@ fn lacks(app: &str, c: &Caller) -> Refusal {
 /// A caller as latgen.yaml writes it, on one line.
 fn shown(c: &Caller) -> String {
     let mut parts = Vec::new();
-    for (field, values) in [
-        ("principals", &c.principals),
-        ("orgs", &c.orgs),
-        ("vpcs", &c.vpcs),
-        ("methods", &c.methods),
-    ] {
+    for (field, values) in c.fields() {
         if !values.is_empty() {
             parts.push(format!("{field}: [{}]", values.join(", ")));
         }
@@ -206,32 +196,7 @@ fn unexpressed(n: usize, s: &Value, why: &str) -> Refusal {
 fn statements(p: &Object) -> Result<Vec<Value>, Refusal> {
     let spec = p.spec();
     let text = spec["policy"].as_str().unwrap_or_default();
-    let doc: Value = serde_json::from_str(text).map_err(|e| {
-        (
-            format!("its policy is not JSON: {e}"),
-            "export the policy as the cluster has it".to_string(),
-        )
-    })?;
-    match &doc["Statement"] {
-        Value::Array(items) => Ok(items.clone()),
-        one @ Value::Object(_) => Ok(vec![one.clone()]),
-        _ => Err((
-            "its policy has no Statement".into(),
-            "export the policy as the cluster has it".into(),
-        )),
-    }
-}
-
-/// A string or an array of strings, as a policy writes one value or several.
-fn strings(v: &Value) -> Option<Vec<String>> {
-    match v {
-        Value::String(s) => Some(vec![s.clone()]),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().map(str::to_string))
-            .collect(),
-        _ => None,
-    }
+    statement_values(text).map_err(|e| (e, "export the policy as the cluster has it".into()))
 }
 
 /// A statement as a caller and the paths it names; why not, when latgen cannot write it.
@@ -239,21 +204,13 @@ fn statement(s: &Value, config: &Config) -> Result<Read, String> {
     let Some(fields) = s.as_object() else {
         return Err("is not an object".into());
     };
-    let allowed = [
-        "Sid",
-        "Effect",
-        "Principal",
-        "Action",
-        "Resource",
-        "Condition",
-    ];
-    if let Some(k) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
+    if let Some(k) = (fields.keys()).find(|k| !STATEMENT_KEYS.contains(&k.as_str())) {
         return Err(format!("has `{k}`"));
     }
     if s["Effect"].as_str() != Some("Allow") {
         return Err("is not an Allow".into());
     }
-    let actions = strings(&s["Action"]).ok_or("has no Action")?;
+    let actions = strings(&s["Action"], "its Action")?;
     let invoke = |a: &String| {
         ["*", "vpc-lattice-svcs:*", INVOKE]
             .iter()
@@ -274,7 +231,7 @@ fn statement(s: &Value, config: &Config) -> Result<Read, String> {
             "lets in a caller latgen cannot declare ({problem})"
         ));
     }
-    let resources = strings(&s["Resource"]).ok_or("has no Resource")?;
+    let resources = strings(&s["Resource"], "its Resource")?;
     Ok(Read {
         caller,
         paths: paths(&resources, config)?,
@@ -287,7 +244,7 @@ fn principals(p: &Value) -> Result<Vec<String>, String> {
     }
     let aws = p.as_object().filter(|o| o.len() == 1).map(|o| &o["AWS"]);
     let values = aws
-        .and_then(strings)
+        .and_then(|v| strings(v, "").ok())
         .ok_or("names principals other than AWS ones")?;
     if values.iter().any(|v| v.contains('*')) {
         return Err("names principals by a wildcard".into());
@@ -308,7 +265,7 @@ fn conditions(c: &Value, caller: &mut Caller) -> Result<(), String> {
             return Err(format!("has a `{op}` condition"));
         }
         for (k, v) in keys.as_object().into_iter().flatten() {
-            let values = strings(v).ok_or_else(|| format!("has condition `{k}` on no strings"))?;
+            let values = strings(v, &format!("its condition on `{k}`"))?;
             let field = match k.to_ascii_lowercase() {
                 x if x == PRINCIPAL_ORG.to_ascii_lowercase() => &mut caller.orgs,
                 x if x == SOURCE_VPC.to_ascii_lowercase() => &mut caller.vpcs,

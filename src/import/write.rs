@@ -97,12 +97,7 @@ fn callers(app: &ImportedApp) -> String {
     let mut out = String::from("callers:\n");
     for c in &app.callers {
         let mut lead = "  - ";
-        for (field, values) in [
-            ("principals", &c.principals),
-            ("orgs", &c.orgs),
-            ("vpcs", &c.vpcs),
-            ("methods", &c.methods),
-        ] {
+        for (field, values) in c.fields() {
             if !values.is_empty() {
                 let _ = writeln!(out, "{lead}{field}: {}", list(values));
                 lead = "    ";

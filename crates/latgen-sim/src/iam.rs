@@ -514,8 +514,9 @@ pub fn glob(pattern: &str, text: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// A string or an array of strings.
-fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
+/// A string or an array of strings, as a policy writes one value or several; `what` names
+/// the field in the error.
+pub fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
     match v {
         Value::String(s) => Ok(vec![s.clone()]),
         Value::Array(a) => a
@@ -531,14 +532,27 @@ fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
 }
 
 fn parse(text: &str) -> Result<Vec<Statement>, String> {
+    statement_values(text)?
+        .iter()
+        .map(parse_statement)
+        .collect()
+}
+
+/// The keys a statement may have for the model to evaluate it (and for `latgen import` to
+/// read it into callers).
+#[rustfmt::skip]
+pub const STATEMENT_KEYS: [&str; 6] =
+    ["Sid", "Effect", "Principal", "Action", "Resource", "Condition"];
+
+/// A policy's statements as JSON values (its `Statement`, one object or a list).
+pub fn statement_values(text: &str) -> Result<Vec<Value>, String> {
     let v: Value =
         serde_json::from_str(text).map_err(|e| format!("the policy is not JSON: {e}"))?;
-    let statements = match &v["Statement"] {
-        Value::Array(a) => a.clone(),
-        s @ Value::Object(_) => vec![s.clone()],
-        _ => return Err("the policy has no `Statement`".into()),
-    };
-    statements.iter().map(parse_statement).collect()
+    match &v["Statement"] {
+        Value::Array(a) => Ok(a.clone()),
+        s @ Value::Object(_) => Ok(vec![s.clone()]),
+        _ => Err("the policy has no `Statement`".into()),
+    }
 }
 
 fn parse_statement(s: &Value) -> Result<Statement, String> {
@@ -546,16 +560,7 @@ fn parse_statement(s: &Value) -> Result<Statement, String> {
         return Err("a statement is not an object".into());
     };
     for key in map.keys() {
-        if ![
-            "Sid",
-            "Effect",
-            "Principal",
-            "Action",
-            "Resource",
-            "Condition",
-        ]
-        .contains(&key.as_str())
-        {
+        if !STATEMENT_KEYS.contains(&key.as_str()) {
             return Err(format!(
                 "a statement uses `{key}`, which this check does not evaluate"
             ));

@@ -128,14 +128,7 @@ fn adopt_into(
         ));
     };
     destination(prepared, id, to, |occupancy, next| {
-        match occupancy.first_with_room(id) {
-            Some(g) => format!(
-                "{} has room; or move it to a new group, {}",
-                config.group_name(g),
-                config.group_name(next)
-            ),
-            None => format!("move it to a new group, {}", config.group_name(next)),
-        }
+        elsewhere(config, occupancy.first_with_room(id), next)
     })?;
     let mut lock = prepared.plan.lock.clone();
     lock.rollout = prepared.rollout;
@@ -291,6 +284,20 @@ fn destination(
     }
 }
 
+/// Where a refused move can go instead: group `room` with room for the app, or the next
+/// new group.
+fn elsewhere(config: &Config, room: Option<u32>, next: u32) -> String {
+    let name = |n: u32| config.group_name(n);
+    match room {
+        Some(g) => format!(
+            "{} has room; or move it to a new group, {}",
+            name(g),
+            name(next)
+        ),
+        None => format!("move it to a new group, {}", name(next)),
+    }
+}
+
 /// What a person runs after `latgen move`: the one way a change ships, in the environment
 /// the move was recorded for.
 fn next_step(config: &Config) -> String {
@@ -324,14 +331,11 @@ fn start_move(
         ));
     }
     destination(prepared, id, to, |occupancy, next| {
-        match occupancy.first_with_room(id).filter(|&g| g != home) {
-            Some(g) => format!(
-                "{} has room; or move it to a new group, {}",
-                name(g),
-                name(next)
-            ),
-            None => format!("move it to a new group, {}", name(next)),
-        }
+        elsewhere(
+            config,
+            occupancy.first_with_room(id).filter(|&g| g != home),
+            next,
+        )
     })?;
     lock.moves.insert(
         app.to_string(),

@@ -3,7 +3,7 @@
 //! header a dispatched request carries). The PR comment compares these before and after a
 //! change to say who gained or lost access to which app.
 
-use super::{AuthPolicy, Op, PRINCIPAL_ORG, Principals, REQUEST_METHOD, SOURCE_VPC};
+use super::{AuthPolicy, Caller, Op, PRINCIPAL_ORG, Principals, REQUEST_METHOD, SOURCE_VPC};
 
 /// The condition key prefix of a request header.
 const REQUEST_HEADER: &str = "vpc-lattice-svcs:requestheader/";
@@ -88,6 +88,18 @@ fn who(principals: &[String], orgs: &[String], vpcs: &[String], methods: &[Strin
         out.push_str(&format!(" ({})", methods.join(", ")));
     }
     out
+}
+
+impl Caller {
+    /// Its fields by their names in a declaration, in the order a declaration lists them.
+    pub fn fields(&self) -> [(&'static str, &[String]); 4] {
+        [
+            ("principals", &self.principals),
+            ("orgs", &self.orgs),
+            ("vpcs", &self.vpcs),
+            ("methods", &self.methods),
+        ]
+    }
 }
 
 #[cfg(test)]

@@ -144,7 +144,17 @@ fn write_step(
     }
     let price = step.built.prepared.config.pricing.service_hour_usd;
     let apps = &step.built.prepared.apps;
-    let summary = crate::rollout::summary::summarize(base, &step.files, (price, apps), None);
+    // The base's and the step's routing states were read while the step was found.
+    let summary = match step.written_states() {
+        Some(states) => crate::rollout::summary::summarize_states(
+            base,
+            &step.files,
+            states,
+            (price, apps),
+            None,
+        ),
+        None => crate::rollout::summary::summarize(base, &step.files, (price, apps), None),
+    };
     eprint!("{}", describe(&step, &summary, (rev, paths)));
     eprint!("{}", kit_note(&kit, &changes));
     Exit::Success

@@ -47,6 +47,18 @@ impl NextStep {
         self.remaining <= 1 && self.held.is_empty()
     }
 
+    /// The routing states of the base and of the step written, when the steps were found
+    /// from them: the step is the first one found, or the target.
+    pub fn written_states(&self) -> Option<(&Network, &Network)> {
+        let base = self.states.passed.first()?;
+        let head = if self.files == self.built.output.files {
+            &self.states.target
+        } else {
+            self.states.passed.get(1)?
+        };
+        Some((base, head))
+    }
+
     /// Whether the next step is held: nothing can be written until an address is released.
     pub fn held_now(&self) -> bool {
         !self.held.is_empty() && self.remaining == 1

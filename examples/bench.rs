@@ -1099,6 +1099,22 @@ fn measure_base_check(dir: &Path, latgen_bin: &Path, runs: usize) -> (Duration, 
     result
 }
 
+/// How each command grows from one size to ten times it.
+fn write_growth(md: &mut String, rows: &[Row]) {
+    let _ = writeln!(md);
+    for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {
+        let _ = writeln!(
+            md,
+            "Growth: {} apps take {:.1}× the time of {} to render (empty output), {:.1}× to check, {:.1}× to check --base.",
+            w[1].n,
+            w[1].first.0.as_secs_f64() / w[0].first.0.as_secs_f64(),
+            w[0].n,
+            w[1].check.0.as_secs_f64() / w[0].check.0.as_secs_f64(),
+            w[1].base_check.0.as_secs_f64() / w[0].base_check.0.as_secs_f64()
+        );
+    }
+}
+
 /// The `render --base` steps of a move and of a dispatch switch.
 fn write_steps(md: &mut String, rows: &[Row]) {
     let _ = writeln!(
@@ -1362,16 +1378,5 @@ fn write_results(md: &mut String, a: &Args, rows: &[Row]) {
     write_memory(md, rows);
     write_variants(md, rows);
     write_consumer_results(md, rows);
-    let _ = writeln!(md);
-    for w in rows.windows(2).filter(|w| w[1].n == w[0].n * 10) {
-        let _ = writeln!(
-            md,
-            "Growth: {} apps take {:.1}× the time of {} to render (empty output), {:.1}× to check, {:.1}× to check --base.",
-            w[1].n,
-            w[1].first.0.as_secs_f64() / w[0].first.0.as_secs_f64(),
-            w[0].n,
-            w[1].check.0.as_secs_f64() / w[0].check.0.as_secs_f64(),
-            w[1].base_check.0.as_secs_f64() / w[0].base_check.0.as_secs_f64()
-        );
-    }
+    write_growth(md, rows);
 }

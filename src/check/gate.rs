@@ -39,11 +39,14 @@ pub(crate) struct CheckOptions<'a> {
     pub compare: bool,
 }
 
-/// A step of a rollout, as `render --base` writes it.
+/// A step of a rollout, as `render --base` writes it, against the committed output folder
+/// (its files are compared once and not kept: they are a whole tree).
 #[derive(Debug, Clone)]
 pub(crate) struct RolloutStep {
-    /// The output files (both sides, kustomizations included).
-    pub files: BTreeMap<PathBuf, String>,
+    /// The committed manifests are the step's files, kustomizations aside.
+    pub committed: bool,
+    /// The manifests latgen wrote (by their header) are the same in both.
+    pub committed_owned: bool,
     pub lock_text: String,
     /// Where the step stands in the rollout.
     pub progress: crate::rollout::summary::Progress,
@@ -79,7 +82,7 @@ pub(crate) fn check(
     // The base is compared with the committed manifests, so it is read the same way: a
     // file in the output folder that is not a manifest (a README) is neither side.
     let base = opts.base.as_ref().map(|b| manifests(b));
-    let at_step = progress(opts, &committed);
+    let at_step = progress(opts);
     let states = change_states(
         base.as_deref(),
         &committed,
@@ -329,19 +332,9 @@ fn change_states(
 }
 
 /// Where the committed tree stands in its rollout, when it is the step `render --base` writes.
-fn progress(
-    opts: &CheckOptions,
-    committed: &BTreeMap<PathBuf, String>,
-) -> Option<crate::rollout::summary::Progress> {
-    let step = opts.step.as_ref()?;
-    let same = committed
-        .iter()
-        .filter(|(p, _)| !crate::manifest::layout::is_kustomization(p))
-        .eq(step
-            .files
-            .iter()
-            .filter(|(p, _)| !crate::manifest::layout::is_kustomization(p)));
-    same.then(|| step.progress.clone())
+fn progress(opts: &CheckOptions) -> Option<crate::rollout::summary::Progress> {
+    let step = opts.step.as_ref().filter(|s| s.committed)?;
+    Some(step.progress.clone())
 }
 
 /// What rendering shows about the change: quota during the switch, order-dependent pairs it
@@ -358,11 +351,7 @@ fn change_findings(
     let before = base.unwrap_or(committed);
     // A PR that is a step of a rollout applies the committed tree, not the target.
     let after = match &opts.step {
-        Some(step)
-            if base.is_some() && staleness::owned(committed) == staleness::owned(&step.files) =>
-        {
-            committed
-        }
+        Some(step) if base.is_some() && step.committed_owned => committed,
         _ => &rendered.files,
     };
     let quota = prepared.config.quotas.rules_per_service as usize;

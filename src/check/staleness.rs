@@ -35,7 +35,7 @@ pub(super) fn staleness(
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     if let Some(step) = &opts.step
-        && is_step((committed, committed_lock), step)
+        && is_step(committed_lock, step)
     {
         // Exactly the next step `render --base` writes: current for this PR.
         return Ok((diags, String::new()));
@@ -128,11 +128,8 @@ pub(crate) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String
 
 /// Whether the committed manifests and lock (as the load stage read it) are the step
 /// `render --base` writes.
-fn is_step(
-    (committed, lock): (&BTreeMap<PathBuf, String>, Option<&str>),
-    step: &super::RolloutStep,
-) -> bool {
-    owned(committed) == owned(&step.files) && lock == Some(step.lock_text.as_str())
+fn is_step(lock: Option<&str>, step: &super::RolloutStep) -> bool {
+    step.committed_owned && lock == Some(step.lock_text.as_str())
 }
 
 /// Kubernetes manifests in the output folder that latgen did not write (no header) and that

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::manifest::layout::{Side, is_kong_file, is_kustomization, side_of};
 use latgen_sim::routing::{Doc, Network, Source};
@@ -13,8 +14,10 @@ pub(crate) type Tree = BTreeMap<PathBuf, String>;
 
 /// A tree of manifests read once into documents, by path under the output folder. An
 /// unreadable file adds nothing: its routes are simply absent from a state built with it.
+/// Each document is shared: the states of a change (its base, its steps, its target) are
+/// made of the same documents but for a few files, and each holds them all.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Docs(Vec<(PathBuf, Doc)>);
+pub(crate) struct Docs(Vec<(PathBuf, Arc<Doc>)>);
 
 impl Docs {
     pub fn read(files: &Tree) -> Docs {
@@ -24,7 +27,8 @@ impl Docs {
                 .par_iter()
                 .filter(|(rel, _)| !is_kustomization(rel))
                 .filter_map(|(rel, text)| {
-                    Some((rel.clone(), Doc::parse(rel, text, is_kong_file(rel)).ok()?))
+                    let doc = Doc::parse(rel, text, is_kong_file(rel)).ok()?;
+                    Some((rel.clone(), Arc::new(doc)))
                 })
                 .collect(),
         )
@@ -35,16 +39,35 @@ impl Docs {
     /// tree differ in a few files. The documents taken have no line numbers when
     /// `known_docs` has none.
     pub fn read_like(files: &Tree, known: &Tree, known_docs: &Docs) -> Docs {
+        Docs::read_like_either(files, (known, known_docs), None)
+    }
+
+    /// [`Docs::read_like`] with a second tree of known documents, tried where the first
+    /// has another text: a step between two trees holds each file as one or the other
+    /// has it, and after a change of every app (a switch of dispatch mode) the first
+    /// steps are mostly the base, which the target shares few files with.
+    pub fn read_like_either(
+        files: &Tree,
+        first: (&Tree, &Docs),
+        second: Option<(&Tree, &Docs)>,
+    ) -> Docs {
         use rayon::prelude::*;
         // Paired with the known texts one by one; the texts compared in parallel.
-        let taken: Vec<_> = known_candidates(files, (known, known_docs)).collect();
+        let seconds = second.map(|known| known_candidates(files, known).map(|(_, _, k)| k));
+        let seconds = seconds
+            .into_iter()
+            .flatten()
+            .map(Some)
+            .chain(std::iter::repeat(None));
+        let taken: Vec<_> = known_candidates(files, first).zip(seconds).collect();
         Docs(
             taken
                 .into_par_iter()
-                .filter_map(|(rel, text, known)| {
-                    let doc = match known {
-                        Some((t, d)) if t == text => d.clone(),
-                        _ => Doc::parse(rel, text, is_kong_file(rel)).ok()?,
+                .filter_map(|((rel, text, known), other)| {
+                    let same = [known, other.flatten()].into_iter().flatten();
+                    let doc = match same.into_iter().find(|(t, _)| *t == text) {
+                        Some((_, d)) => Arc::clone(d),
+                        None => Arc::new(Doc::parse(rel, text, is_kong_file(rel)).ok()?),
                     };
                     Some((rel.clone(), doc))
                 })
@@ -53,12 +76,17 @@ impl Docs {
     }
 
     /// Documents made elsewhere (the render's, from its typed model), by path in order.
-    pub fn from_docs(docs: Vec<(PathBuf, Doc)>) -> Docs {
+    pub fn from_docs(docs: Vec<(PathBuf, Arc<Doc>)>) -> Docs {
         Docs(docs)
     }
 
     /// The document of one file.
     pub fn get(&self, rel: &Path) -> Option<&Doc> {
+        self.shared(rel).map(|d| &**d)
+    }
+
+    /// The shared document of one file.
+    pub fn shared(&self, rel: &Path) -> Option<&Arc<Doc>> {
         let i = self
             .0
             .binary_search_by(|(p, _)| p.as_path().cmp(rel))
@@ -71,7 +99,7 @@ impl Docs {
         // A few files of a large tree: each is looked up, not every document tried.
         Docs(
             keep.iter()
-                .filter_map(|rel| Some((rel.clone(), self.get(rel)?.clone())))
+                .filter_map(|rel| Some((rel.clone(), Arc::clone(self.shared(rel)?))))
                 .collect(),
         )
     }
@@ -92,7 +120,7 @@ pub(crate) fn with_known_docs<'a>(
     known: (&'a Tree, &'a Docs),
 ) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<&'a Doc>)> {
     known_candidates(files, known).map(|(rel, text, known)| {
-        let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| d);
+        let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| &**d);
         (rel, text, doc)
     })
 }
@@ -103,7 +131,7 @@ pub(crate) fn with_known_docs<'a>(
 fn known_candidates<'a>(
     files: &'a Tree,
     (known, known_docs): (&'a Tree, &'a Docs),
-) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<(&'a String, &'a Doc)>)> {
+) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<(&'a String, &'a Arc<Doc>)>)> {
     let mut texts = known.iter().peekable();
     let mut docs = known_docs.0.iter().peekable();
     files

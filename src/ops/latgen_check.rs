@@ -11,6 +11,7 @@ use crate::check::CheckReport;
 use crate::diag::{Diagnostic, Diagnostics, Sources};
 use crate::input::ProjectPaths;
 use crate::input::confine::Project;
+use crate::manifest::layout::is_kustomization;
 use crate::render::Templates;
 
 /// What `latgen check` is asked to do.
@@ -122,7 +123,8 @@ fn check_env(
         (Some((_, b)), Some(built)) => {
             let base = crate::output::manifests(b);
             let released = released(&base, committed.as_ref(), built.as_ref().ok());
-            match rollout_step(built, &templates, &base, (shipped, &released)) {
+            let now = committed.as_ref().and_then(|c| c.as_ref().ok());
+            match rollout_step(built, &templates, (&base, now), (shipped, &released)) {
                 Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
                 Some((step, None)) => (Some(step), None, None),
                 None => (None, None, None),
@@ -196,6 +198,12 @@ fn released(
     apps
 }
 
+/// Whether two trees hold the same files, kustomizations aside.
+fn same_files(a: &crate::manifest::tree::Tree, b: &crate::manifest::tree::Tree) -> bool {
+    let kept = |(p, _): &(&std::path::PathBuf, &String)| !is_kustomization(p);
+    a.iter().filter(kept).eq(b.iter().filter(kept))
+}
+
 /// A report of one finding that ended the check early.
 fn only(d: Diagnostic) -> CheckReport {
     let mut diags = Diagnostics::new();
@@ -214,7 +222,10 @@ fn only(d: Diagnostic) -> CheckReport {
 fn rollout_step(
     built: Result<crate::pipeline::Built, crate::pipeline::Failure>,
     templates: &Templates,
-    base: &crate::manifest::tree::Tree,
+    (base, committed): (
+        &crate::manifest::tree::Tree,
+        Option<&crate::manifest::tree::Tree>,
+    ),
     shipped: (Option<crate::input::lock::Rollout>, &[String]),
 ) -> Option<(
     crate::check::RolloutStep,
@@ -228,13 +239,18 @@ fn rollout_step(
     // The states the step read are those of the change the check judges when the check
     // would build the project as the step did.
     let built = (step.built.no_move_finished()).then_some((step.built, step.states));
+    let files = step.files;
     let step = crate::check::RolloutStep {
         progress: crate::rollout::summary::Progress {
             step: step.progress.step as usize,
             of: step.progress.of as usize,
             next,
         },
-        files: step.files,
+        committed: committed.is_some_and(|c| same_files(&crate::output::manifests(c), &files)),
+        committed_owned: committed.is_some_and(|c| {
+            let c = crate::output::manifests(c);
+            crate::check::owned(&c) == crate::check::owned(&files)
+        }),
         lock_text: step.lock_text,
     };
     Some((step, built))

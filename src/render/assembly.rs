@@ -212,7 +212,8 @@ fn tree_of(names: &[(Side, String)], parts: Vec<Parts>) -> (Rendered, Docs) {
     // In path order, as the files are.
     docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
     out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
-    (out, Docs::from_docs(docs))
+    let docs = docs.into_iter().map(|(p, d)| (p, std::sync::Arc::new(d)));
+    (out, Docs::from_docs(docs.collect()))
 }
 
 /// The kustomization file of one side, listing the side's files in name order.

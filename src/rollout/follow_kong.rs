@@ -42,11 +42,11 @@ pub(crate) fn served(net: &Network) -> BTreeMap<&str, BTreeSet<&str>> {
 /// apps it sends (kept as in `at` when it cannot be made).
 pub(crate) fn follow(
     step: Tree,
-    (at, at_net): (&Tree, &Network),
+    (at, at_docs, at_net): (&Tree, &Docs, &Network),
     (target, target_docs, target_net): (&Tree, &Docs, &Network),
     versions: &dyn Versions,
 ) -> (Tree, Docs, Network) {
-    let docs = Docs::read_like(&step, target, target_docs);
+    let docs = Docs::read_like_either(&step, (target, target_docs), Some((at, at_docs)));
     let net = state(&docs, &docs);
     let changed = changed_files(at, target);
     let moved: Vec<&str> = (changed.iter())
@@ -91,6 +91,6 @@ pub(crate) fn follow(
     }
     let files = crate::rollout::judge::with_kustomizations(files, versions);
     // The files edited route nothing: the routing state stays the step's.
-    let docs = Docs::read_like(&files, target, target_docs);
+    let docs = Docs::read_like_either(&files, (target, target_docs), Some((at, at_docs)));
     (files, docs, net)
 }

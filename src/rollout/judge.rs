@@ -278,10 +278,12 @@ impl Judge {
             files
                 .into_par_iter()
                 .filter_map(|(rel, text)| {
-                    let doc = match self.known_doc(rel, text) {
-                        Some(doc) => doc.clone(),
-                        None => Doc::parse(rel, text, crate::manifest::layout::is_kong_file(rel))
-                            .ok()?,
+                    let doc = match self.known_shared(rel, text) {
+                        Some(doc) => std::sync::Arc::clone(doc),
+                        None => std::sync::Arc::new(
+                            Doc::parse(rel, text, crate::manifest::layout::is_kong_file(rel))
+                                .ok()?,
+                        ),
                     };
                     Some((rel.clone(), doc))
                 })
@@ -291,10 +293,15 @@ impl Judge {
 
     /// The document of file `rel` when its text is the base's or the target's (read once).
     fn known_doc(&self, rel: &Path, text: &String) -> Option<&Doc> {
+        self.known_shared(rel, text).map(|d| &**d)
+    }
+
+    /// [`Judge::known_doc`], shared.
+    fn known_shared(&self, rel: &Path, text: &String) -> Option<&std::sync::Arc<Doc>> {
         [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
             .into_iter()
             .find(|(tree, _)| tree.get(rel) == Some(text))
-            .and_then(|(_, docs)| docs.get(rel))
+            .and_then(|(_, docs)| docs.shared(rel))
     }
 
     /// The states Argo CD can be in while `state` syncs over the base: each side live

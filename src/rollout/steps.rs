@@ -224,7 +224,7 @@ pub(crate) fn every_step(
         }
         let next = next.map(|n| {
             let towards = (target, target_docs, &live);
-            (n != *at).then(|| follow_kong::follow(n, (at, &at_state), towards, versions))
+            (n != *at).then(|| follow_kong::follow(n, (at, &at_docs, &at_state), towards, versions))
         });
         // The check judges the base and the first step; later states are not kept.
         if passed.len() < 2 {

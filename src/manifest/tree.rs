@@ -94,6 +94,26 @@ impl Docs {
         Some(&self.0[i].1)
     }
 
+    /// These documents with some files' changed: each to the document given, or gone
+    /// (None). The few positions are looked up and the rest copied in runs: a state of a
+    /// change is tried once per edit, over thousands of files.
+    pub fn with_changes(&self, mut changes: Vec<(PathBuf, Option<Arc<Doc>>)>) -> Docs {
+        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::with_capacity(self.0.len() + changes.len());
+        let mut from = 0;
+        for (rel, doc) in changes {
+            let (at, replaced) = match self.0[from..].binary_search_by(|(p, _)| p.cmp(&rel)) {
+                Ok(i) => (from + i, true),
+                Err(i) => (from + i, false),
+            };
+            out.extend_from_slice(&self.0[from..at]);
+            from = at + usize::from(replaced);
+            out.extend(doc.map(|d| (rel, d)));
+        }
+        out.extend_from_slice(&self.0[from..]);
+        Docs(out)
+    }
+
     /// The documents of the files in `keep` only.
     pub fn only(&self, keep: &BTreeSet<PathBuf>) -> Docs {
         // A few files of a large tree: each is looked up, not every document tried.

@@ -263,32 +263,29 @@ impl Judge {
     /// The documents of a state's files in scope: the base's or the target's where the
     /// state has their text, parsed where it has a text of its own (an in-between route).
     pub fn docs(&self, state: &Tree) -> Docs {
-        self.docs_with(|rel| state.get(rel))
+        let every: Vec<Edit> = (self.files.iter())
+            .map(|rel| (rel.clone(), state.get(rel).cloned()))
+            .collect();
+        self.docs_after(&Docs::default(), &every)
     }
 
-    /// [`Judge::docs`] of the state whose text of each file `text_of` gives.
-    fn docs_with<'t>(&self, text_of: impl Fn(&Path) -> Option<&'t String>) -> Docs {
+    /// `docs` (a state's documents of the files in scope) with `edits` made: each edited
+    /// file's document is the base's or the target's, or parsed (an in-between route).
+    fn docs_after(&self, docs: &Docs, edits: &[Edit]) -> Docs {
         use rayon::prelude::*;
-        let files: Vec<(&PathBuf, &String)> = self
-            .files
-            .iter()
-            .filter_map(|rel| Some((rel, text_of(rel)?)))
+        let changes = (edits.par_iter())
+            .filter(|(rel, _)| self.files.contains(rel))
+            .map(|(rel, text)| {
+                let doc = text.as_ref().and_then(|t| match self.known_shared(rel, t) {
+                    Some(doc) => Some(std::sync::Arc::clone(doc)),
+                    None => Doc::parse(rel, t, crate::manifest::layout::is_kong_file(rel))
+                        .ok()
+                        .map(std::sync::Arc::new),
+                });
+                (rel.clone(), doc)
+            })
             .collect();
-        Docs::from_docs(
-            files
-                .into_par_iter()
-                .filter_map(|(rel, text)| {
-                    let doc = match self.known_shared(rel, text) {
-                        Some(doc) => std::sync::Arc::clone(doc),
-                        None => std::sync::Arc::new(
-                            Doc::parse(rel, text, crate::manifest::layout::is_kong_file(rel))
-                                .ok()?,
-                        ),
-                    };
-                    Some((rel.clone(), doc))
-                })
-                .collect(),
-        )
+        docs.with_changes(changes)
     }
 
     /// The document of file `rel` when its text is the base's or the target's (read once).
@@ -462,6 +459,8 @@ pub(crate) fn next_step(
         base,
         edits: BTreeMap::new(),
     };
+    // The state's documents, kept beside it: a try of one unit changes a few of them.
+    let mut state_docs = judge.base.clone();
     for phase in candidate_edits(base, target, versions) {
         // A whole phase that is safe at once is taken at once: one judgement instead of
         // one per unit (a change of every app, such as a switch of dispatch mode, has
@@ -470,11 +469,11 @@ pub(crate) fn next_step(
             .iter()
             .flatten()
             .any(|(rel, text)| state.get(rel) != text.as_ref());
-        let mut whole = state.edits.clone();
-        whole.extend(phase.iter().flatten().cloned());
-        let whole = Overlay { base, edits: whole };
-        if changes && judge.safe(&judge.docs_with(|rel| whole.get(rel))) {
-            state = whole;
+        let all: Vec<Edit> = phase.iter().flatten().cloned().collect();
+        let whole_docs = judge.docs_after(&state_docs, &all);
+        if changes && judge.safe(&whole_docs) {
+            state.edits.extend(all);
+            state_docs = whole_docs;
             continue;
         }
         let created = created_domains(judge, &state);
@@ -491,9 +490,10 @@ pub(crate) fn next_step(
             {
                 continue;
             }
-            state.edits.extend(unit);
-            if !judge.safe(&judge.docs_with(|rel| state.get(rel))) {
-                state.edits.extend(before);
+            let tried = judge.docs_after(&state_docs, &unit);
+            if judge.safe(&tried) {
+                state.edits.extend(unit);
+                state_docs = tried;
             }
         }
     }

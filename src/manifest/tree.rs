@@ -64,8 +64,8 @@ impl Docs {
             taken
                 .into_par_iter()
                 .filter_map(|((rel, text, known), other)| {
-                    let same = [known, other.flatten()].into_iter().flatten();
-                    let doc = match same.into_iter().find(|(t, _)| *t == text) {
+                    let mut same = [known, other.flatten()].into_iter().flatten();
+                    let doc = match same.find(|(t, _)| *t == text) {
                         Some((_, d)) => Arc::clone(d),
                         None => Arc::new(Doc::parse(rel, text, is_kong_file(rel)).ok()?),
                     };

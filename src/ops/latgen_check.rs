@@ -239,6 +239,9 @@ fn rollout_step(
     // The states the step read are those of the change the check judges when the check
     // would build the project as the step did.
     let built = (step.built.no_move_finished()).then_some((step.built, step.states));
+    // The step's files are compared with the committed manifests here, once: the check
+    // keeps the answers, not a second whole tree.
+    let committed = committed.map(crate::output::manifests);
     let files = step.files;
     let step = crate::check::RolloutStep {
         progress: crate::rollout::summary::Progress {
@@ -246,11 +249,9 @@ fn rollout_step(
             of: step.progress.of as usize,
             next,
         },
-        committed: committed.is_some_and(|c| same_files(&crate::output::manifests(c), &files)),
-        committed_owned: committed.is_some_and(|c| {
-            let c = crate::output::manifests(c);
-            crate::check::owned(&c) == crate::check::owned(&files)
-        }),
+        committed: committed.as_ref().is_some_and(|c| same_files(c, &files)),
+        committed_owned: (committed.as_ref())
+            .is_some_and(|c| crate::check::owned(c) == crate::check::owned(&files)),
         lock_text: step.lock_text,
     };
     Some((step, built))

@@ -469,12 +469,14 @@ pub(crate) fn next_step(
             .iter()
             .flatten()
             .any(|(rel, text)| state.get(rel) != text.as_ref());
-        let all: Vec<Edit> = phase.iter().flatten().cloned().collect();
-        let whole_docs = judge.docs_after(&state_docs, &all);
-        if changes && judge.safe(&whole_docs) {
-            state.edits.extend(all);
-            state_docs = whole_docs;
-            continue;
+        if changes {
+            let all: Vec<Edit> = phase.iter().flatten().cloned().collect();
+            let whole_docs = judge.docs_after(&state_docs, &all);
+            if judge.safe(&whole_docs) {
+                state.edits.extend(all);
+                state_docs = whole_docs;
+                continue;
+            }
         }
         let created = created_domains(judge, &state);
         let in_use = kong_domains(judge, &state);

@@ -13,6 +13,7 @@
 //! - Two deploy kits that name their Argo CD AppProject and Applications alike in one
 //!   Argo CD namespace are one set of objects in one Argo CD: the kit applied last wins.
 
+use crate::manifest::tree::Tree;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -35,13 +36,13 @@ pub(crate) struct Facts {
     services: BTreeMap<String, String>,
     /// Its output folder, and the rendered files by path in it.
     out_dir: PathBuf,
-    files: BTreeMap<PathBuf, String>,
+    files: Tree,
 }
 
 impl Facts {
     /// The facts of one environment, from its plan and output; None for a project without
     /// environments.
-    pub fn of(out_dir: &Path, p: &Prepared, files: BTreeMap<PathBuf, String>) -> Option<Facts> {
+    pub fn of(out_dir: &Path, p: &Prepared, files: Tree) -> Option<Facts> {
         let env = p.config.environment.as_ref()?;
         // Preview groups are Lattice services too, created and deleted with previews.
         let services = (p.plan.service_names().into_iter())
@@ -278,7 +279,7 @@ fn shared_objects(a: &Facts, b: &Facts, side: Side) -> Vec<(ObjectId, PathBuf)> 
         .filter(|p| crate::manifest::layout::side_of(p) == side && b.files.contains_key(*p))
         .collect();
     let ids = |f: &Facts| {
-        let files: Vec<(&PathBuf, &String)> =
+        let files: Vec<(&PathBuf, &crate::manifest::tree::Text)> =
             named_alike.iter().map(|p| (*p, &f.files[*p])).collect();
         crate::render::deploy_kit::objects(&f.config, &files)
             .into_iter()

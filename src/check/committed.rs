@@ -3,7 +3,8 @@
 //! previews and auth. The manifests exactly as rendered are modelled from the render's
 //! typed model instead of being parsed again.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::manifest::tree::Tree;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::route_findings::{
@@ -162,10 +163,14 @@ pub(super) struct Manifest<'a> {
 /// parsed (half of check's time on a large tree). Such a model has no line numbers; see
 /// `network_findings`.
 pub(super) fn to_model<'a>(
-    committed: &'a BTreeMap<PathBuf, String>,
+    committed: &'a Tree,
     rendered: Option<&'a Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
 ) -> Vec<Manifest<'a>> {
-    let manifest = |(rel, text, read): (&'a PathBuf, &'a String, Option<&'a Doc>)| Manifest {
+    let manifest = |(rel, text, read): (
+        &'a PathBuf,
+        &'a crate::manifest::tree::Text,
+        Option<&'a Doc>,
+    )| Manifest {
         path: rel,
         text,
         read,

@@ -90,7 +90,7 @@ pub(crate) fn read_network(out: &Path) -> Result<Network, Diagnostic> {
     let manifests = crate::output::manifests(&tree);
     let files: Vec<(std::path::PathBuf, &str, bool)> = manifests
         .iter()
-        .map(|(rel, text)| (out.join(rel), text.as_str(), is_kong_file(rel)))
+        .map(|(rel, text)| (out.join(rel), &**text, is_kong_file(rel)))
         .collect();
     let (net, errors) = Network::from_files_par(&files);
     match errors.into_iter().next() {

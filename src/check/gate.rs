@@ -1,8 +1,8 @@
 //! The gate's run: every check on the project as built and the committed tree, side by
 //! side where they are independent, and what the change does (the PR summary).
 
+use crate::manifest::tree::Tree;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::committed::{committed_findings, to_model};
@@ -23,7 +23,7 @@ pub(crate) struct CheckOptions<'a> {
     pub out_dir: PathBuf,
     pub templates: &'a Templates,
     /// The committed output at the base revision, by path under the output folder.
-    pub base: Option<BTreeMap<PathBuf, String>>,
+    pub base: Option<Tree>,
     /// The step `render --base` writes from that base, which is current for a PR.
     pub step: Option<RolloutStep>,
     /// The base revision as the user gave it, for advice.
@@ -70,7 +70,7 @@ pub(crate) struct CheckReport {
 pub(crate) fn check(
     opts: &mut CheckOptions,
     project: crate::pipeline::Partial,
-    tree: BTreeMap<PathBuf, String>,
+    tree: Tree,
 ) -> Result<CheckReport, Diagnostic> {
     let known = opts.states.take();
     let opts = &*opts;
@@ -159,8 +159,8 @@ pub(crate) fn check(
 /// What the change does, with the findings its step leaves for later steps.
 fn pr_summary(
     opts: &CheckOptions,
-    base: &BTreeMap<PathBuf, String>,
-    committed: &BTreeMap<PathBuf, String>,
+    base: &Tree,
+    committed: &Tree,
     (prepared, states, at_step): (
         Option<&Prepared>,
         Option<&rollout::ChangeStates>,
@@ -199,7 +199,7 @@ fn facts_of<D>(
 fn plugin_catalog(
     opts: &CheckOptions,
     prepared: Option<&Prepared>,
-    tree: &BTreeMap<PathBuf, String>,
+    tree: &Tree,
     diags: &mut Diagnostics,
 ) -> Option<plugins::Catalog> {
     let mut catalog = plugins::Catalog::read(&opts.paths, &prepared?.config, diags)
@@ -210,8 +210,8 @@ fn plugin_catalog(
 
 /// What the change from `base` to `committed` does, for the PR comment.
 fn summarize(
-    base: &BTreeMap<PathBuf, String>,
-    committed: &BTreeMap<PathBuf, String>,
+    base: &Tree,
+    committed: &Tree,
     prepared: Option<&Prepared>,
     states: Option<&rollout::ChangeStates>,
     at_step: Option<crate::rollout::summary::Progress>,
@@ -240,7 +240,7 @@ fn summarize(
 /// The project's output as built, or why it could not be.
 type BuiltOutput = Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>;
 /// The committed step's files and the base revision, when the PR is a step of a rollout.
-type StepFiles<'a> = Option<(&'a BTreeMap<PathBuf, String>, &'a str)>;
+type StepFiles<'a> = Option<(&'a Tree, &'a str)>;
 
 /// What the project shows besides its routes: service names against what exists, the deploy
 /// kit, files in the output folder latgen did not write, and an interrupted render.
@@ -249,7 +249,7 @@ fn project_findings(
     prepared: Option<&Prepared>,
     (rendered, step): (Option<&BuiltOutput>, StepFiles<'_>),
     trees: &names::Committed,
-    tree: &BTreeMap<PathBuf, String>,
+    tree: &Tree,
     sources: &mut Sources,
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
@@ -313,8 +313,8 @@ fn committed_or_left(root: &Path, d: Diagnostic) -> Diagnostic {
 /// and those the rollout step read (`known`) taken as they are; `at_step`: the committed
 /// tree is the step.
 fn change_states(
-    base: Option<&BTreeMap<PathBuf, String>>,
-    committed: &BTreeMap<PathBuf, String>,
+    base: Option<&Tree>,
+    committed: &Tree,
     rendered: Option<&Result<(Rendered, crate::manifest::tree::Docs), Diagnostics>>,
     known: Option<crate::rollout::steps::States>,
     at_step: &Option<crate::rollout::summary::Progress>,
@@ -343,9 +343,9 @@ fn change_findings(
     opts: &CheckOptions,
     prepared: &Prepared,
     (rendered, states): (&Rendered, Option<&rollout::ChangeStates>),
-    (committed, committed_lock): (&BTreeMap<PathBuf, String>, Option<&str>),
-    base: Option<&BTreeMap<PathBuf, String>>,
-    tree: &BTreeMap<PathBuf, String>,
+    (committed, committed_lock): (&Tree, Option<&str>),
+    base: Option<&Tree>,
+    tree: &Tree,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     let before = base.unwrap_or(committed);

@@ -2,7 +2,8 @@
 //! one the change touched, a finding another supersedes dropped, and what a rollout step
 //! leaves for its later steps set apart.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::manifest::tree::Tree;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::route_findings::{shadowing, unnamed_header_rules};
@@ -151,7 +152,7 @@ fn drop_superseded(diags: Diagnostics) -> Diagnostics {
 /// Keeps the text of the committed files the findings point into, to show their lines.
 pub(super) fn quote_committed(
     diags: &Diagnostics,
-    committed: &BTreeMap<PathBuf, String>,
+    committed: &Tree,
     out_dir: &Path,
     sources: &mut Sources,
 ) {
@@ -162,7 +163,7 @@ pub(super) fn quote_committed(
         if let Ok(rel) = span.file.strip_prefix(out_dir)
             && let Some(text) = committed.get(rel)
         {
-            sources.insert(span.file.clone(), text.clone());
+            sources.insert(span.file.clone(), text.to_string());
         }
     }
 }

@@ -5,7 +5,7 @@
 //! writes: an error in `check`, a warning in `render` when it writes a route new to the
 //! output folder (`placeholder-setting`).
 
-use std::collections::BTreeMap;
+use crate::manifest::tree::Tree;
 use std::path::{Path, PathBuf};
 
 use crate::diag::codes::Code;
@@ -19,8 +19,8 @@ use latgen_sim::platform;
 
 /// The committed trees a route may already exist in: the head's, and the base's.
 pub(crate) struct Committed<'a> {
-    pub head: &'a BTreeMap<PathBuf, String>,
-    pub base: Option<&'a BTreeMap<PathBuf, String>>,
+    pub head: &'a Tree,
+    pub base: Option<&'a Tree>,
     pub out_dir: &'a Path,
 }
 
@@ -186,7 +186,7 @@ pub(crate) fn placeholder_prefix(
 pub(crate) fn placeholder_new_routes(
     prepared: &Prepared,
     written: &dyn Fn(&Path) -> bool,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     (file, out_dir): (&Path, &Path),
     sources: &Sources,
 ) -> Option<Diagnostic> {

@@ -8,6 +8,7 @@
 //! the Lattice service, or the dispatch header that picks the app. Any other plugin
 //! (rate-limiting, CORS, auth) runs beside it and is no concern of latgen's.
 
+use crate::manifest::tree::Tree;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -116,7 +117,7 @@ impl Catalog {
 
     /// Adds the KongPlugins the committed Kong side holds (latgen's own Prometheus plugin,
     /// with `observability.prometheus`): a route finds them as KIC would.
-    pub fn add_committed(&mut self, tree: &BTreeMap<PathBuf, String>, out: &Path) {
+    pub fn add_committed(&mut self, tree: &Tree, out: &Path) {
         let ours = tree.iter().filter(|(rel, _)| {
             crate::manifest::layout::is_kong_file(rel)
                 && (rel.file_name()).is_some_and(|n| n.to_string_lossy().starts_with("kongplugin-"))

@@ -1,6 +1,7 @@
 //! Rollout safety: either half of a change may go live first.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::manifest::tree::Tree;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::CheckOptions;
@@ -51,9 +52,9 @@ impl ChangeStates {
     /// The states of the change from `base` to `committed`, whose target is `rendered`
     /// (with its documents): those `known` has are taken, the others read.
     pub fn read(
-        base: &BTreeMap<PathBuf, String>,
-        committed: &BTreeMap<PathBuf, String>,
-        (rendered, docs): (&BTreeMap<PathBuf, String>, &Docs),
+        base: &Tree,
+        committed: &Tree,
+        (rendered, docs): (&Tree, &Docs),
         known: Option<Known>,
     ) -> ChangeStates {
         let live = |tree| {
@@ -84,8 +85,8 @@ impl ChangeStates {
 /// broken path, never to another app.
 pub(super) fn rollout_safety(
     opts: &CheckOptions,
-    base: &BTreeMap<PathBuf, String>,
-    committed: &BTreeMap<PathBuf, String>,
+    base: &Tree,
+    committed: &Tree,
     rendered: &Rendered,
     nets: &ChangeStates,
     auth: Option<&latgen_sim::iam::AuthProbe>,
@@ -183,7 +184,7 @@ pub(super) fn rollout_safety(
 /// route the change removes is shown in the base, as `REV:path` (as `git show` takes it).
 fn place(
     opts: &CheckOptions,
-    committed: &BTreeMap<PathBuf, String>,
+    committed: &Tree,
     kong: Option<&latgen_sim::routing::KongRoute>,
     path: &str,
 ) -> Span {

@@ -1,5 +1,6 @@
 //! The committed output and lock against what `render` writes.
 
+use crate::manifest::tree::{Text, Tree};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -12,11 +13,7 @@ use crate::output::{self, ChangeKind, OutsideFile};
 use crate::plan::prepared::Prepared;
 use crate::render::Rendered;
 /// Whether two trees hold the same files on one side, compared without copying them.
-pub(super) fn same_side(
-    a: &BTreeMap<PathBuf, String>,
-    b: &BTreeMap<PathBuf, String>,
-    side: Side,
-) -> bool {
+pub(super) fn same_side(a: &Tree, b: &Tree, side: Side) -> bool {
     let a = a.iter().filter(|(p, _)| side_of(p) == side);
     let b = b.iter().filter(|(p, _)| side_of(p) == side);
     a.eq(b)
@@ -29,9 +26,9 @@ pub(super) fn staleness(
     opts: &CheckOptions,
     prepared: &Prepared,
     rendered: &Rendered,
-    (committed, committed_lock): (&BTreeMap<PathBuf, String>, Option<&str>),
-    base: Option<&BTreeMap<PathBuf, String>>,
-    tree: &BTreeMap<PathBuf, String>,
+    (committed, committed_lock): (&Tree, Option<&str>),
+    base: Option<&Tree>,
+    tree: &Tree,
 ) -> Result<(Diagnostics, String), Diagnostic> {
     let mut diags = Diagnostics::new();
     if let Some(step) = &opts.step
@@ -120,7 +117,7 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
 }
 
 /// The files of a tree that latgen wrote (they start with its header).
-pub(crate) fn owned(t: &BTreeMap<PathBuf, String>) -> BTreeMap<&PathBuf, &String> {
+pub(crate) fn owned(t: &Tree) -> BTreeMap<&PathBuf, &Text> {
     t.iter()
         .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
         .collect()
@@ -138,11 +135,7 @@ fn is_step(lock: Option<&str>, step: &super::RolloutStep) -> bool {
 /// CD applies them beside latgen's objects, though no check of latgen sees them (and the
 /// kustomization, for `kubectl apply -k`, does not list them). Other files, such as a
 /// README, are not objects to apply and stay quiet.
-pub(super) fn foreign_files(
-    tree: &BTreeMap<PathBuf, String>,
-    rendered: Option<&BTreeMap<PathBuf, String>>,
-    out_dir: &Path,
-) -> Diagnostics {
+pub(super) fn foreign_files(tree: &Tree, rendered: Option<&Tree>, out_dir: &Path) -> Diagnostics {
     let mut diags = Diagnostics::new();
     for (rel, text) in tree {
         if text.starts_with(crate::manifest::layout::HEADER)

@@ -9,8 +9,13 @@ use std::sync::Arc;
 use crate::manifest::layout::{Side, is_kong_file, is_kustomization, side_of};
 use latgen_sim::routing::{Doc, Network, Source};
 
+/// A file's text, shared: the trees of a change (the base read from Git, the committed
+/// folder, each step, the target) hold the same text for most files, and a large tree's
+/// texts are tens of megabytes, so each is held once.
+pub(crate) type Text = Arc<str>;
+
 /// Files under the output folder, by relative path.
-pub(crate) type Tree = BTreeMap<PathBuf, String>;
+pub(crate) type Tree = BTreeMap<PathBuf, Text>;
 
 /// A tree of manifests read once into documents, by path under the output folder. An
 /// unreadable file adds nothing: its routes are simply absent from a state built with it.
@@ -138,7 +143,7 @@ impl Docs {
 pub(crate) fn with_known_docs<'a>(
     files: &'a Tree,
     known: (&'a Tree, &'a Docs),
-) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<&'a Doc>)> {
+) -> impl Iterator<Item = (&'a PathBuf, &'a Text, Option<&'a Doc>)> {
     known_candidates(files, known).map(|(rel, text, known)| {
         let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| &**d);
         (rel, text, doc)
@@ -151,7 +156,7 @@ pub(crate) fn with_known_docs<'a>(
 fn known_candidates<'a>(
     files: &'a Tree,
     (known, known_docs): (&'a Tree, &'a Docs),
-) -> impl Iterator<Item = (&'a PathBuf, &'a String, Option<(&'a String, &'a Arc<Doc>)>)> {
+) -> impl Iterator<Item = (&'a PathBuf, &'a Text, Option<(&'a Text, &'a Arc<Doc>)>)> {
     let mut texts = known.iter().peekable();
     let mut docs = known_docs.0.iter().peekable();
     files
@@ -232,7 +237,7 @@ pub(crate) trait Versions: Sync {
     /// made.
     fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String>;
     /// The kustomization of a side that holds `files` (names under the side's folder).
-    fn kustomization(&self, side: Side, files: &[&Path]) -> Option<String>;
+    fn kustomization(&self, side: Side, files: &[&Path]) -> Option<Text>;
     /// The PrometheusRule of Lattice route `route` while the Kong side sends it the apps
     /// `apps` (by name), or None when it cannot be made (an app no longer declared).
     fn monitoring(&self, route: &str, apps: &[&str]) -> Option<String>;

@@ -200,7 +200,7 @@ fn released(
 
 /// Whether two trees hold the same files, kustomizations aside.
 fn same_files(a: &crate::manifest::tree::Tree, b: &crate::manifest::tree::Tree) -> bool {
-    let kept = |(p, _): &(&std::path::PathBuf, &String)| !is_kustomization(p);
+    let kept = |(p, _): &(&std::path::PathBuf, &crate::manifest::tree::Text)| !is_kustomization(p);
     a.iter().filter(kept).eq(b.iter().filter(kept))
 }
 

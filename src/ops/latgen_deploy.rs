@@ -2,6 +2,7 @@
 //! written to `deploy/` beside latgen.yaml (or, with `--check`, a diff and exit 1 when it
 //! is stale); and the kit a render refreshes beside the output it writes.
 
+use crate::manifest::tree::Tree;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -101,8 +102,8 @@ fn deploy_env(args: &DeployOptions<'_>, paths: ProjectPaths, ui: Ui) -> Exit {
 pub(crate) fn kit_for_render(
     paths: &ProjectPaths,
     config: &crate::input::config::Config,
-    all: &BTreeMap<PathBuf, String>,
-    existing: &BTreeMap<PathBuf, String>,
+    all: &Tree,
+    existing: &Tree,
     only: Option<Side>,
 ) -> Vec<(PathBuf, String)> {
     let out = &paths.output;
@@ -112,7 +113,7 @@ pub(crate) fn kit_for_render(
     let Some(side) = only else {
         return deploy_kit::kit_to_refresh(paths, out, config, all);
     };
-    let files: BTreeMap<PathBuf, String> = (all.iter().filter(|(p, _)| p.starts_with(side.dir())))
+    let files: Tree = (all.iter().filter(|(p, _)| p.starts_with(side.dir())))
         .chain(existing.iter().filter(|(p, text)| {
             !p.starts_with(side.dir()) && text.starts_with(crate::manifest::layout::HEADER)
         }))
@@ -145,8 +146,8 @@ fn changes(root: &std::path::Path, kit: BTreeMap<PathBuf, String>) -> Vec<Change
             changes.push(Change {
                 path,
                 kind,
-                old,
-                new: Some(text),
+                old: old.map(Into::into),
+                new: Some(text.into()),
             });
         }
     }

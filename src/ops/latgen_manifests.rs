@@ -34,7 +34,7 @@ pub(crate) fn run(
         .filter(|(p, _)| {
             p.starts_with(side.dir()) && p.file_name() != Some("kustomization.yaml".as_ref())
         })
-        .map(|(_, text)| text.as_str())
+        .map(|(_, text)| &**text)
         .collect();
     if docs.is_empty() {
         eprintln!(

@@ -2,9 +2,9 @@
 //! `--check`, in check mode: a diff and exit 1 when anything is stale); with `--base`, the
 //! next safe step instead ([`super::latgen_render_base`]).
 
+use crate::manifest::tree::Tree;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::shell::{Exit, Ui};
 use crate::diag::{Diagnostic, Sources};
@@ -201,7 +201,7 @@ fn write_built(
 /// The warnings render prints: the build's, and those about the change it writes.
 fn notes(
     built: &crate::pipeline::Built,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     keep: &dyn Fn(&Path) -> bool,
     (config, out): (&Path, &Path),
 ) -> crate::diag::Diagnostics {

@@ -1,6 +1,7 @@
 //! The output folder read and written: latgen's files told from others by their header, the change set between what is there and what a run wants, and writing it.
 
 use super::{additions, journal, transaction};
+use crate::manifest::tree::{Text, Tree};
 pub(crate) use additions::Additions;
 pub(crate) use journal::planted as planted_transaction_file;
 pub(crate) use transaction::{
@@ -32,8 +33,8 @@ pub(crate) enum ChangeKind {
 pub struct Change {
     pub path: PathBuf,
     pub kind: ChangeKind,
-    pub old: Option<String>,
-    pub new: Option<String>,
+    pub old: Option<Text>,
+    pub new: Option<Text>,
 }
 
 // One wording for a failed read or write, shared with the folder handles that write it.
@@ -68,13 +69,13 @@ fn read_outside(root: &Path, path: &Path) -> Result<Option<String>, Diagnostic> 
 
 /// Every file under `dir`, by path relative to it, read in parallel (a large tree has tens
 /// of thousands of small files). A missing folder is an empty tree.
-pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+pub fn read_tree(dir: &Path) -> Result<Tree, Diagnostic> {
     use rayon::prelude::*;
     let files = list_tree(dir)?;
     let texts = files
         .par_iter()
         .map(|(_, p)| read_text(p))
-        .collect::<Result<Vec<String>, Diagnostic>>()?;
+        .collect::<Result<Vec<Text>, Diagnostic>>()?;
     Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
 }
 
@@ -85,7 +86,7 @@ pub fn read_tree(dir: &Path) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
 pub(crate) fn read_tree_while<R: Send>(
     dir: &Path,
     work: impl FnOnce() -> R + Send,
-) -> (R, Result<BTreeMap<PathBuf, String>, Diagnostic>) {
+) -> (R, Result<Tree, Diagnostic>) {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let listed: OnceLock<Result<Vec<(PathBuf, PathBuf)>, Diagnostic>> = OnceLock::new();
@@ -171,11 +172,13 @@ fn list_tree(dir: &Path) -> Result<Vec<(PathBuf, PathBuf)>, Diagnostic> {
     Ok(files.into_iter().map(|(_, rel, p)| (rel, p)).collect())
 }
 
-/// One file's text. Valid UTF-8, as latgen writes it, is kept as read rather than copied.
-fn read_text(p: &Path) -> Result<String, Diagnostic> {
+/// One file's text, as the trees hold it (shared).
+fn read_text(p: &Path) -> Result<Text, Diagnostic> {
     let bytes = fs::read(p).map_err(|e| io_error(p, "read", &e))?;
-    Ok(String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(match std::str::from_utf8(&bytes) {
+        Ok(text) => Text::from(text),
+        Err(_) => Text::from(String::from_utf8_lossy(&bytes)),
+    })
 }
 
 /// A key that orders paths as `Path` does, component by component: each component ends in
@@ -191,7 +194,7 @@ fn path_order(rel: &Path) -> Vec<u8> {
 
 /// The YAML files under the output folder's `lattice/` and `kong/`, by relative path;
 /// the tree itself when it holds nothing else (as latgen writes it).
-pub(crate) fn manifests(tree: &BTreeMap<PathBuf, String>) -> Cow<'_, BTreeMap<PathBuf, String>> {
+pub(crate) fn manifests(tree: &Tree) -> Cow<'_, Tree> {
     if tree.keys().all(|p| is_manifest(p)) {
         return Cow::Borrowed(tree);
     }
@@ -239,7 +242,7 @@ pub struct OutsideFile<'a> {
 pub(crate) fn change_set<'a>(
     root: &Path,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     output: Cow<'_, Rendered>,
     outside: impl IntoIterator<Item = OutsideFile<'a>>,
     keep: impl Fn(&Path) -> bool,
@@ -261,7 +264,7 @@ pub(crate) fn change_set<'a>(
 pub fn sync<'a>(
     root: &Path,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     output: Cow<'_, Rendered>,
     outside: impl IntoIterator<Item = OutsideFile<'a>>,
     keep: impl Fn(&Path) -> bool,
@@ -325,40 +328,39 @@ fn absolute(p: &Path) -> Option<PathBuf> {
 fn changes(
     root: &Path,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     output: Cow<'_, Rendered>,
     extra: &[(PathBuf, String)],
 ) -> Result<Vec<Change>, Diagnostic> {
     let mut out = Vec::new();
-    let mut change =
-        |dir: &Path, rel: &Path, old: Option<&String>, new: Option<Cow<'_, String>>| {
-            let kind = match (old, &new) {
-                (Some(o), Some(n)) if *o == **n => return,
-                (Some(_), Some(_)) => ChangeKind::Changed,
-                (None, Some(_)) => ChangeKind::Added,
-                (Some(_), None) => ChangeKind::Removed,
-                (None, None) => return,
-            };
-            out.push(Change {
-                path: dir.join(rel),
-                kind,
-                old: old.cloned(),
-                new: new.map(Cow::into_owned),
-            });
+    let mut change = |dir: &Path, rel: &Path, old: Option<&Text>, new: Option<Text>| {
+        let kind = match (old, &new) {
+            (Some(o), Some(n)) if o == n => return,
+            (Some(_), Some(_)) => ChangeKind::Changed,
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Removed,
+            (None, None) => return,
         };
-    // An owned output gives its texts away; a borrowed one is copied only where it differs.
-    let files: Box<dyn Iterator<Item = (Cow<'_, Path>, Cow<'_, String>)>> = match output {
+        out.push(Change {
+            path: dir.join(rel),
+            kind,
+            old: old.cloned(),
+            new,
+        });
+    };
+    // An owned output gives its paths away; the texts are shared either way.
+    let files: Box<dyn Iterator<Item = (Cow<'_, Path>, Text)>> = match output {
         Cow::Owned(output) => Box::new(
             output
                 .files
                 .into_iter()
-                .map(|(rel, text)| (Cow::Owned(rel), Cow::Owned(text))),
+                .map(|(rel, text)| (Cow::Owned(rel), text)),
         ),
         Cow::Borrowed(output) => Box::new(
             output
                 .files
                 .iter()
-                .map(|(rel, text)| (Cow::Borrowed(rel.as_path()), Cow::Borrowed(text))),
+                .map(|(rel, text)| (Cow::Borrowed(rel.as_path()), Text::clone(text))),
         ),
     };
     // Both trees are sorted by path: walked side by side rather than looked up file by
@@ -381,8 +383,13 @@ fn changes(
         }
     }
     for (path, new) in extra {
-        let old = read_outside(root, path)?;
-        change(Path::new(""), path, old.as_ref(), Some(Cow::Borrowed(new)));
+        let old = read_outside(root, path)?.map(Text::from);
+        change(
+            Path::new(""),
+            path,
+            old.as_ref(),
+            Some(Text::from(new.as_str())),
+        );
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
@@ -436,7 +443,7 @@ mod tests {
         }
         let tree = read_tree(dir.path()).unwrap();
         let read: Vec<(String, String)> = (tree.iter())
-            .map(|(p, t)| (p.display().to_string(), t.clone()))
+            .map(|(p, t)| (p.display().to_string(), t.to_string()))
             .collect();
         let mut want: Vec<(String, String)> = files
             .iter()

@@ -17,6 +17,7 @@
 //! Every folder written in is opened from the project folder without following a link
 //! (`input/beneath.rs`), so no write lands outside the project.
 
+use crate::manifest::tree::Tree;
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
@@ -213,7 +214,7 @@ pub(crate) fn leftovers(root: &Path, out_dir: &Path, folders: &[&Path]) -> Vec<D
 pub(crate) fn apply(
     root: &Path,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     changes: &[Change],
 ) -> Result<(), Diagnostic> {
     let Some(place) = Place::open(root, out_dir, true)? else {
@@ -499,7 +500,7 @@ fn make_removable(dir: &Path) {
 fn build_staging(
     place: &Place,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     changes: &[&Change],
 ) -> Result<Folder, Diagnostic> {
     let staging_path = place.staging_path();
@@ -518,7 +519,7 @@ fn build_staging(
 fn fill_tree(
     tree: &Path,
     out_dir: &Path,
-    existing: &BTreeMap<PathBuf, String>,
+    existing: &Tree,
     changes: &[&Change],
 ) -> Result<(), Diagnostic> {
     let by_path: BTreeMap<PathBuf, &Change> = changes
@@ -602,7 +603,7 @@ fn swap(place: &Place, staging: &Folder) -> Result<(), Diagnostic> {
 /// atomically; when one fails, those written before it get their old text back, so that a
 /// failed run changes none of them.
 fn write_outside(outside: &[OutsideFile<'_>]) -> Result<(), Diagnostic> {
-    let put = |o: &OutsideFile<'_>, text: Option<&String>| match text {
+    let put = |o: &OutsideFile<'_>, text: Option<&crate::manifest::tree::Text>| match text {
         Some(text) => write_in(&o.folder, &o.change.path, text.as_bytes()),
         None => {
             (o.folder.clear(&o.name).map(drop)).map_err(|e| io_error(&o.change.path, "remove", &e))

@@ -2,7 +2,7 @@
 //! the Kong side's, the previews'), rendered, and put together with a kustomization per
 //! side listing its files.
 
-use std::collections::BTreeMap;
+use crate::manifest::tree::{Text, Tree};
 use std::path::PathBuf;
 
 use super::jobs::{Docs, Expect, Job, Kind, RenderedObject, Renderer, render_job};
@@ -18,7 +18,7 @@ use latgen_sim::routing::Doc;
 /// The rendered tree: path relative to the output folder → file content.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rendered {
-    pub files: BTreeMap<PathBuf, String>,
+    pub files: Tree,
     /// Objects a template wrote without fields the API server would add: Argo CD would
     /// never see them in sync (see [`latgen_sim::stored`]). Only custom templates are looked at:
     /// tests/suite/stored.rs proves that the built-in ones leave nothing out.
@@ -181,7 +181,7 @@ fn assemble(
 /// What a rendered object holds besides its place: its text, its routing model, its
 /// template, and the fields the API server would add to it.
 type Parts = (
-    String,
+    Text,
     Option<Doc>,
     &'static str,
     Vec<latgen_sim::stored::Added>,
@@ -221,7 +221,7 @@ fn kustomization_of(
     templates: &Templates,
     side: Side,
     names: &[(Side, String)],
-) -> Result<String, Diagnostic> {
+) -> Result<Text, Diagnostic> {
     let mut list: Vec<&str> = (names.iter())
         .filter(|(s, _)| *s == side)
         .map(|(_, f)| f.as_str())
@@ -231,10 +231,7 @@ fn kustomization_of(
 }
 
 /// A kustomization file listing `resources`.
-pub(super) fn kustomization(
-    templates: &Templates,
-    resources: &[&str],
-) -> Result<String, Diagnostic> {
+pub(super) fn kustomization(templates: &Templates, resources: &[&str]) -> Result<Text, Diagnostic> {
     let job = Job {
         side: Side::Lattice,
         file: String::new(),

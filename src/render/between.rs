@@ -14,7 +14,7 @@ use crate::input::app::{App, MatchKind};
 use crate::input::config::Config;
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::Side;
-use crate::manifest::tree::{Keep, Versions};
+use crate::manifest::tree::{Keep, Text, Versions};
 use crate::plan::lattice_service::Policy;
 use latgen_sim::crd::iamauthpolicy::IamAuthPolicy;
 use latgen_sim::routing::LatticeRoute;
@@ -130,7 +130,9 @@ impl Between<'_> {
             object: Box::new(|| Object::AuthPolicy(object)),
             expect,
         };
-        render_job(self.templates, job, false).ok().map(|r| r.body)
+        render_job(self.templates, job, false)
+            .ok()
+            .map(|r| r.body.to_string())
     }
 }
 
@@ -145,7 +147,7 @@ impl Versions for Between<'_> {
         }
     }
 
-    fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<String> {
+    fn kustomization(&self, _side: Side, files: &[&Path]) -> Option<Text> {
         let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         let mut list: Vec<&str> = names.iter().map(String::as_str).collect();
         list.sort_unstable();
@@ -171,7 +173,9 @@ impl Versions for Between<'_> {
             object: Box::new(|| Object::PrometheusRule(object)),
             expect,
         };
-        render_job(self.templates, job, false).ok().map(|r| r.body)
+        render_job(self.templates, job, false)
+            .ok()
+            .map(|r| r.body.to_string())
     }
 }
 
@@ -257,7 +261,9 @@ impl Between<'_> {
                 service_name,
             },
         };
-        render_job(self.templates, job, false).ok().map(|r| r.body)
+        render_job(self.templates, job, false)
+            .ok()
+            .map(|r| r.body.to_string())
     }
 }
 

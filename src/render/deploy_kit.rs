@@ -21,7 +21,7 @@ use crate::manifest::layout::Side;
 use crate::render::{Rendered, yaml_scalar};
 
 /// An output's files, by path under the output folder.
-type Files = BTreeMap<PathBuf, String>;
+type Files = crate::manifest::tree::Tree;
 
 /// The kit's folder, beside latgen.yaml.
 pub(crate) const FOLDER: &str = "deploy";
@@ -115,7 +115,7 @@ fn object_of(
 /// Every named object of these output files, with the file that writes it.
 pub(crate) fn objects<'a>(
     config: &Config,
-    files: &[(&'a PathBuf, &'a String)],
+    files: &[(&'a PathBuf, &'a crate::manifest::tree::Text)],
 ) -> BTreeMap<ObjectId, &'a PathBuf> {
     use rayon::prelude::*;
     (files.par_iter())

@@ -43,7 +43,8 @@ pub(super) struct RenderedObject {
     pub(super) side: Side,
     pub(super) file: String,
     pub(super) template: &'static str,
-    pub(super) body: String,
+    /// Shared from here on: a check and a rollout hold it in several trees.
+    pub(super) body: crate::manifest::tree::Text,
     /// The routing model of the object, when asked for.
     pub(super) doc: Option<Doc>,
     /// Fields the API server would add to it.
@@ -169,7 +170,7 @@ pub(super) fn render_job(
         side: job.side,
         file: job.file,
         template: job.template,
-        body: checked.body,
+        body: checked.body.into(),
         doc,
         added: checked.added,
     })

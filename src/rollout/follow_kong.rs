@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::manifest::layout::is_kustomization;
-use crate::manifest::tree::{Docs, Tree, Versions, changed_files, state};
+use crate::manifest::tree::{Docs, Text, Tree, Versions, changed_files, state};
 use crate::render::{service_rule_file, service_rule_route};
 use latgen_sim::routing::Network;
 
@@ -59,7 +59,7 @@ pub(crate) fn follow(
     }
     let (now, before, after) = (served(&net), served(at_net), served(target_net));
     let none = BTreeSet::new();
-    let mut edits: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let mut edits: Vec<(PathBuf, Option<Text>)> = Vec::new();
     for route in moved {
         let file = service_rule_file(route);
         let apps = now.get(route).unwrap_or(&none);
@@ -71,7 +71,7 @@ pub(crate) fn follow(
             None
         } else {
             let names: Vec<&str> = apps.iter().copied().collect();
-            (versions.monitoring(route, &names)).or_else(|| at.get(&file).cloned())
+            (versions.monitoring(route, &names).map(Text::from)).or_else(|| at.get(&file).cloned())
         };
         if step.get(&file) != text.as_ref() {
             edits.push((file, text));

@@ -9,13 +9,13 @@
 //! refuses implicit bare repositories (`safe.bareRepository=explicit`, Git 2.38), and the
 //! repository found is checked and then named explicitly (`--git-dir`, `--work-tree`).
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::diag::Diagnostic;
 use crate::diag::codes::Code;
+use crate::manifest::tree::{Text, Tree};
 
 fn git_error(what: String) -> Diagnostic {
     Diagnostic::error(Code::GitError, what).help("run inside the Git repository, with the base revision fetched (e.g. `git fetch origin main`)")
@@ -130,8 +130,8 @@ pub(crate) fn read_folder_at(
     root: &Path,
     folder: &Path,
     rev: &str,
-    now: &BTreeMap<PathBuf, String>,
-) -> Result<BTreeMap<PathBuf, String>, Diagnostic> {
+    now: &Tree,
+) -> Result<Tree, Diagnostic> {
     use rayon::prelude::*;
     let repo = Repo::of(root)?;
     let rel = relative_to(folder, &repo.top)?;
@@ -154,7 +154,7 @@ pub(crate) fn read_folder_at(
     // a byte below `/`: they are paired side by side, and looked up only where the orders
     // part. The texts are then hashed in parallel.
     let mut cursor = now.iter().peekable();
-    let known: Vec<Option<&String>> = (paths.iter())
+    let known: Vec<Option<&Text>> = (paths.iter())
         .map(|path| {
             while cursor.next_if(|(p, _)| *p < path).is_some() {}
             match cursor.peek() {
@@ -163,7 +163,7 @@ pub(crate) fn read_folder_at(
             }
         })
         .collect();
-    let same: Vec<Option<&String>> = (known.into_par_iter().zip(&objects))
+    let same: Vec<Option<&Text>> = (known.into_par_iter().zip(&objects))
         .map(|(text, id)| text.filter(|text| is_object(text, id)))
         .collect();
     let (unknown_names, unknown_objects): (Vec<String>, Vec<String>) = (names.iter().zip(&objects))
@@ -176,7 +176,7 @@ pub(crate) fn read_folder_at(
     for (path, same) in paths.into_iter().zip(same) {
         let text = match same {
             Some(text) => text.clone(),
-            None => read.next().expect("one answer per file asked for"),
+            None => read.next().expect("one answer per file asked for").into(),
         };
         tree.push((path, text));
     }
@@ -526,11 +526,11 @@ mod tests {
         now.insert("kong/b.yaml".into(), "edited\n".into());
         now.remove(Path::new("kong0/a.yaml"));
         let at = read_folder_at(root, &out, "HEAD", &now).unwrap();
-        let want: BTreeMap<PathBuf, String> = names
+        let want: Tree = names
             .iter()
             .map(|n| {
                 let rel = Path::new(n).strip_prefix("out").unwrap().to_path_buf();
-                (rel, format!("{n} as committed\n"))
+                (rel, format!("{n} as committed\n").into())
             })
             .collect();
         assert_eq!(at, want);

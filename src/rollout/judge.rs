@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
-use crate::manifest::tree::{Docs, Keep, Tree, Versions, changed_files, state, subtree};
+use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, changed_files, state, subtree};
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
 use latgen_sim::routing::{Doc, Network, Outcome};
@@ -289,12 +289,12 @@ impl Judge {
     }
 
     /// The document of file `rel` when its text is the base's or the target's (read once).
-    fn known_doc(&self, rel: &Path, text: &String) -> Option<&Doc> {
+    fn known_doc(&self, rel: &Path, text: &Text) -> Option<&Doc> {
         self.known_shared(rel, text).map(|d| &**d)
     }
 
     /// [`Judge::known_doc`], shared.
-    fn known_shared(&self, rel: &Path, text: &String) -> Option<&std::sync::Arc<Doc>> {
+    fn known_shared(&self, rel: &Path, text: &Text) -> Option<&std::sync::Arc<Doc>> {
         [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
             .into_iter()
             .find(|(tree, _)| tree.get(rel) == Some(text))
@@ -351,7 +351,7 @@ impl Judge {
 }
 
 /// One way to change one file: to this text, or away (None).
-type Edit = (PathBuf, Option<String>);
+type Edit = (PathBuf, Option<Text>);
 
 /// Edits that go together: a Kong route and its bridge switch as one, or the request
 /// would reach one Lattice service with the Host of another.
@@ -390,13 +390,13 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
                 let between = |keep| {
                     versions
                         .between(rel, o, n, keep)
-                        .filter(|u| u != o && u != n)
+                        .filter(|u| u.as_str() != &**o && u.as_str() != &**n)
                 };
                 if let Some(u) = between(Keep::Both) {
-                    lattice[0].push(vec![(rel.clone(), Some(u))]);
+                    lattice[0].push(vec![(rel.clone(), Some(u.into()))]);
                 }
                 if let Some(u) = between(Keep::Common) {
-                    lattice[1].push(vec![(rel.clone(), Some(u))]);
+                    lattice[1].push(vec![(rel.clone(), Some(u.into()))]);
                 }
                 lattice[2].push(vec![to]);
             }
@@ -622,17 +622,13 @@ fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
     })
 }
 
-/// `base` with `edits` made, its kustomizations left out. The files (tens of thousands)
-/// are copied in parallel.
-fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<String>>) -> Tree {
-    use rayon::prelude::*;
-    let kept: Vec<(&PathBuf, &String)> = (base.iter())
+/// `base` with `edits` made, its kustomizations left out. The texts kept are the base's
+/// own, shared rather than copied.
+fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<Text>>) -> Tree {
+    let mut tree: Tree = (base.iter())
         .filter(|(rel, _)| !is_kustomization(rel) && !edits.contains_key(*rel))
+        .map(|(rel, text)| (rel.clone(), Text::clone(text)))
         .collect();
-    let copied: Vec<(PathBuf, String)> = (kept.par_iter())
-        .map(|(rel, text)| ((*rel).clone(), (*text).clone()))
-        .collect();
-    let mut tree: Tree = copied.into_iter().collect();
     for (rel, text) in edits {
         apply(&mut tree, &rel, text);
     }
@@ -642,11 +638,11 @@ fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<String>>) -> Tree {
 /// A tree as a base and edits to some of its files (None: the file is gone).
 struct Overlay<'a> {
     base: &'a Tree,
-    edits: BTreeMap<PathBuf, Option<String>>,
+    edits: BTreeMap<PathBuf, Option<Text>>,
 }
 
 impl Overlay<'_> {
-    fn get(&self, rel: &Path) -> Option<&String> {
+    fn get(&self, rel: &Path) -> Option<&Text> {
         match self.edits.get(rel) {
             Some(edit) => edit.as_ref(),
             None => self.base.get(rel),
@@ -654,7 +650,7 @@ impl Overlay<'_> {
     }
 }
 
-fn apply(tree: &mut Tree, rel: &Path, text: Option<String>) {
+fn apply(tree: &mut Tree, rel: &Path, text: Option<Text>) {
     match text {
         Some(t) => tree.insert(rel.to_path_buf(), t),
         None => tree.remove(rel),

@@ -315,7 +315,7 @@ pub(crate) fn over_limit_unions(
         .filter_map(|(rel, old)| {
             let new = target.get(rel).filter(|n| *n != old)?;
             let union = versions.between(rel, old, new, Keep::Both)?;
-            let one = Tree::from([(rel.clone(), union)]);
+            let one = Tree::from([(rel.clone(), union.into())]);
             let rules = state(&Docs::read(&one), &Docs::read(&Tree::new()))
                 .lattice
                 .first()?

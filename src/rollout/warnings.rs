@@ -1,7 +1,8 @@
 //! What a change to the Lattice routes does while the controller applies it.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use crate::manifest::tree::Tree;
+use std::collections::BTreeSet;
+use std::path::Path;
 
 use crate::diag::codes::{Code, Severity};
 use crate::diag::{Diagnostic, Diagnostics, Span};
@@ -32,8 +33,8 @@ fn match_keys(rule: &LatticeRule) -> impl Iterator<Item = String> + '_ {
 ///   group (a new app is placed apart, a move's target is checked when it starts), and the
 ///   committed findings still warn of one a hand-edited lock makes.
 pub(crate) fn change_warnings(
-    old: &BTreeMap<PathBuf, String>,
-    new: &BTreeMap<PathBuf, String>,
+    old: &Tree,
+    new: &Tree,
     quota: usize,
     out_dir: &Path,
     (apps, created, env): (&[App], Severity, Option<&str>),
@@ -164,8 +165,8 @@ fn group_at_quota(before: &LatticeRoute, after: &LatticeRoute, quota: usize) -> 
 /// to every caller until it has attached the route's auth policy, unless the service
 /// network's own policy keeps strangers out (`auth.serviceNetworkPolicy`).
 pub(crate) fn open_windows(
-    old: &BTreeMap<PathBuf, String>,
-    new: &BTreeMap<PathBuf, String>,
+    old: &Tree,
+    new: &Tree,
     config: &crate::input::config::Config,
     out_dir: &Path,
 ) -> Diagnostics {
@@ -201,8 +202,8 @@ pub(crate) fn open_windows(
 /// apps that runs. Argo CD leaves a route alone while only its weights differ, so a change
 /// that does not touch the route does not warn.
 pub(crate) fn canary_route_changes(
-    old: &BTreeMap<PathBuf, String>,
-    new: &BTreeMap<PathBuf, String>,
+    old: &Tree,
+    new: &Tree,
     apps: &[App],
     out_dir: &Path,
 ) -> Diagnostics {

@@ -35,6 +35,7 @@ fn the_pr_comment_of_a_dispatch_switch_of_the_benchmark_input_stays_under_github
     std::fs::write(dir.join("latgen.yaml"), "lattice:\n  dispatch: header\n").unwrap();
     let switched = project::built(dir);
     let (price, apps) = (0.025, &switched.prepared.apps);
+    let base = (base.into_iter().map(|(p, t)| (p, t.into()))).collect();
     let summary =
         latgen::rollout::summary::summarize(&base, &switched.output.files, (price, apps), None);
     assert_eq!(

@@ -998,7 +998,7 @@ const BRANCHES: &[(&str, FileCheck)] = &[
 #[test]
 fn the_generated_projects_reach_every_template_branch() {
     let sample = sample();
-    let files: Vec<(&PathBuf, &String)> = sample
+    let files: Vec<(&PathBuf, &latgen::manifest::tree::Text)> = sample
         .iter()
         .filter_map(|(_, o)| match o {
             Outcome::Rendered(out) => Some(out.files.iter()),

@@ -344,8 +344,8 @@ fn with_statement(statement: &str) -> Vec<String> {
     let file = PathBuf::from("lattice/iamauthpolicy-group-01.yaml");
     let text = files[&file].clone();
     let widened = text.replacen("\n    ]}", &format!(",\n    {statement}\n    ]}}"), 1);
-    assert_ne!(widened, text);
-    files.insert(file, widened);
+    assert_ne!(widened, &*text);
+    files.insert(file, widened.into());
     let net = project::network(&files);
     let (apps, config) = (&built.prepared.apps, &built.prepared.config);
     latgen::check::access::auth_findings(&net, (apps, config), &BTreeSet::new())

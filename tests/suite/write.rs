@@ -17,7 +17,7 @@ fn output(files: &[(&str, &str)]) -> Rendered {
     Rendered {
         files: files
             .iter()
-            .map(|(p, t)| (PathBuf::from(p), format!("{HEADER_LINES}{t}\n")))
+            .map(|(p, t)| (PathBuf::from(p), format!("{HEADER_LINES}{t}\n").into()))
             .collect(),
         ..Rendered::default()
     }

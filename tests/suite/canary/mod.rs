@@ -29,7 +29,7 @@ fn rendered_with_kit() -> BTreeMap<PathBuf, String> {
         .deploy
         .as_ref()
         .expect("the fixture has a deploy kit");
-    let mut files = built.output.files.clone();
+    let mut files = crate::suite::project::texts(&built.output.files);
     files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
     files.extend(latgen::render::deploy_kit::kit(
         deploy,

@@ -17,7 +17,7 @@ pub fn render_dir(dir: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     let templates = Templates::load(None).map_err(|d| d.message)?;
     match latgen::pipeline::build(&paths, &templates) {
         Ok(built) => {
-            let mut files = built.output.files.clone();
+            let mut files = texts(&built.output.files);
             files.insert(PathBuf::from("latgen.lock"), built.prepared.lock_text());
             Ok(files)
         }
@@ -39,12 +39,19 @@ pub fn plan_and_render(
     let files = latgen::render::render(&plan, apps, config, &templates)
         .unwrap()
         .files;
-    (plan, files)
+    (plan, texts(&files))
+}
+
+/// A tree of output files as plain texts, as the tests compare them.
+pub fn texts(files: &latgen::manifest::tree::Tree) -> BTreeMap<PathBuf, String> {
+    (files.iter())
+        .map(|(p, t)| (p.clone(), t.to_string()))
+        .collect()
 }
 
 /// The routing model of rendered files (paths under the output folder).
-pub fn network(files: &BTreeMap<PathBuf, String>) -> latgen_sim::routing::Network {
-    network_of(files.iter().map(|(p, t)| (p.as_path(), t.as_str())))
+pub fn network<T: AsRef<str>>(files: &BTreeMap<PathBuf, T>) -> latgen_sim::routing::Network {
+    network_of(files.iter().map(|(p, t)| (p.as_path(), t.as_ref())))
 }
 
 /// The routing model of manifests given by path under the output folder and text, as

@@ -178,6 +178,27 @@ pub(crate) fn subtree(tree: &Tree, keep: &BTreeSet<PathBuf>) -> Tree {
         .collect()
 }
 
+/// `tree`'s texts that `like` holds too, at the same path, made `like`'s own: the two
+/// trees then hold one copy of each, and every later comparison of them is by address.
+/// (Two trees read apart, such as the committed folder and the render, hold equal texts in
+/// different places.)
+pub(crate) fn share_texts(tree: &mut Tree, like: &Tree) {
+    use rayon::prelude::*;
+    let mut other = like.iter().peekable();
+    let pairs: Vec<(&mut Text, &Text)> = (tree.iter_mut())
+        .filter_map(|(rel, text)| {
+            while other.next_if(|(p, _)| *p < rel).is_some() {}
+            let (_, known) = other.peek().filter(|(p, _)| *p == rel)?;
+            Some((text, *known))
+        })
+        .collect();
+    pairs.into_par_iter().for_each(|(text, known)| {
+        if *text == *known {
+            *text = Arc::clone(known);
+        }
+    });
+}
+
 /// The files whose text differs between two trees (kustomizations aside). Both are
 /// sorted alike, so they are walked side by side.
 pub(crate) fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {

@@ -115,10 +115,14 @@ fn check_env(
                 .then(|| crate::pipeline::build_final(&paths, &templates))
         },
     );
-    let base = match base {
+    let mut base = match base {
         Ok(b) => b,
         Err(d) => return Err(ui.fail(d, &Sources::default())),
     };
+    let mut committed = committed;
+    if let Some(Ok(built)) = &built {
+        share_with_render(&built.output.files, base.as_mut(), committed.as_mut());
+    }
     let (step, built, states) = match (base.as_ref(), built) {
         (Some((_, b)), Some(built)) => {
             let base = crate::output::manifests(b);
@@ -196,6 +200,23 @@ fn released(
             .collect();
     apps.dedup();
     apps
+}
+
+/// The base's and the committed tree's texts that the render made too, made the render's:
+/// a change leaves most files as they were, so the three trees then hold one copy of each
+/// and the rollout's many comparisons of them are by address.
+fn share_with_render(
+    rendered: &crate::manifest::tree::Tree,
+    base: Option<&mut (String, crate::manifest::tree::Tree)>,
+    committed: Option<&mut Result<crate::manifest::tree::Tree, Diagnostic>>,
+) {
+    use crate::manifest::tree::share_texts;
+    let base = base.map(|(_, b)| b);
+    let committed = committed.and_then(|c| c.as_mut().ok());
+    rayon::join(
+        || base.map(|b| share_texts(b, rendered)),
+        || committed.map(|c| share_texts(c, rendered)),
+    );
 }
 
 /// Whether two trees hold the same files, kustomizations aside.

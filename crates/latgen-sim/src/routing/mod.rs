@@ -10,12 +10,15 @@
 //!
 //! - [`parse`]: manifests become the model, positions kept;
 //! - [`model`]: the routes, bridges, auth policies and the network they make;
-//! - [`resolve`]: where a request goes, and what a route's rule order decides.
+//! - [`resolve`]: where a request goes, and what a route's rule order decides;
+//! - [`reroutable`]: which requests a change of a few files can reroute.
 
 mod model;
 mod parse;
+mod reroutable;
 mod resolve;
 
 pub use model::*;
 pub use parse::*;
+pub use reroutable::*;
 pub use resolve::*;

@@ -4,7 +4,7 @@
 //! Lattice takes that service's first rule whose path matches as a string. Also the
 //! questions asked of one route's order, and the requests worth following.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ fn request_keys(path: &str) -> Vec<&str> {
 }
 
 /// Whether `found` holds for one of the [`request_keys`] of `path`, tried in their order.
-fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) -> bool) -> bool {
+pub(super) fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) -> bool) -> bool {
     if found(path) {
         return true;
     }
@@ -45,29 +45,6 @@ fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) -> bool) ->
         }
     }
     false
-}
-
-/// Match keys of Kong routes by hostname ("" for any host); see [`Network::reroutable`].
-#[derive(Debug, Default)]
-pub struct Reroutable(BTreeMap<String, BTreeSet<String>>);
-
-impl Reroutable {
-    /// Adds the keys of `other`.
-    pub fn extend(&mut self, other: Reroutable) {
-        for (host, keys) in other.0 {
-            self.0.entry(host).or_default().extend(keys);
-        }
-    }
-
-    /// Whether a route with one of these keys could claim the request.
-    pub fn could_claim(&self, host: &str, path: &str) -> bool {
-        // Asked of every probe of a large tree: the keys are not collected.
-        let (named, any) = (self.0.get(host), self.0.get(""));
-        (named.is_some() || any.is_some())
-            && any_request_key(path, |k| {
-                named.is_some_and(|s| s.contains(k)) || any.is_some_and(|s| s.contains(k))
-            })
-    }
 }
 
 /// The probes of one Kong route that `keep` accepts, into `out`; `p` is the buffer each
@@ -102,7 +79,7 @@ fn kept_probes(
 }
 
 /// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
-fn match_key(m: &PathRule) -> &str {
+pub(super) fn match_key(m: &PathRule) -> &str {
     match m.kind {
         MatchKind::Prefix if m.path.len() > 1 => m.path.trim_end_matches('/'),
         _ => &m.path,
@@ -328,6 +305,10 @@ impl Network {
     /// the route of each policy among them.
     pub fn auth_companions(&self, files: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
         let mut out = Vec::new();
+        // Without policies there is nothing to look up for each of thousands of routes.
+        if self.auth.is_empty() {
+            return out;
+        }
         for route in &self.lattice {
             if let Some(policy) = self.auth_policy(route)
                 && (files.contains(&route.file) || files.contains(&policy.file))
@@ -590,52 +571,6 @@ impl Network {
             }
         }
         out
-    }
-
-    /// The match keys, by hostname ("" for any host), of the Kong routes whose requests a
-    /// change to the `changed` files can reroute: the routes in those files, those whose
-    /// bridge is in them, and those that send requests to a Lattice service one of them
-    /// serves. A request no such key could claim goes the same way whatever those files say.
-    pub fn reroutable(&self, changed: &BTreeSet<PathBuf>) -> Reroutable {
-        let hosts: BTreeSet<&str> = self
-            .lattice
-            .iter()
-            .filter(|l| changed.contains(&l.file))
-            .flat_map(|l| {
-                l.hostnames
-                    .iter()
-                    .map(String::as_str)
-                    .chain(l.assigned_domain.as_deref())
-            })
-            .collect();
-        let touched = |r: &KongRoute| {
-            let bridge = r
-                .backend
-                .as_ref()
-                .and_then(|b| self.bridge(&b.namespace, &b.name));
-            let sends_to = match (&r.rewrite_host, r.hostnames.is_empty()) {
-                (Some(h), _) => hosts.contains(h.as_str()),
-                // The request's own host: any, for a route that takes any host.
-                (None, true) => !hosts.is_empty(),
-                (None, false) => r.hostnames.iter().any(|h| hosts.contains(h.as_str())),
-            };
-            changed.contains(&r.file)
-                || bridge.is_some_and(|b| changed.contains(&b.file))
-                || sends_to
-        };
-        let mut keys = Reroutable::default();
-        for r in self.kong.iter().filter(|r| touched(r)) {
-            let on: Vec<&str> = if r.hostnames.is_empty() {
-                vec![""]
-            } else {
-                r.hostnames.iter().map(String::as_str).collect()
-            };
-            for host in on {
-                let by_host = keys.0.entry(host.to_string()).or_default();
-                by_host.extend(r.matches.iter().map(|m| match_key(m).to_string()));
-            }
-        }
-        keys
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence

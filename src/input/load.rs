@@ -472,10 +472,18 @@ fn read_optional(
 }
 
 pub(crate) fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<String> {
-    let too_big = std::fs::metadata(path)
-        .map(|m| m.len() > MAX_DECLARATION_BYTES)
-        .unwrap_or(false);
-    if too_big {
+    let bytes = match read_at_most(path, MAX_DECLARATION_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(Code::IoError, format!("cannot read file: {e}"))
+                    .at(Span::file(path))
+                    .help("check the file's permissions"),
+            );
+            return None;
+        }
+    };
+    if bytes.len() as u64 > MAX_DECLARATION_BYTES {
         diags.push(
             Diagnostic::error(
                 Code::FileTooLarge,
@@ -489,17 +497,21 @@ pub(crate) fn read_declaration(path: &Path, diags: &mut Diagnostics) -> Option<S
         );
         return None;
     }
-    match std::fs::read(path) {
-        Ok(bytes) => decode(path, bytes, diags),
-        Err(e) => {
-            diags.push(
-                Diagnostic::error(Code::IoError, format!("cannot read file: {e}"))
-                    .at(Span::file(path))
-                    .help("check the file's permissions"),
-            );
-            None
-        }
-    }
+    decode(path, bytes, diags)
+}
+
+/// The bytes of the file at `path`, or `limit` and one more when it holds more than
+/// `limit`: opened once (its size read from the open file, no second look-up of the path:
+/// a project has thousands of declarations), and never read past the limit however it
+/// grows meanwhile.
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map_or(0, |m| m.len()).min(limit + 1);
+    // Room for the whole file and the read that finds its end.
+    let mut bytes = Vec::with_capacity(size as usize + 1);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn decode(path: &Path, bytes: Vec<u8>, diags: &mut Diagnostics) -> Option<String> {

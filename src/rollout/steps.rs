@@ -177,8 +177,24 @@ fn in_flight(built: &Built, files: &Tree) -> LockState {
 /// The rollout the lock at `rev` records: the steps already merged.
 pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
     let text = crate::rollout::git::read_file_at(lock, rev).ok()??;
-    let mut diags = crate::diag::Diagnostics::new();
-    crate::input::lock::parse(lock, &text, &mut diags)?.rollout
+    rollout_of(&text)
+}
+
+/// The rollout a lock text records, read without the rest of it: a base revision's lock
+/// is asked only this, and holds a line per app. None for a lock this latgen cannot read.
+fn rollout_of(text: &str) -> Option<Rollout> {
+    // Unknown fields are let through here: the lock of the working tree is the one read
+    // in full and checked.
+    #[derive(serde::Deserialize)]
+    struct RolloutOnly {
+        version: u32,
+        #[serde(default)]
+        rollout: Option<Rollout>,
+    }
+    let only: RolloutOnly = serde_saphyr::from_str(text).ok()?;
+    (only.version == crate::input::lock::LOCK_VERSION)
+        .then_some(only.rollout)
+        .flatten()
 }
 
 /// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
@@ -324,4 +340,42 @@ pub(crate) fn over_limit_unions(
             (rules > rule_limit).then(|| (rel.clone(), rules))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rollout_of;
+    use crate::input::lock::{LockState, Rollout, parse, serialize};
+    use std::path::Path;
+
+    /// A lock as render writes it, with apps and moves: what its full read says of the
+    /// rollout, the light read of a base revision's lock says too.
+    fn written(rollout: Option<Rollout>) -> String {
+        let mut state = LockState::default();
+        for i in 0..50 {
+            state.apps.insert(format!("app-{i:03}"), 1 + i / 10);
+        }
+        state.rollout = rollout;
+        state.existed = true;
+        serialize(&state)
+    }
+
+    #[test]
+    fn a_base_lock_gives_the_rollout_its_full_read_gives() {
+        for rollout in [None, Some(Rollout { step: 2, of: 3 })] {
+            let text = written(rollout);
+            let mut diags = crate::diag::Diagnostics::new();
+            let full = parse(Path::new("latgen.lock"), &text, &mut diags).map(|l| l.rollout);
+            assert_eq!(full, Some(rollout));
+            assert_eq!(rollout_of(&text), rollout);
+        }
+    }
+
+    #[test]
+    fn a_base_lock_of_another_version_or_no_lock_records_no_rollout() {
+        let other = written(Some(Rollout { step: 1, of: 2 })).replace("version: 1", "version: 9");
+        assert_eq!(rollout_of(&other), None);
+        assert_eq!(rollout_of("not: [a lock"), None);
+        assert_eq!(rollout_of(""), None);
+    }
 }

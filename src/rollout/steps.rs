@@ -5,11 +5,11 @@
 //! change is found ([`every_step`]), each by the judge and with its monitoring made from
 //! its Kong side.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::input::lock::{LockState, MoveStep, Rollout};
 use crate::manifest::layout::{Side, is_kustomization, side_of};
-use crate::manifest::tree::{Docs, Keep, Tree, Versions, state};
+use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, state};
 use crate::pipeline::Built;
 use crate::render::Templates;
 use crate::render::between::Between;
@@ -88,11 +88,12 @@ pub(crate) fn next_step(
     let target = &built.output.files;
     let config = &built.prepared.config;
     let limit = config.quotas.rules_per_service as usize;
-    let versions = Between {
+    let between = Between {
         templates,
         config,
         apps: &built.prepared.apps,
     };
+    let versions = Remembered::new(&between);
     let keep = KeptApps::of(&built.prepared.apps, released);
     let gate = judge::Gate::of(config, keep.clone());
     let Some(steps) = every_step(base, (target, &built.docs), &gate, &versions) else {
@@ -134,6 +135,60 @@ pub(crate) fn next_step(
         states: steps.states,
         held,
     })
+}
+
+/// [`Versions`] that makes each side's kustomization once per list of files: every try of
+/// a step, and the step kept, ask for the same listing of thousands of files again.
+struct Remembered<'v> {
+    versions: &'v dyn Versions,
+    made: std::sync::Mutex<Vec<(Vec<PathBuf>, Text)>>,
+}
+
+impl<'v> Remembered<'v> {
+    /// The few listings a change's steps go between (each side's, before and after).
+    const KEPT: usize = 4;
+
+    fn new(versions: &'v dyn Versions) -> Remembered<'v> {
+        Remembered {
+            versions,
+            made: std::sync::Mutex::default(),
+        }
+    }
+}
+
+impl Versions for Remembered<'_> {
+    fn between(&self, rel: &Path, base: &str, target: &str, keep: Keep) -> Option<String> {
+        self.versions.between(rel, base, target, keep)
+    }
+
+    fn kustomization(&self, side: Side, files: &[&Path]) -> Option<Text> {
+        // A listing is of its files only (which side does not change it).
+        let same = |list: &[PathBuf]| {
+            list.len() == files.len() && list.iter().zip(files).all(|(a, b)| a == b)
+        };
+        let made = |m: &Vec<(Vec<PathBuf>, Text)>| {
+            m.iter()
+                .find(|(list, _)| same(list))
+                .map(|(_, t)| t.clone())
+        };
+        if let Some(text) = made(&self.made.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Some(text);
+        }
+        let text = self.versions.kustomization(side, files)?;
+        let mut kept = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() == Self::KEPT {
+            kept.remove(0);
+        }
+        kept.push((
+            files.iter().map(|p| p.to_path_buf()).collect(),
+            text.clone(),
+        ));
+        Some(text)
+    }
+
+    fn monitoring(&self, route: &str, apps: &[&str]) -> Option<String> {
+        self.versions.monitoring(route, apps)
+    }
 }
 
 /// The addresses the step after `last` would take from the apps `keep` holds.
@@ -369,6 +424,39 @@ mod tests {
             assert_eq!(full, Some(rollout));
             assert_eq!(rollout_of(&text), rollout);
         }
+    }
+
+    /// Listings that count how often they are made.
+    #[derive(Default)]
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl super::Versions for Counting {
+        fn between(&self, _: &Path, _: &str, _: &str, _: super::Keep) -> Option<String> {
+            None
+        }
+        fn kustomization(&self, _: super::Side, files: &[&Path]) -> Option<super::Text> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Some(format!("{files:?}").into())
+        }
+        fn monitoring(&self, _: &str, _: &[&str]) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_listing_asked_for_again_is_made_once_and_is_the_same() {
+        use super::{Remembered, Side, Versions};
+        let counting = Counting::default();
+        let remembered = Remembered::new(&counting);
+        let (a, b) = (
+            [Path::new("x.yaml"), Path::new("y.yaml")],
+            [Path::new("x.yaml")],
+        );
+        let first = remembered.kustomization(Side::Lattice, &a);
+        assert_eq!(remembered.kustomization(Side::Kong, &a), first);
+        assert_ne!(remembered.kustomization(Side::Lattice, &b), first);
+        assert_eq!(remembered.kustomization(Side::Lattice, &a), first);
+        assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! appear or go in each Lattice service for it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::input::app::{App, MatchKind};
-use latgen_sim::routing::{KongRoute, LatticeRule, Network, PathRule};
+use latgen_sim::routing::{KongRoute, LatticeRoute, LatticeRule, Network, PathRule};
 
 /// What one change does to one app, besides adding, removing or moving it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -36,6 +37,10 @@ pub(crate) fn app_changes(
 ) -> BTreeMap<String, AppChange> {
     let mut out: BTreeMap<String, AppChange> = BTreeMap::new();
     kong_changes(before, after, &mut out);
+    let delta = rule_delta(before, after);
+    if delta.is_empty() {
+        return out;
+    }
     let owners: HashMap<String, &str> = apps
         .iter()
         .map(|a| {
@@ -44,7 +49,7 @@ pub(crate) fn app_changes(
         })
         .collect();
     let owner = |backend: &str| owners.get(backend).map_or(backend, |a| a).to_string();
-    for ((service, backend, rule), delta) in rule_delta(before, after) {
+    for ((service, backend, rule), delta) in delta {
         let change = out.entry(owner(&backend)).or_default();
         let side = if delta > 0 {
             &mut change.rules_added
@@ -65,6 +70,10 @@ fn kong_changes(before: &Network, after: &Network, out: &mut BTreeMap<String, Ap
         let Some(old) = was.get(app) else {
             continue;
         };
+        // The same route in both states (their documents are shared) changes nothing.
+        if std::ptr::eq(*old, *new) {
+            continue;
+        }
         let paths = |r: &KongRoute| -> std::collections::BTreeSet<String> {
             r.matches.iter().map(describe_path).collect()
         };
@@ -77,17 +86,17 @@ fn kong_changes(before: &Network, after: &Network, out: &mut BTreeMap<String, Ap
             ..AppChange::default()
         };
         if !change.is_empty() {
-            out.insert(app.clone(), change);
+            out.insert(app.to_string(), change);
         }
     }
 }
 
 /// Each app's Kong route.
-fn kong_by_app(net: &Network) -> BTreeMap<String, &KongRoute> {
+fn kong_by_app(net: &Network) -> BTreeMap<&str, &KongRoute> {
     // A preview's route is not its app's.
     (net.kong.iter())
         .filter(|r| r.preview.is_none())
-        .map(|r| (r.app_name().to_string(), &**r))
+        .map(|r| (r.app_name(), &**r))
         .collect()
 }
 
@@ -103,8 +112,8 @@ fn dispatch_header(r: &KongRoute, app: &str) -> Option<String> {
 /// before (negative: fewer).
 fn rule_delta(before: &Network, after: &Network) -> BTreeMap<(String, String, String), i64> {
     let mut delta: BTreeMap<(String, String, String), i64> = BTreeMap::new();
-    for (net, sign) in [(before, -1), (after, 1)] {
-        for route in &net.lattice {
+    for (routes, sign) in [(not_in(before, after), -1), (not_in(after, before), 1)] {
+        for route in routes {
             for rule in &route.rules {
                 let backend = rule.backend.as_ref().map(|b| b.to_string());
                 let key = (
@@ -118,6 +127,26 @@ fn rule_delta(before: &Network, after: &Network) -> BTreeMap<(String, String, St
     }
     delta.retain(|_, d| *d != 0);
     delta
+}
+
+/// The Lattice routes of `one` that `other` does not hold: the two states' documents are
+/// shared, and the same route adds and takes away the same rules, so only the routes a
+/// change made or dropped are described (a state has thousands).
+fn not_in<'n>(one: &'n Network, other: &Network) -> Vec<&'n LatticeRoute> {
+    let mut held: HashMap<*const LatticeRoute, usize> = HashMap::new();
+    for route in &other.lattice {
+        *held.entry(Arc::as_ptr(route)).or_default() += 1;
+    }
+    (one.lattice.iter())
+        .filter(|route| match held.get_mut(&Arc::as_ptr(route)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .map(|route| &**route)
+        .collect()
 }
 
 /// A rule as a person reads it: its paths, or the header values it matches.

@@ -141,7 +141,7 @@ pub(crate) fn next_step(
 /// a step, and the step kept, ask for the same listing of thousands of files again.
 struct Remembered<'v> {
     versions: &'v dyn Versions,
-    made: std::sync::Mutex<Vec<(Vec<PathBuf>, Text)>>,
+    made: std::sync::Mutex<Vec<(Side, Vec<PathBuf>, Text)>>,
 }
 
 impl<'v> Remembered<'v> {
@@ -162,14 +162,13 @@ impl Versions for Remembered<'_> {
     }
 
     fn kustomization(&self, side: Side, files: &[&Path]) -> Option<Text> {
-        // A listing is of its files only (which side does not change it).
-        let same = |list: &[PathBuf]| {
-            list.len() == files.len() && list.iter().zip(files).all(|(a, b)| a == b)
+        let same = |(s, list): (&Side, &Vec<PathBuf>)| {
+            *s == side && list.len() == files.len() && list.iter().zip(files).all(|(a, b)| a == b)
         };
-        let made = |m: &Vec<(Vec<PathBuf>, Text)>| {
+        let made = |m: &Vec<(Side, Vec<PathBuf>, Text)>| {
             m.iter()
-                .find(|(list, _)| same(list))
-                .map(|(_, t)| t.clone())
+                .find(|(s, list, _)| same((s, list)))
+                .map(|(_, _, t)| t.clone())
         };
         if let Some(text) = made(&self.made.lock().unwrap_or_else(|e| e.into_inner())) {
             return Some(text);
@@ -180,6 +179,7 @@ impl Versions for Remembered<'_> {
             kept.remove(0);
         }
         kept.push((
+            side,
             files.iter().map(|p| p.to_path_buf()).collect(),
             text.clone(),
         ));
@@ -453,10 +453,13 @@ mod tests {
             [Path::new("x.yaml")],
         );
         let first = remembered.kustomization(Side::Lattice, &a);
-        assert_eq!(remembered.kustomization(Side::Kong, &a), first);
         assert_ne!(remembered.kustomization(Side::Lattice, &b), first);
         assert_eq!(remembered.kustomization(Side::Lattice, &a), first);
+        assert!(remembered.kustomization(Side::Lattice, &b).is_some());
         assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 2);
+        // Each side's listing is its own.
+        remembered.kustomization(Side::Kong, &a);
+        assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 3);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::staleness::same_side;
 use crate::diag::codes::Code;
 use crate::diag::{Diagnostic, Diagnostics, Span};
 use crate::manifest::layout::Side;
-use crate::manifest::tree::{Docs, changed_files, state, subtree};
+use crate::manifest::tree::{Docs, changes, state, subtree};
 use crate::render::Rendered;
 use crate::rollout::auth_safety::AuthExpect;
 use crate::rollout::judge::{Scope, acceptable};
@@ -80,6 +80,19 @@ impl ChangeStates {
     }
 }
 
+/// The files that differ between any two of the base, the committed head and the rendered
+/// target, and whether they are every file of the three.
+fn changed(base: &Tree, committed: &Tree, rendered: &Tree) -> (BTreeSet<PathBuf>, bool) {
+    let pairs = [
+        changes(base, committed),
+        changes(committed, rendered),
+        changes(base, rendered),
+    ];
+    // Any two of the pairs hold all three trees.
+    let every = pairs.iter().filter(|(_, every)| *every).count() >= 2;
+    (pairs.into_iter().flat_map(|(c, _)| c).collect(), every)
+}
+
 /// The committed head, and both halves of it applied on their own over the base, must
 /// route every probed request as the base or as the rendered target does — never to a
 /// broken path, never to another app.
@@ -95,12 +108,8 @@ pub(super) fn rollout_safety(
     // Only the requests the change can reroute are followed, and only the files on their
     // way are parsed (for the line numbers findings point at).
     let (b, r) = (&nets.base, &nets.rendered);
-    let within = {
-        let mut changed = changed_files(base, committed);
-        changed.extend(changed_files(committed, &rendered.files));
-        changed.extend(changed_files(base, &rendered.files));
-        Scope::of(&[b, &nets.head, r], &changed)
-    };
+    let (changed, every) = changed(base, committed, &rendered.files);
+    let within = Scope::of(&[b, &nets.head, r], (&changed, every));
     let only = |tree| subtree(tree, &within.files);
     let (base_docs, head_docs, rendered_docs) = (
         Docs::read(&only(base)),

@@ -85,6 +85,11 @@ impl Docs {
         Docs(docs)
     }
 
+    /// Every document, by path in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Path, &Doc)> {
+        self.0.iter().map(|(rel, doc)| (rel.as_path(), &**doc))
+    }
+
     /// The document of one file.
     pub fn get(&self, rel: &Path) -> Option<&Doc> {
         self.shared(rel).map(|d| &**d)
@@ -107,9 +112,18 @@ impl Docs {
         let mut out = Vec::with_capacity(self.0.len() + changes.len());
         let mut from = 0;
         for (rel, doc) in changes {
-            let (at, replaced) = match self.0[from..].binary_search_by(|(p, _)| p.cmp(&rel)) {
-                Ok(i) => (from + i, true),
-                Err(i) => (from + i, false),
+            let rest = &self.0[from..];
+            // Where every file changes (a change of every app), the next change is the next
+            // document: it is looked at before the rest is searched.
+            let (at, replaced) = match rest.first().map(|(p, _)| p.cmp(&rel)) {
+                None | Some(std::cmp::Ordering::Greater) => (from, false),
+                Some(std::cmp::Ordering::Equal) => (from, true),
+                Some(std::cmp::Ordering::Less) => {
+                    match rest[1..].binary_search_by(|(p, _)| p.cmp(&rel)) {
+                        Ok(i) => (from + 1 + i, true),
+                        Err(i) => (from + 1 + i, false),
+                    }
+                }
             };
             out.extend_from_slice(&self.0[from..at]);
             from = at + usize::from(replaced);
@@ -121,6 +135,14 @@ impl Docs {
 
     /// The documents of the files in `keep` only.
     pub fn only(&self, keep: &BTreeSet<PathBuf>) -> Docs {
+        if most_of(keep.len(), self.0.len()) {
+            let all = self.0.iter().map(|(rel, doc)| (rel, doc));
+            return Docs(
+                (within(all, keep))
+                    .map(|(rel, doc)| (rel.clone(), Arc::clone(doc)))
+                    .collect(),
+            );
+        }
         // A few files of a large tree: each is looked up, not every document tried.
         Docs(
             keep.iter()
@@ -173,9 +195,32 @@ fn known_candidates<'a>(
 
 /// The files of `tree` that are in `keep`: a few files of a large tree, each looked up.
 pub(crate) fn subtree(tree: &Tree, keep: &BTreeSet<PathBuf>) -> Tree {
+    if most_of(keep.len(), tree.len()) {
+        return (within(tree.iter(), keep))
+            .map(|(rel, text)| (rel.clone(), Text::clone(text)))
+            .collect();
+    }
     (keep.iter())
         .filter_map(|rel| Some((rel.clone(), tree.get(rel)?.clone())))
         .collect()
+}
+
+/// Whether `few` paths are enough of `all` that walking all of them beside the few costs
+/// less than looking each of the few up (a look-up costs a path comparison per level).
+fn most_of(few: usize, all: usize) -> bool {
+    few.saturating_mul(16) >= all
+}
+
+/// The items (in path order) whose path `keep` holds, found by walking both side by side.
+fn within<'a, T>(
+    items: impl Iterator<Item = (&'a PathBuf, T)>,
+    keep: &'a BTreeSet<PathBuf>,
+) -> impl Iterator<Item = (&'a PathBuf, T)> {
+    let mut kept = keep.iter().peekable();
+    items.filter(move |(rel, _)| {
+        while kept.next_if(|k| *k < *rel).is_some() {}
+        kept.peek() == Some(rel)
+    })
 }
 
 /// `tree`'s texts that `like` holds too, at the same path, made `like`'s own: the two
@@ -202,6 +247,27 @@ pub(crate) fn share_texts(tree: &mut Tree, like: &Tree) {
 /// The files whose text differs between two trees (kustomizations aside). Both are
 /// sorted alike, so they are walked side by side.
 pub(crate) fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
+    changes(a, b).0
+}
+
+/// [`changed_files`], and whether they are every file of the two trees (kustomizations
+/// aside): a change of every app, such as a switch of dispatch mode, changes them all, and
+/// what a change cannot touch need not be looked for then.
+pub(crate) fn changes(a: &Tree, b: &Tree) -> (BTreeSet<PathBuf>, bool) {
+    let (differ, files) = differing(a, b);
+    let every = differ.len() == files;
+    (
+        differ.into_iter().map(|(rel, _, _)| rel.clone()).collect(),
+        every,
+    )
+}
+
+/// A file of two trees and its text in each (None where a tree has no such file).
+pub(crate) type Pair<'a> = (&'a PathBuf, Option<&'a Text>, Option<&'a Text>);
+
+/// The files whose text differs between two trees, with their texts, in path order
+/// (kustomizations aside), and how many files the two hold together.
+pub(crate) fn differing<'a>(a: &'a Tree, b: &'a Tree) -> (Vec<Pair<'a>>, usize) {
     use rayon::prelude::*;
     use std::cmp::Ordering;
     // Paired one by one; the texts (most of the work in trees of tens of thousands of
@@ -225,12 +291,10 @@ pub(crate) fn changed_files(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
         };
         pairs.extend(pair);
     }
-    let changed: Vec<&PathBuf> = pairs
-        .into_par_iter()
-        .filter(|(rel, s, t)| s != t && !is_kustomization(rel))
-        .map(|(rel, _, _)| rel)
-        .collect();
-    changed.into_iter().cloned().collect()
+    pairs.retain(|(rel, _, _)| !is_kustomization(rel));
+    let files = pairs.len();
+    let differ = pairs.into_par_iter().filter(|(_, s, t)| s != t).collect();
+    (differ, files)
 }
 
 /// The routing state with the Lattice side of one tree and the Kong side of another.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
-use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, changed_files, state, subtree};
+use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, changes, differing, state, subtree};
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
 use latgen_sim::routing::{Doc, Network, Outcome};
@@ -31,7 +31,9 @@ pub(crate) struct Scope {
 }
 
 impl Scope {
-    pub fn of(nets: &[&Network], changed: &BTreeSet<PathBuf>) -> Scope {
+    /// `every`: the changed files are every file of the trees the networks are of (then
+    /// no other file can be on a rerouted request's way).
+    pub fn of(nets: &[&Network], (changed, every): (&BTreeSet<PathBuf>, bool)) -> Scope {
         use rayon::prelude::*;
         // Each network's part is found on its own, in parallel: each is a pass over the
         // routes of a whole tree, and the first request followed through a network
@@ -44,19 +46,50 @@ impl Scope {
         {
             keys.extend(k);
         }
-        let probes: BTreeSet<(String, String)> = nets
+        // Each network's probes come sorted: merged, not sorted again.
+        let mut probes = BTreeSet::new();
+        for mut more in nets
             .iter()
-            .flat_map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
-            .collect();
+            .map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
+        {
+            probes.append(&mut more);
+        }
+        let files = if every {
+            changed.clone()
+        } else {
+            Scope::on_the_way(nets, &probes, changed)
+        };
+        Scope {
+            probes: probes.into_iter().collect(),
+            files,
+        }
+    }
+}
+
+impl Scope {
+    /// The `changed` files and every file on the way of `probes` in any of `nets`, with
+    /// the auth policies of their routes and the routes of their policies.
+    fn on_the_way(
+        nets: &[&Network],
+        probes: &BTreeSet<(String, String)>,
+        changed: &BTreeSet<PathBuf>,
+    ) -> BTreeSet<PathBuf> {
+        use rayon::prelude::*;
+        use std::collections::HashSet;
+        // Most files on the way are changed ones, and most are on the way of several
+        // requests: only the others are kept, each once, before any is copied or sorted.
+        let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
         let on_the_way = nets.par_iter().map(|net| {
-            (probes.iter())
-                .flat_map(|(h, p)| net.files_on_the_way(h, p))
-                .map(Path::to_path_buf)
-                .collect::<BTreeSet<PathBuf>>()
+            let mut more: HashSet<&Path> = HashSet::new();
+            for (h, p) in probes {
+                let found = net.files_on_the_way(h, p).into_iter();
+                more.extend(found.filter(|f| !known.contains(f)));
+            }
+            more.into_iter().map(Path::to_path_buf).collect::<Vec<_>>()
         });
         let mut files = changed.clone();
-        for mut more in on_the_way.collect::<Vec<_>>() {
-            files.append(&mut more);
+        for more in on_the_way.collect::<Vec<_>>() {
+            files.extend(more);
         }
         // A route is judged with its auth policy, and a policy with its route.
         let companions: Vec<PathBuf> = nets
@@ -64,10 +97,7 @@ impl Scope {
             .flat_map(|n| n.auth_companions(&files))
             .collect();
         files.extend(companions);
-        Scope {
-            probes: probes.into_iter().collect(),
-            files,
-        }
+        files
     }
 }
 
@@ -189,8 +219,8 @@ impl Judge {
         b: &Network,
         gate: &Gate,
     ) -> Judge {
-        let changed = changed_files(base, target);
-        let scope = Scope::of(&[b, live], &changed);
+        let (changed, every) = changes(base, target);
+        let scope = Scope::of(&[b, live], (&changed, every));
         Judge::of_scope(base, (target, live), docs, (b, scope, &changed), gate)
     }
 
@@ -211,7 +241,7 @@ impl Judge {
                 .cloned()
                 .collect(),
         };
-        let changed = changed_files(base, target);
+        let changed = changes(base, target).0;
         let docs = (&docs.0, &docs.1);
         let gate = Gate::rules(rule_limit);
         Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), &gate)
@@ -227,9 +257,11 @@ impl Judge {
         let auth = (gate.auth.as_ref()).map(|p| {
             crate::rollout::auth_safety::AuthExpect::of(p, &scope.probes, &scope.files, (b, r))
         });
+        use rayon::prelude::*;
+        // Each request is followed on its own: a change of every app has tens of thousands.
         let expected = scope
             .probes
-            .into_iter()
+            .into_par_iter()
             .map(|(h, p)| {
                 let (before, after) = (b.route(&h, &p), r.route(&h, &p));
                 ((h, p), before, after)
@@ -301,26 +333,11 @@ impl Judge {
             .and_then(|(_, docs)| docs.shared(rel))
     }
 
-    /// The states Argo CD can be in while `state` syncs over the base: each side live
-    /// first, then both.
-    pub fn orders(&self, state: &Docs) -> [(&'static str, Network); 3] {
-        [
-            (
-                "the Lattice side goes live before the Kong side",
-                self::state(state, &self.base),
-            ),
-            (
-                "the Kong side goes live before the Lattice side",
-                self::state(&self.base, state),
-            ),
-            ("the change is live", self::state(state, state)),
-        ]
-    }
-
     /// Whether every request is routed acceptably in `net`.
     pub fn routes_well(&self, net: &Network) -> bool {
+        use rayon::prelude::*;
         self.expected
-            .iter()
+            .par_iter()
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
             && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
             && self.kept.held_in(net)
@@ -342,11 +359,18 @@ impl Judge {
             };
             !self.quotas.over_rule_quota(r.rules.len()) && !self.quotas.over_rule_quota(peak)
         });
-        in_quota
-            && self
-                .orders(state)
-                .iter()
-                .all(|(_, net)| self.routes_well(net))
+        if !in_quota {
+            return false;
+        }
+        // The states Argo CD can be in while `state` syncs over the base: each side live
+        // first (indexed in parallel: a change of every app holds every file), then both.
+        let (lattice_first, kong_first) = rayon::join(
+            || self::state(state, &self.base),
+            || self::state(&self.base, state),
+        );
+        [lattice_first, kong_first, live]
+            .iter()
+            .all(|net| self.routes_well(net))
     }
 }
 
@@ -380,9 +404,8 @@ fn candidate_edits(base: &Tree, target: &Tree, versions: &dyn Versions) -> Vec<V
     // Walking both trees side by side finds the few files a change touches; a set of
     // every path of both was most of the time a step took. A route's monitoring is no edit
     // of its own: it is made from the step's Kong side once the step is.
-    let changed = changed_files(base, target);
-    for rel in changed.iter().filter(|rel| !follows_kong(rel)) {
-        let (old, new) = (base.get(rel), target.get(rel));
+    let (changed, _) = differing(base, target);
+    for (rel, old, new) in changed.into_iter().filter(|(rel, _, _)| !follows_kong(rel)) {
         let to = (rel.clone(), new.cloned());
         match (side_of(rel), old, new) {
             (Side::Lattice, None, Some(_)) => lattice[0].push(vec![to]),
@@ -479,7 +502,9 @@ pub(crate) fn next_step(
             }
         }
         let created = created_domains(judge, &state);
-        let in_use = kong_domains(judge, &state);
+        // The phase's units change the state's documents as they are taken.
+        let phase_start = state_docs.clone();
+        let in_use = kong_domains(judge, &phase_start);
         for unit in phase {
             let before: Vec<Edit> = unit
                 .iter()
@@ -529,13 +554,12 @@ fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
 
 /// The domains of the Lattice services the Kong side sends requests to, in the state or in
 /// the base (either may be live while the Lattice side of the state is).
-fn kong_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
-    let doc = |rel: &Path| judge.known_doc(rel, state.get(rel)?);
-    let kong = || (judge.files.iter()).filter(|rel| side_of(rel) == Side::Kong);
-    let now = kong().filter_map(|rel| doc(rel));
-    let before = kong().filter_map(|rel| judge.base.get(rel));
-    now.chain(before)
-        .flat_map(|d| d.lattice_domains())
+/// `state` is the state's documents of the files in scope (its Kong side is the base's or
+/// the target's, never in between), walked rather than looked up file by file.
+fn kong_domains<'d>(judge: &'d Judge, state: &'d Docs) -> BTreeSet<&'d str> {
+    let kong = |docs: &'d Docs| (docs.iter()).filter(|(rel, _)| side_of(rel) == Side::Kong);
+    (kong(state).chain(kong(&judge.base)))
+        .flat_map(|(_, d)| d.lattice_domains())
         .collect()
 }
 

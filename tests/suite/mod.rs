@@ -51,6 +51,7 @@ mod service_names;
 mod stored;
 mod templates;
 mod trace_auth;
+mod trees;
 mod widening;
 mod write;
 mod yamllint;

@@ -1,0 +1,177 @@
+//! The tree operations a rollout leans on give the same answer whichever way they take:
+//! walking two sorted lists side by side where most files are asked for, looking each up
+//! where few are. A change of every app (a switch of dispatch mode) takes the walks.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::manifest::tree::{Docs, Text, Tree, changes, subtree};
+use latgen_sim::routing::Doc;
+
+/// A tree of `n` bridges (Services with an external name), each named by its number.
+fn bridges(n: usize, target: &str) -> Tree {
+    (0..n)
+        .map(|i| {
+            let rel = PathBuf::from(format!("kong/team-{}/service-app-{i}-lattice.yaml", i % 3));
+            let text = format!(
+                "apiVersion: v1\nkind: Service\nmetadata:\n  name: app-{i}-lattice\n  namespace: team-{}\nspec:\n  type: ExternalName\n  externalName: app-{i}.{target}\n",
+                i % 3
+            );
+            (rel, Text::from(text))
+        })
+        .collect()
+}
+
+fn docs(tree: &Tree) -> Docs {
+    Docs::read(tree)
+}
+
+/// Each document's path and the domain it sends requests to.
+fn listed(docs: &Docs) -> Vec<(PathBuf, Vec<String>)> {
+    (docs.iter())
+        .map(|(rel, d)| {
+            let domains = d.lattice_domains().into_iter().map(str::to_string);
+            (rel.to_path_buf(), domains.collect())
+        })
+        .collect()
+}
+
+fn every_other(tree: &Tree, step: usize) -> BTreeSet<PathBuf> {
+    tree.keys().step_by(step).cloned().collect()
+}
+
+#[test]
+fn most_of_a_tree_kept_is_what_each_file_looked_up_keeps() {
+    let tree = bridges(40, "lattice.local");
+    // Half the files (walked) and one in twenty (looked up), each checked file by file.
+    for keep in [every_other(&tree, 2), every_other(&tree, 20)] {
+        let kept = subtree(&tree, &keep);
+        let expected: Tree = (keep.iter())
+            .map(|rel| (rel.clone(), Arc::clone(&tree[rel])))
+            .collect();
+        assert_eq!(kept, expected);
+        let only = docs(&tree).only(&keep);
+        assert_eq!(listed(&only), listed(&docs(&kept)));
+    }
+}
+
+#[test]
+fn a_kept_file_no_tree_holds_is_left_out() {
+    let tree = bridges(4, "lattice.local");
+    let mut keep: BTreeSet<PathBuf> = tree.keys().cloned().collect();
+    keep.insert(PathBuf::from("kong/team-0/service-zzz-lattice.yaml"));
+    keep.insert(PathBuf::from("a/first.yaml"));
+    assert_eq!(subtree(&tree, &keep), tree);
+    assert_eq!(docs(&tree).only(&keep).iter().count(), 4);
+}
+
+#[test]
+fn every_document_changed_is_every_document_replaced() {
+    let (old, new) = (bridges(30, "old.local"), bridges(30, "new.local"));
+    let base = docs(&old);
+    // Every file changes; one goes away and one comes in between the others.
+    let mut changed: Vec<(PathBuf, Option<Arc<Doc>>)> = (docs(&new).iter())
+        .map(|(rel, _)| rel.to_path_buf())
+        .zip(docs_arcs(&new))
+        .map(|(rel, doc)| (rel, Some(doc)))
+        .collect();
+    changed[7].1 = None;
+    let added = PathBuf::from("kong/team-1/service-app-10a-lattice.yaml");
+    let added_doc = docs_arcs(&bridges(1, "added.local")).remove(0);
+    changed.push((added.clone(), Some(added_doc)));
+    let after = base.with_changes(changed.clone());
+    let mut expected: Tree = new.clone();
+    expected.remove(&changed[7].0);
+    let mut with_added = bridges(1, "added.local");
+    expected.insert(added, with_added.pop_first().unwrap().1);
+    let by_path: Vec<PathBuf> = after.iter().map(|(rel, _)| rel.to_path_buf()).collect();
+    assert_eq!(by_path, expected.keys().cloned().collect::<Vec<_>>());
+    let domains = |d: &Docs| {
+        listed(d)
+            .into_iter()
+            .flat_map(|(_, h)| h)
+            .collect::<Vec<_>>()
+    };
+    assert!(domains(&after).iter().all(|h| !h.ends_with("old.local")));
+    assert_eq!(domains(&after).len(), 30);
+}
+
+fn docs_arcs(tree: &Tree) -> Vec<Arc<Doc>> {
+    (tree.iter())
+        .map(|(rel, text)| Arc::new(Doc::parse(rel, text, true).expect("a bridge parses")))
+        .collect()
+}
+
+#[test]
+fn a_change_of_every_file_says_so_and_one_file_kept_does_not() {
+    let (old, new) = (bridges(10, "old.local"), bridges(10, "new.local"));
+    let (changed, every) = changes(&old, &new);
+    assert_eq!((changed.len(), every), (10, true));
+    let mut one_kept = new.clone();
+    let first = old.keys().next().unwrap().clone();
+    one_kept.insert(first.clone(), Arc::clone(&old[&first]));
+    let (changed, every) = changes(&old, &one_kept);
+    assert_eq!((changed.len(), every), (9, false));
+    // A file only one tree holds is a change too.
+    let mut more = new.clone();
+    more.insert(
+        PathBuf::from("kong/extra.yaml"),
+        Text::from("kind: ConfigMap\n"),
+    );
+    assert_eq!(changes(&old, &more), (changed_all(&old, &more), true));
+}
+
+fn changed_all(a: &Tree, b: &Tree) -> BTreeSet<PathBuf> {
+    a.keys().chain(b.keys()).cloned().collect()
+}
+
+/// The example's output, with path dispatch and with header dispatch, as trees.
+fn example_both_ways() -> (Tree, Tree) {
+    let tmp = crate::suite::common::copy_project(&crate::suite::common::root());
+    let dir = tmp.path();
+    let tree = |dir: &std::path::Path| -> Tree {
+        let mut files = crate::suite::project::render_dir(dir).expect("the example renders");
+        files.remove(std::path::Path::new("latgen.lock"));
+        files
+            .into_iter()
+            .map(|(rel, t)| (rel, Text::from(t)))
+            .collect()
+    };
+    let path = tree(dir);
+    let yaml = dir.join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    assert!(
+        text.contains("lattice:\n"),
+        "the example sets lattice options"
+    );
+    std::fs::write(
+        &yaml,
+        text.replace("lattice:\n", "lattice:\n  dispatch: header\n"),
+    )
+    .unwrap();
+    (path, tree(dir))
+}
+
+#[test]
+fn a_change_of_every_file_is_scoped_as_if_each_file_on_the_way_were_looked_for() {
+    use crate::rollout::judge::Scope;
+    let (path, header) = example_both_ways();
+    // The files the switch changes, alone: every file of both trees is then changed.
+    let (changed, _) = changes(&path, &header);
+    let (before, after) = (subtree(&path, &changed), subtree(&header, &changed));
+    let (changed, every) = changes(&before, &after);
+    assert!(every && changed.len() > 20, "{} files", changed.len());
+    let nets = [
+        crate::suite::project::network(&before),
+        crate::suite::project::network(&after),
+    ];
+    let nets = [&nets[0], &nets[1]];
+    let (taken, looked_for) = (
+        Scope::of(&nets, (&changed, true)),
+        Scope::of(&nets, (&changed, false)),
+    );
+    assert!(!taken.probes.is_empty());
+    assert_eq!(taken.probes, looked_for.probes);
+    assert_eq!(taken.files, looked_for.files);
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::manifest::layout::Side;
 use crate::manifest::layout::side_of;
-use crate::manifest::tree::{Docs, Tree, state};
+use crate::manifest::tree::{Docs, Pair, Tree, state};
 use crate::plan::rebalance::monthly_cost::HOURS_PER_MONTH;
 use latgen_sim::routing::Network;
 
@@ -113,12 +113,13 @@ fn service_name(net: &Network, domain: &str) -> String {
         .map_or_else(|| domain.to_string(), |r| r.name.clone())
 }
 
-fn file_counts(base: &Tree, head: &Tree, changed: &BTreeSet<PathBuf>, side: Side) -> FileCounts {
+fn file_counts(differ: &[Pair], side: Side) -> FileCounts {
     let mut c = FileCounts::default();
-    for p in changed.iter().filter(|p| side_of(p) == side).cloned() {
-        match (base.contains_key(&p), head.contains_key(&p)) {
-            (false, _) => c.added.push(p),
-            (_, false) => c.removed.push(p),
+    for (p, old, new) in differ.iter().filter(|(p, _, _)| side_of(p) == side) {
+        let p = PathBuf::clone(p);
+        match (old, new) {
+            (None, _) => c.added.push(p),
+            (_, None) => c.removed.push(p),
             _ => c.changed.push(p),
         }
     }
@@ -150,7 +151,7 @@ pub(crate) fn summarize_states(
     // The two states' apps and backends, and the files that changed (both trees walked
     // side by side: looking each of tens of thousands of paths up in the other tree was a
     // tenth of `check --base`), are found in parallel.
-    let ((((was, old), (is, new)), changes), changed) = rayon::join(
+    let ((((was, old), (is, new)), changes), differ) = rayon::join(
         || {
             rayon::join(
                 || {
@@ -162,8 +163,9 @@ pub(crate) fn summarize_states(
                 || app_changes(before, after, apps),
             )
         },
-        || crate::manifest::tree::changed_files(base, head),
+        || crate::manifest::tree::differing(base, head).0,
     );
+    let changed: BTreeSet<PathBuf> = differ.iter().map(|(p, _, _)| PathBuf::clone(p)).collect();
     let moved = is
         .iter()
         .filter_map(|(app, to)| {
@@ -197,14 +199,14 @@ pub(crate) fn summarize_states(
         apps: changes,
         services_added: new.difference(&old).cloned().collect(),
         services_removed: old.difference(&new).cloned().collect(),
-        lattice: file_counts(base, head, &changed, Side::Lattice),
-        kong: file_counts(base, head, &changed, Side::Kong),
+        lattice: file_counts(&differ, Side::Lattice),
+        kong: file_counts(&differ, Side::Kong),
         services_before: before.lattice.len(),
         services_after: after.lattice.len(),
         monthly_before: before.lattice.len() as f64 * price,
         monthly_after: after.lattice.len() as f64 * price,
         access: super::access_change::access_change(before, after, &changed, apps),
-        monitoring: super::monitoring_change::monitoring_change(base, head, &changed),
+        monitoring: super::monitoring_change::monitoring_change(&differ),
         progress,
         transient: Vec::new(),
         budgets: Vec::new(),

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::manifest::tree::Tree;
+use crate::manifest::tree::Pair;
 
 // The recording rule whose expression names the apps a Lattice route's rule counts.
 use crate::render::APP_RATE_BY_ROUTE as BY_ROUTE;
@@ -75,18 +75,17 @@ fn read(text: &str) -> Option<Rule> {
     })
 }
 
-/// The monitoring change among the files in `changed`, from `base` to `head`.
-pub(crate) fn monitoring_change(
-    base: &Tree,
-    head: &Tree,
-    changed: &BTreeSet<PathBuf>,
-) -> Monitoring {
-    let rules = |tree: &Tree| -> BTreeMap<&PathBuf, Rule> {
-        (changed.iter())
-            .filter_map(|p| Some((p, read(tree.get(p)?)?)))
-            .collect()
-    };
-    let (was, is) = (rules(base), rules(head));
+/// The monitoring change among the files that `differ` (each with its text in the base and
+/// in the head).
+pub(crate) fn monitoring_change(differ: &[Pair]) -> Monitoring {
+    let (was, is): (BTreeMap<&PathBuf, Rule>, BTreeMap<&PathBuf, Rule>) = (
+        (differ.iter())
+            .filter_map(|(p, old, _)| Some((*p, read(old.as_ref()?)?)))
+            .collect(),
+        (differ.iter())
+            .filter_map(|(p, _, new)| Some((*p, read(new.as_ref()?)?)))
+            .collect(),
+    );
     let mut out = Monitoring::default();
     for (path, rule) in &is {
         let Some(old) = was.get(path) else {

@@ -64,9 +64,7 @@ impl Scope {
             files,
         }
     }
-}
 
-impl Scope {
     /// The `changed` files and every file on the way of `probes` in any of `nets`, with
     /// the auth policies of their routes and the routes of their policies.
     fn on_the_way(

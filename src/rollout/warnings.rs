@@ -41,14 +41,8 @@ pub(crate) fn change_warnings(
 ) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Both trees are sorted alike: walked side by side, not looked up file by file.
-    let mut before = old.iter().peekable();
-    for (rel, text) in new {
-        while before.next_if(|(p, _)| *p < rel).is_some() {}
-        let Some(before_text) = before
-            .peek()
-            .filter(|(p, t)| *p == rel && *t != text)
-            .map(|(_, t)| *t)
-        else {
+    for (rel, text, before) in crate::manifest::tree::beside(new.iter(), old.iter()) {
+        let Some(before_text) = before.filter(|t| *t != text) else {
             continue;
         };
         if side_of(rel) != Side::Lattice {

@@ -175,3 +175,28 @@ fn a_change_of_every_file_is_scoped_as_if_each_file_on_the_way_were_looked_for()
     assert_eq!(taken.probes, looked_for.probes);
     assert_eq!(taken.files, looked_for.files);
 }
+
+#[test]
+fn each_item_is_paired_with_the_other_item_at_its_path_only() {
+    let paths: Vec<PathBuf> = ["a/x.yaml", "a/y.yaml", "a-b/z.yaml", "b.yaml"]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    // `a/…` sorts before `a-b/…` as paths, not as strings: the walk follows path order.
+    assert_eq!(sorted, paths);
+    let items = [&paths[0], &paths[1], &paths[3]].map(|p| (p, p.display().to_string()));
+    let other = [&paths[1], &paths[2], &paths[3]].map(|p| (p, p.as_os_str().len()));
+    let paired: Vec<(&PathBuf, String, Option<usize>)> =
+        crate::manifest::tree::beside(items.into_iter(), other.into_iter()).collect();
+    let at = |i: usize| (&paths[i], paths[i].display().to_string());
+    assert_eq!(
+        paired,
+        [
+            (at(0).0, at(0).1, None),
+            (at(1).0, at(1).1, Some(8)),
+            (at(3).0, at(3).1, Some(6)),
+        ]
+    );
+}

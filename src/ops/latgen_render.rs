@@ -146,8 +146,8 @@ fn write_built(
         return ui.fail(d, &built.sources);
     }
     // The output folder as it is: read once, for the warnings about the change and for
-    // deciding which files to write.
-    let existing = match output::read_tree(&out) {
+    // deciding which files to write. Files the render left as they were share its texts.
+    let existing = match output::read_tree_like(&out, &built.output.files) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &built.sources),
     };

@@ -91,7 +91,8 @@ fn write_step(
     ui: Ui,
 ) -> Exit {
     let out_dir = &paths.output;
-    let existing = match output::read_tree(out_dir) {
+    // Most of the folder is what the base commit holds: those files share the base's texts.
+    let existing = match output::read_tree_like(out_dir, base) {
         Ok(t) => t,
         Err(d) => return ui.fail(d, &step.built.sources),
     };

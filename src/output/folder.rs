@@ -70,13 +70,7 @@ fn read_outside(root: &Path, path: &Path) -> Result<Option<String>, Diagnostic> 
 /// Every file under `dir`, by path relative to it, read in parallel (a large tree has tens
 /// of thousands of small files). A missing folder is an empty tree.
 pub fn read_tree(dir: &Path) -> Result<Tree, Diagnostic> {
-    use rayon::prelude::*;
-    let files = list_tree(dir)?;
-    let texts = files
-        .par_iter()
-        .map(|(_, p)| read_text(p))
-        .collect::<Result<Vec<Text>, Diagnostic>>()?;
-    Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
+    read_tree_like(dir, &Tree::new())
 }
 
 /// [`read_tree`], each file that `like` holds with the same text at the same path taking
@@ -88,11 +82,11 @@ pub(crate) fn read_tree_like(dir: &Path, like: &Tree) -> Result<Tree, Diagnostic
     use rayon::prelude::*;
     let files = list_tree(dir)?;
     // Paired in one walk (both lists are in path order), read and compared in parallel.
-    let paired: Vec<(&PathBuf, &PathBuf, Option<&Text>)> =
-        beside(files.iter().map(|(rel, full)| (rel, full)), like.iter()).collect();
-    let texts = paired
-        .par_iter()
-        .map(|(_, full, known)| {
+    let known: Vec<Option<&Text>> = beside(files.iter().map(|(rel, _)| (rel, ())), like.iter())
+        .map(|(_, (), known)| known)
+        .collect();
+    let texts = (files.par_iter().zip(&known))
+        .map(|((_, full), known)| {
             let bytes = fs::read(full).map_err(|e| io_error(full, "read", &e))?;
             Ok(match known {
                 Some(known) if known.as_bytes() == bytes.as_slice() => Text::clone(known),
@@ -100,11 +94,7 @@ pub(crate) fn read_tree_like(dir: &Path, like: &Tree) -> Result<Tree, Diagnostic
             })
         })
         .collect::<Result<Vec<Text>, Diagnostic>>()?;
-    Ok(paired
-        .into_iter()
-        .map(|(rel, _, _)| rel.clone())
-        .zip(texts)
-        .collect())
+    Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
 }
 
 /// Runs `work` and reads the tree under `dir` (as [`read_tree`] does) in the time `work`

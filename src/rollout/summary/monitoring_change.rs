@@ -78,14 +78,13 @@ fn read(text: &str) -> Option<Rule> {
 /// The monitoring change among the files that `differ` (each with its text in the base and
 /// in the head).
 pub(crate) fn monitoring_change(differ: &[Pair]) -> Monitoring {
-    let (was, is): (BTreeMap<&PathBuf, Rule>, BTreeMap<&PathBuf, Rule>) = (
+    // The rules of one side of each pair: the base's, or (`head`) the head's.
+    let rules = |head: bool| -> BTreeMap<&PathBuf, Rule> {
         (differ.iter())
-            .filter_map(|(p, old, _)| Some((*p, read(old.as_ref()?)?)))
-            .collect(),
-        (differ.iter())
-            .filter_map(|(p, _, new)| Some((*p, read(new.as_ref()?)?)))
-            .collect(),
-    );
+            .filter_map(|&(p, old, new)| Some((p, read(if head { new } else { old }?)?)))
+            .collect()
+    };
+    let (was, is) = (rules(false), rules(true));
     let mut out = Monitoring::default();
     for (path, rule) in &is {
         let Some(old) = was.get(path) else {

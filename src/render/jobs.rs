@@ -136,10 +136,16 @@ pub(super) fn render_job(
     keep_doc: bool,
 ) -> Result<RenderedObject, Diagnostic> {
     let object = (job.object)();
-    let text = templates
-        .render(job.template, object.context())
-        .map_err(|e| template_error(job.template, None, &e))?;
     let custom = templates.is_custom(job.template);
+    let written = (!custom && !templates.interpret)
+        .then(|| super::builtin::write(&object))
+        .flatten();
+    let text = match written {
+        Some(text) => text,
+        None => templates
+            .render(job.template, object.context())
+            .map_err(|e| template_error(job.template, None, &e))?,
+    };
     if custom {
         templates.count_custom_output(job.template, text.len())?;
     }

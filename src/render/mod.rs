@@ -6,7 +6,8 @@
 //! not know. Templates cannot inject objects or keys through a value.
 //!
 //! - `assembly`: the whole tree, and its kustomizations; `jobs`: an object as a job;
-//!   `templates`: the template set; `lattice_side`, `kong_side`, `previews`, `monitoring`:
+//!   `templates`: the template set, and `builtin` the text of its most used templates
+//!   written without the engine; `lattice_side`, `kong_side`, `previews`, `monitoring`:
 //!   the objects of each;
 //! - `objects`: what each template is given; `typed`: the typed object a built-in template
 //!   must turn it into; `readback`: a rendered document parsed back and held to it;
@@ -17,6 +18,7 @@
 mod assembly;
 pub(crate) mod between;
 pub mod budget;
+mod builtin;
 pub(crate) mod deploy_kit;
 mod jobs;
 mod kong_side;

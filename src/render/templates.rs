@@ -68,6 +68,9 @@ pub struct Templates {
     custom: Option<(PathBuf, Vec<&'static str>)>,
     /// Whether the built-in templates' output is read back too (`--verify`).
     pub(super) verify: bool,
+    /// Whether every built-in template goes through the template engine, none through
+    /// its writer in `builtin.rs` (the tests that hold the two to the same text).
+    pub(super) interpret: bool,
     /// What the custom templates have rendered so far in this run, in bytes (see
     /// [`budget::CUSTOM_OUTPUT`]).
     custom_output: std::sync::atomic::AtomicUsize,
@@ -118,6 +121,7 @@ impl Templates {
             env,
             custom: dir.map(|(d, _)| (d.to_path_buf(), custom)),
             verify: false,
+            interpret: false,
             custom_output: std::sync::atomic::AtomicUsize::new(0),
         })
     }
@@ -126,6 +130,13 @@ impl Templates {
     /// typed model of each object (`--verify`); custom templates' always is.
     pub fn verifying(mut self, on: bool) -> Templates {
         self.verify = on;
+        self
+    }
+
+    /// With `on`, the built-in templates are all rendered by the template engine, none
+    /// written straight from their contexts; the text is the same (tests/suite/proof.rs).
+    pub fn interpreting(mut self, on: bool) -> Templates {
+        self.interpret = on;
         self
     }
 
@@ -196,19 +207,7 @@ pub(super) fn template_error(name: &str, dir: Option<&Path>, e: &minijinja::Erro
 /// is unambiguous, otherwise a JSON string (valid YAML), so no value can add lines or keys.
 /// The characters JSON leaves as they are but YAML does not are escaped too.
 pub(crate) fn yaml_scalar(value: String) -> String {
-    let plain_safe = !value.is_empty()
-        && value
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'/')
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
-        && !matches!(
-            value.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if plain_safe {
+    if plain_safe(&value) {
         return value;
     }
     let json = serde_json::to_string(&value).expect("strings always serialize");
@@ -225,6 +224,30 @@ pub(crate) fn yaml_scalar(value: String) -> String {
             }
         })
         .collect()
+}
+
+/// Appends [`yaml_scalar`] of `value` to `out`, copying `value` only when it needs quoting.
+pub(super) fn push_yaml(out: &mut String, value: &str) {
+    if plain_safe(value) {
+        out.push_str(value);
+    } else {
+        out.push_str(&yaml_scalar(value.to_string()));
+    }
+}
+
+/// Whether `value` reads back as itself written plain: a letter or `/` first, only
+/// letters, digits and `/._-`, and not one of YAML 1.1's words for a boolean or null.
+fn plain_safe(value: &str) -> bool {
+    value
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'/')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
+        && !["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
+            .iter()
+            .any(|word| value.eq_ignore_ascii_case(word))
 }
 
 /// Characters that JSON writes as they are but that YAML does not read back as themselves:

@@ -809,6 +809,40 @@ proptest! {
     }
 }
 
+/// The built-in templates, every one rendered by the template engine (none by its writer).
+fn interpreted_templates() -> &'static latgen::render::Templates {
+    static T: std::sync::OnceLock<latgen::render::Templates> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        latgen::render::Templates::load(None)
+            .expect("built-in templates compile")
+            .interpreting(true)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The writers that render the most used built-in templates without the template
+    /// engine (src/render/builtin.rs) give exactly the text their templates give, for
+    /// every file of every generated project.
+    #[test]
+    fn built_in_writers_give_their_templates_text(project in project()) {
+        let written = pipeline::run(&project, pipeline::verifying_templates());
+        let interpreted = pipeline::run(&project, interpreted_templates());
+        match (written, interpreted) {
+            (Outcome::Rendered(w), Outcome::Rendered(i)) => {
+                for (path, text) in &i.files {
+                    prop_assert_eq!(w.files.get(path).map(|t| &**t), Some(&**text), "{}", path.display());
+                }
+                prop_assert_eq!(w.files.len(), i.files.len());
+            }
+            (Outcome::Refused, Outcome::Refused) => {}
+            (Outcome::Failed(w), Outcome::Failed(i)) => prop_assert_eq!(messages(&w), messages(&i)),
+            (w, i) => prop_assert!(false, "written: {w:?}\ninterpreted: {i:?}"),
+        }
+    }
+}
+
 /// The property is not vacuous: a good share of the generated projects, hostile values and
 /// all, get through validation and planning and are rendered.
 #[test]

@@ -3,6 +3,7 @@
 //! side listing its files.
 
 use crate::manifest::tree::{Text, Tree};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::jobs::{Docs, Expect, Job, Kind, RenderedObject, Renderer, render_job};
@@ -96,13 +97,19 @@ fn render_tree(
     }
     // All routes, then all bridges: the files come out nearly in name order, which makes
     // the tree cheap to sort.
-    for (id, app) in AppId::enumerate(apps) {
-        if let Some(target) = kong_target(&inputs, id, app) {
-            r.emit_kong_route(&inputs, id, app, app.bridge_name(), target);
+    // Each app's target once, each group's domain formatted once (the main thread emits
+    // every object, so its work is the render's critical path).
+    let mut domains = BTreeMap::new();
+    let targets: Vec<Option<String>> = (AppId::enumerate(apps))
+        .map(|(id, app)| kong_target(&inputs, id, app, &mut domains))
+        .collect();
+    for ((id, app), target) in AppId::enumerate(apps).zip(&targets) {
+        if let Some(target) = target {
+            r.emit_kong_route(&inputs, id, app, app.bridge_name(), target.clone());
         }
     }
-    for (id, app) in AppId::enumerate(apps) {
-        if let Some(target) = kong_target(&inputs, id, app) {
+    for ((_, app), target) in AppId::enumerate(apps).zip(targets) {
+        if let Some(target) = target {
             r.emit_bridge(&inputs, app, app.bridge_name(), target);
         }
     }
@@ -250,9 +257,19 @@ pub(super) fn kustomization(templates: &Templates, resources: &[&str]) -> Result
 /// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host
 /// for a host-routed app (in a group only under header dispatch). An app with no group yet
 /// has none, and no Kong side.
-pub(super) fn kong_target(t: &Inputs, id: AppId, app: &App) -> Option<String> {
+/// `domains` keeps each group's domain once made.
+pub(super) fn kong_target(
+    t: &Inputs,
+    id: AppId,
+    app: &App,
+    domains: &mut BTreeMap<u32, String>,
+) -> Option<String> {
     match t.plan.serving_group(id) {
-        Some(n) => Some(t.config.group_domain(n)),
+        Some(n) => Some(
+            (domains.entry(n))
+                .or_insert_with(|| t.config.group_domain(n))
+                .clone(),
+        ),
         // Its own route's domain: the adopted route's, or its host.
         None => Some(app.own_route().2)
             .filter(|h| !h.is_empty())

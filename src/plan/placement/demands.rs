@@ -3,7 +3,9 @@
 //! O(n log n) over the paths, so that a question "does this app fit that group?" costs a
 //! few comparisons and no look-up of a path.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+
+use rayon::slice::ParallelSliceMut;
 
 use crate::input::app::{AppId, Backend, MatchKind};
 use crate::input::quotas::Quotas;
@@ -63,7 +65,10 @@ enum Owner {
 impl Model {
     pub fn new(planner: &Planner, batch: &[AppId]) -> Model {
         let apps = planner.apps;
-        let mut interned: BTreeMap<Backend, u32> = BTreeMap::new();
+        // Numbered in the order first met, so a hash map gives the same numbers as any map
+        // (none is read in its own order); at 100,000 apps an ordered map's comparisons of
+        // namespace and name took a tenth of a second.
+        let mut interned: HashMap<Backend, u32> = HashMap::new();
         let mut intern = |b: Backend| {
             let next = interned.len() as u32;
             *interned.entry(b).or_insert(next)
@@ -145,7 +150,9 @@ impl Model {
         }
         // Prefixes before Exact paths of the same value, so that an Exact path finds them
         // on the stack.
-        entries.sort_by(|a, b| {
+        // Stable and on all cores (the plan otherwise runs on one): 200,000 entries at
+        // 100,000 apps.
+        entries.par_sort_by(|a, b| {
             (a.0, a.1 != MatchKind::Prefix, a.2).cmp(&(b.0, b.1 != MatchKind::Prefix, b.2))
         });
         let mut stack: Vec<usize> = Vec::new();
@@ -220,7 +227,7 @@ impl Model {
             })
             .collect();
         let mut order: Vec<usize> = (0..self.items.len()).collect();
-        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        order.par_sort_by(|&a, &b| keys[a].cmp(&keys[b]));
         let mut new_index = vec![0u32; order.len()];
         for (new, &old) in order.iter().enumerate() {
             new_index[old] = new as u32;

@@ -9,12 +9,16 @@
 //! hostile values in every field) both ways and requires the same bytes, and the golden
 //! trees were made by the templates; a writer that drifted from its template fails both.
 //! Each writer follows its template line by line, with the template engine's truth rules:
-//! an absent, empty or zero value is false (see [`set`]).
+//! an absent, empty or zero value is false (see [`set`]), and an absent value printed is
+//! `None`.
 
 use std::fmt::Write as _;
 
 use super::objects::{Bridge, GatewayCtx, GroupRoute, HostRoute, KongRoute, Object, RuleCtx};
 use super::templates::push_yaml;
+
+/// The Gateway API version of every route latgen writes.
+const ROUTE_API: &str = "gateway.networking.k8s.io/v1";
 
 /// The text the built-in template renders for `object`, where it has a writer here; None
 /// sends the object to the template engine.
@@ -67,6 +71,12 @@ fn metadata(w: &mut String, api: &str, kind: &str, name: &str, namespace: &str) 
     w.push_str("  labels:\n    app.kubernetes.io/managed-by: latgen\n");
 }
 
+/// The head of one app's HTTPRoute (a Kong route, a host route): with the app's label.
+fn app_route_head(w: &mut String, name: &str, namespace: &str, app: &str) {
+    metadata(w, ROUTE_API, "HTTPRoute", name, namespace);
+    line(w, "    app.kubernetes.io/name: ", app);
+}
+
 /// A route's `parentRefs` (after `spec:`).
 fn parent_refs(w: &mut String, g: &GatewayCtx) {
     w.push_str("spec:\n  parentRefs:\n");
@@ -82,14 +92,7 @@ fn parent_refs(w: &mut String, g: &GatewayCtx) {
 
 /// `kong/route.yaml.j2`.
 fn kong_route(w: &mut String, c: &KongRoute) {
-    metadata(
-        w,
-        "gateway.networking.k8s.io/v1",
-        "HTTPRoute",
-        c.name,
-        c.namespace,
-    );
-    line(w, "    app.kubernetes.io/name: ", c.app);
+    app_route_head(w, c.name, c.namespace, c.app);
     if let Some(preview) = set(c.preview) {
         line(w, "    latgen.dev/preview: ", preview);
     }
@@ -178,13 +181,7 @@ fn bridge(w: &mut String, c: &Bridge) {
 
 /// `lattice/group-route.yaml.j2`.
 fn group_route(w: &mut String, c: &GroupRoute) {
-    metadata(
-        w,
-        "gateway.networking.k8s.io/v1",
-        "HTTPRoute",
-        &c.name,
-        c.namespace,
-    );
+    metadata(w, ROUTE_API, "HTTPRoute", &c.name, c.namespace);
     let label = if c.preview { "preview-group" } else { "group" };
     line(
         w,
@@ -206,8 +203,9 @@ fn group_route(w: &mut String, c: &GroupRoute) {
     parent_refs(w, c.gateway);
     w.push_str("  # The Lattice custom domain: fixed once the service exists.\n  hostnames:\n");
     line(w, "    - ", &c.hostname);
-    // Printed as the template prints a value: an absent one is `none`.
-    let header = c.dispatch_header.unwrap_or("none");
+    // Printed as the template engine prints a value: an absent one is `None` (no preview
+    // group is without a header; the writer follows the template all the same).
+    let header = c.dispatch_header.unwrap_or("None");
     if c.preview {
         let _ = writeln!(
             w,
@@ -239,14 +237,7 @@ fn group_route(w: &mut String, c: &GroupRoute) {
 
 /// `lattice/host-route.yaml.j2`.
 fn host_route(w: &mut String, c: &HostRoute) {
-    metadata(
-        w,
-        "gateway.networking.k8s.io/v1",
-        "HTTPRoute",
-        c.name,
-        c.namespace,
-    );
-    line(w, "    app.kubernetes.io/name: ", c.app);
+    app_route_head(w, c.name, c.namespace, c.app);
     let service = set(c.service_name.as_deref());
     if service.is_some() {
         w.push_str(concat!(
@@ -326,5 +317,39 @@ fn backends(w: &mut String, rule: &RuleCtx, namespaced: bool) {
             w.push_str("          weight: 0\n");
         }
         None => w.push_str("          weight: 1\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::objects::{GatewayCtx, GroupRoute, Object};
+    use super::super::templates::Templates;
+
+    /// A context no run makes (a preview group route without a dispatch header) is still
+    /// written as its template renders it: the property test reaches only contexts a plan
+    /// makes.
+    #[test]
+    fn a_preview_group_route_without_a_header_is_written_as_its_template_renders_it() {
+        let templates = Templates::load(None).unwrap().interpreting(true);
+        let gateway = GatewayCtx {
+            name: "lattice",
+            namespace: None,
+            section_name: Some(""),
+        };
+        let object = Object::GroupRoute(GroupRoute {
+            name: "preview-01".into(),
+            namespace: "apps",
+            number: 1,
+            service_name: Some(String::new()),
+            hostname: "preview-01.example".into(),
+            gateway: &gateway,
+            rules: Vec::new(),
+            dispatch_header: None,
+            preview: true,
+        });
+        let rendered = (templates.render("lattice/group-route.yaml.j2", object.context()))
+            .expect("the template renders");
+        let written = super::write(&object).expect("a writer");
+        assert_eq!(written.trim_end(), rendered.trim_end());
     }
 }

@@ -15,10 +15,8 @@
 use std::fmt::Write as _;
 
 use super::objects::{Bridge, GatewayCtx, GroupRoute, HostRoute, KongRoute, Object, RuleCtx};
+use super::readback::Kind;
 use super::templates::push_yaml;
-
-/// The Gateway API version of every route latgen writes.
-const ROUTE_API: &str = "gateway.networking.k8s.io/v1";
 
 /// The text the built-in template renders for `object`, where it has a writer here; None
 /// sends the object to the template engine.
@@ -31,7 +29,7 @@ pub(super) fn write(object: &Object) -> Option<String> {
         Object::GroupRoute(c) => group_route(w, c),
         Object::HostRoute(c) => host_route(w, c),
         Object::Kustomization(c) => {
-            w.push_str("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n");
+            head(w, Kind::Kustomization);
             if c.resources.is_empty() {
                 w.push_str("resources: []\n");
             } else {
@@ -63,9 +61,16 @@ fn number(w: &mut String, prefix: &str, value: impl std::fmt::Display) {
     let _ = writeln!(w, "{prefix}{value}");
 }
 
+/// An object's `apiVersion` and `kind`, as the typed read-back expects them.
+fn head(w: &mut String, kind: Kind) {
+    let (api, kind) = kind.api();
+    let _ = write!(w, "apiVersion: {api}\nkind: {kind}\n");
+}
+
 /// The head every route and Service has: its name, namespace and the managed-by label.
-fn metadata(w: &mut String, api: &str, kind: &str, name: &str, namespace: &str) {
-    let _ = write!(w, "apiVersion: {api}\nkind: {kind}\nmetadata:\n");
+fn metadata(w: &mut String, kind: Kind, name: &str, namespace: &str) {
+    head(w, kind);
+    w.push_str("metadata:\n");
     line(w, "  name: ", name);
     line(w, "  namespace: ", namespace);
     w.push_str("  labels:\n    app.kubernetes.io/managed-by: latgen\n");
@@ -73,7 +78,7 @@ fn metadata(w: &mut String, api: &str, kind: &str, name: &str, namespace: &str) 
 
 /// The head of one app's HTTPRoute (a Kong route, a host route): with the app's label.
 fn app_route_head(w: &mut String, name: &str, namespace: &str, app: &str) {
-    metadata(w, ROUTE_API, "HTTPRoute", name, namespace);
+    metadata(w, Kind::HttpRoute, name, namespace);
     line(w, "    app.kubernetes.io/name: ", app);
 }
 
@@ -143,7 +148,7 @@ fn bridge(w: &mut String, c: &Bridge) {
         "# Kong can only route to a Service: this one resolves to the app's Lattice\n",
         "# service.\n",
     ));
-    metadata(w, "v1", "Service", &c.name, c.namespace);
+    metadata(w, Kind::Service, &c.name, c.namespace);
     line(w, "    app.kubernetes.io/name: ", c.app);
     let ms = |m: Option<crate::input::kong::Millis>| m.map(|m| m.0).filter(|&m| m != 0);
     let t = &c.timeouts;
@@ -181,7 +186,7 @@ fn bridge(w: &mut String, c: &Bridge) {
 
 /// `lattice/group-route.yaml.j2`.
 fn group_route(w: &mut String, c: &GroupRoute) {
-    metadata(w, ROUTE_API, "HTTPRoute", &c.name, c.namespace);
+    metadata(w, Kind::HttpRoute, &c.name, c.namespace);
     let label = if c.preview { "preview-group" } else { "group" };
     line(
         w,

@@ -210,7 +210,12 @@ pub(crate) fn yaml_scalar(value: String) -> String {
     if plain_safe(&value) {
         return value;
     }
-    let json = serde_json::to_string(&value).expect("strings always serialize");
+    quoted(&value)
+}
+
+/// `value` as a JSON string that YAML reads back as exactly `value`.
+fn quoted(value: &str) -> String {
+    let json = serde_json::to_string(value).expect("strings always serialize");
     if !json.contains(json_raw_but_not_yaml) {
         return json;
     }
@@ -231,7 +236,7 @@ pub(super) fn push_yaml(out: &mut String, value: &str) {
     if plain_safe(value) {
         out.push_str(value);
     } else {
-        out.push_str(&yaml_scalar(value.to_string()));
+        out.push_str(&quoted(value));
     }
 }
 

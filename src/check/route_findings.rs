@@ -126,6 +126,7 @@ pub(super) fn resolution(
     let found: Vec<Vec<Diagnostic>> = net
         .kong
         .par_iter()
+        .with_max_len(crate::diag::PIECE)
         .map(|kong| {
             let want = match (kong.app.as_deref(), kong.preview.as_deref()) {
                 (Some(a), Some(p)) => previews

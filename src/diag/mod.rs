@@ -5,7 +5,9 @@
 pub mod codes;
 mod diagnostic;
 mod memory;
+mod parallel;
 pub(crate) mod progress;
 
 pub use diagnostic::*;
 pub(crate) use memory::free_later;
+pub(crate) use parallel::PIECE;

@@ -306,6 +306,7 @@ fn read_declarations(
     crate::diag::progress::stage("reading declarations", Some(files.len()));
     let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
         .into_par_iter()
+        .with_max_len(crate::diag::PIECE)
         .map(|file| {
             let mut d = Diagnostics::new();
             let text = read_declaration(&file, &mut d);

@@ -27,10 +27,13 @@ pub(crate) struct Docs(Vec<(PathBuf, Arc<Doc>)>);
 impl Docs {
     pub fn read(files: &Tree) -> Docs {
         use rayon::prelude::*;
+        let files: Vec<_> = (files.iter())
+            .filter(|(rel, _)| !is_kustomization(rel))
+            .collect();
         Docs(
             files
-                .par_iter()
-                .filter(|(rel, _)| !is_kustomization(rel))
+                .into_par_iter()
+                .with_max_len(crate::diag::PIECE)
                 .filter_map(|(rel, text)| {
                     let doc = Doc::parse(rel, text, is_kong_file(rel)).ok()?;
                     Some((rel.clone(), Arc::new(doc)))
@@ -68,6 +71,7 @@ impl Docs {
         Docs(
             taken
                 .into_par_iter()
+                .with_max_len(crate::diag::PIECE)
                 .filter_map(|((rel, text, known), other)| {
                     let mut same = [known, other.flatten()].into_iter().flatten();
                     let doc = match same.find(|(t, _)| *t == text) {

@@ -85,15 +85,18 @@ pub(crate) fn read_tree_like(dir: &Path, like: &Tree) -> Result<Tree, Diagnostic
     let known: Vec<Option<&Text>> = beside(files.iter().map(|(rel, _)| (rel, ())), like.iter())
         .map(|(_, (), known)| known)
         .collect();
-    let texts = (files.par_iter().zip(&known))
-        .map(|((_, full), known)| {
-            let bytes = fs::read(full).map_err(|e| io_error(full, "read", &e))?;
-            Ok(match known {
-                Some(known) if known.as_bytes() == bytes.as_slice() => Text::clone(known),
-                _ => text_of(bytes),
-            })
+    let texts = (files
+        .par_iter()
+        .zip(&known)
+        .with_max_len(crate::diag::PIECE))
+    .map(|((_, full), known)| {
+        let bytes = fs::read(full).map_err(|e| io_error(full, "read", &e))?;
+        Ok(match known {
+            Some(known) if known.as_bytes() == bytes.as_slice() => Text::clone(known),
+            _ => text_of(bytes),
         })
-        .collect::<Result<Vec<Text>, Diagnostic>>()?;
+    })
+    .collect::<Result<Vec<Text>, Diagnostic>>()?;
     Ok(files.into_iter().map(|(rel, _)| rel).zip(texts).collect())
 }
 

@@ -556,7 +556,7 @@ fn fill_tree(
     }
     crate::diag::progress::stage("writing files", Some(jobs.len()));
     use rayon::prelude::*;
-    jobs.into_par_iter().try_for_each(|(rel, text)| {
+    (jobs.into_par_iter().with_max_len(crate::diag::PIECE)).try_for_each(|(rel, text)| {
         crate::diag::progress::advance(1);
         let to = tree.join(rel);
         match text {

@@ -294,7 +294,7 @@ fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
     let header = config
         .header_dispatch()
         .then_some(config.lattice.dispatch_header.as_str());
-    (apps.par_iter())
+    (apps.par_iter().with_max_len(crate::diag::PIECE))
         .map(|app| policies::app_bytes(app, config, header))
         .collect()
 }

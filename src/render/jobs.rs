@@ -105,6 +105,7 @@ impl<'a> Renderer<'a> {
         let keep = self.keep_docs;
         let results: Vec<Result<RenderedObject, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
+            .with_max_len(crate::diag::PIECE)
             .map(|job| {
                 let done = render_job(templates, job, keep);
                 crate::diag::progress::advance(1);

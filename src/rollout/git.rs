@@ -164,6 +164,7 @@ pub(crate) fn read_folder_at(
         })
         .collect();
     let same: Vec<Option<&Text>> = (known.into_par_iter().zip(&objects))
+        .with_max_len(crate::diag::PIECE)
         .map(|(text, id)| text.filter(|text| is_object(text, id)))
         .collect();
     let (unknown_names, unknown_objects): (Vec<String>, Vec<String>) = (names.iter().zip(&objects))

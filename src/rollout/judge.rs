@@ -260,6 +260,7 @@ impl Judge {
         let expected = scope
             .probes
             .into_par_iter()
+            .with_max_len(crate::diag::PIECE)
             .map(|(h, p)| {
                 let (before, after) = (b.route(&h, &p), r.route(&h, &p));
                 ((h, p), before, after)
@@ -336,6 +337,7 @@ impl Judge {
         use rayon::prelude::*;
         self.expected
             .par_iter()
+            .with_max_len(crate::diag::PIECE)
             .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
             && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
             && self.kept.held_in(net)

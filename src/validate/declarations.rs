@@ -37,6 +37,7 @@ pub fn validate(loaded: &Loaded, config_file: &Path, diags: &mut Diagnostics) ->
     // Each declaration on its own, in parallel; the findings merged in declaration order.
     use rayon::prelude::*;
     let checked: Vec<(Option<App>, Diagnostics)> = (loaded.decls.par_iter())
+        .with_max_len(crate::diag::PIECE)
         .map(|d| {
             let mut found = Diagnostics::new();
             env_overrides::check_names(d, loaded, &mut found);

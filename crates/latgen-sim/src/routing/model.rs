@@ -307,7 +307,7 @@ pub struct Network {
     pub lattice: Vec<Arc<LatticeRoute>>,
     /// First hostname → index in `lattice` (the first route to claim it), so that finding
     /// the Lattice service of a request is a look-up, not a scan.
-    pub(crate) by_domain: HashMap<String, usize>,
+    pub(crate) by_domain: HashMap<String, usize, Hasher>,
     /// Hostname ("" for a route that takes any host) → match path (a prefix without its
     /// trailing `/`) → Kong routes that declare it, so that finding the routes a request
     /// could match is a few look-ups, not a scan of them all (nor of every route for `/`).
@@ -317,7 +317,13 @@ pub struct Network {
     pub(crate) auth: BTreeMap<(String, String), Arc<AuthPolicy>>,
 }
 
-pub(crate) type ByMatch = HashMap<String, HashMap<String, Vec<usize>>>;
+pub(crate) type ByMatch = HashMap<String, HashMap<String, Vec<usize>, Hasher>, Hasher>;
+
+/// The indexes' hasher: a rollout looks up every probe's host and path keys in several
+/// states of a change, hundreds of thousands of short keys, where the standard library's
+/// SipHash took a twentieth of a dispatch switch's judging. foldhash is seeded at random
+/// per process (its own "minimal" resistance to keys picked to collide).
+pub(crate) type Hasher = foldhash::fast::RandomState;
 
 // The indexes are made from the routes, and a hash map prints in no fixed order: a
 // network shows its routes.

@@ -12,18 +12,9 @@ use super::*;
 use crate::iam::{AuthPolicy, AuthProbe, Call, Identity};
 use crate::platform::MatchKind;
 
-/// The index keys a request's path could be claimed under: the path itself, without its
-/// trailing `/`, and each of its segment-wise ancestors (`/` included).
-fn request_keys(path: &str) -> Vec<&str> {
-    let mut keys = Vec::new();
-    any_request_key(path, |k| {
-        keys.push(k);
-        false
-    });
-    keys
-}
-
-/// Whether `found` holds for one of the [`request_keys`] of `path`, tried in their order.
+/// Whether `found` holds for one of the index keys a request's path could be claimed
+/// under, tried in this order: the path itself, without its trailing `/`, and each of its
+/// segment-wise ancestors (`/` included).
 pub(super) fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) -> bool) -> bool {
     if found(path) {
         return true;
@@ -326,7 +317,7 @@ impl Network {
 
     fn by_match(&self) -> &ByMatch {
         self.by_match.get_or_init(|| {
-            let mut by_match = ByMatch::new();
+            let mut by_match = ByMatch::default();
             let any_host = [String::new()];
             for (index, route) in self.kong.iter().enumerate() {
                 let hosts = match route.hostnames.as_slice() {
@@ -364,8 +355,11 @@ impl Network {
         use rayon::prelude::*;
         // Parsing and making the routes of each manifest are independent: done in parallel;
         // only indexing them is done in order.
+        // Pieces of at most 32 manifests: a large piece already running is not cut for an
+        // idle thread, which would then wait for it.
         let entries: Vec<Result<Entry, String>> = files
             .par_iter()
+            .with_max_len(32)
             .map(|(p, source, is_kong)| match source {
                 Source::Text(t) => Ok(Entry::of(p.as_ref(), &parse_doc(p.as_ref(), t)?, *is_kong)),
                 Source::Read(doc) => Ok((*doc.0).clone()),
@@ -534,14 +528,14 @@ impl Network {
     /// `path`: an Exact match on it, or a prefix that is `path` or one of its segment-wise
     /// ancestors (`/` included).
     fn kong_routes_for(&self, host: &str, path: &str) -> Vec<usize> {
-        let keys = request_keys(path);
-        let mut routes: Vec<usize> = [host, ""]
-            .iter()
-            .filter_map(|h| self.by_match().get(*h))
-            .flat_map(|by_path| keys.iter().filter_map(|k| by_path.get(*k)))
-            .flatten()
-            .copied()
-            .collect();
+        let mut routes: Vec<usize> = Vec::new();
+        // The keys are looked up as they are made: no list of them is kept.
+        for by_path in [host, ""].iter().filter_map(|h| self.by_match().get(*h)) {
+            any_request_key(path, |k| {
+                routes.extend(by_path.get(k).into_iter().flatten());
+                false
+            });
+        }
         routes.sort_unstable();
         routes.dedup();
         routes

@@ -28,4 +28,4 @@ pub(crate) mod trace_auth;
 pub(crate) mod trace_output;
 
 pub(crate) use gate::{CheckOptions, CheckReport, RolloutStep, check};
-pub(crate) use staleness::owned;
+pub(crate) use staleness::same_owned;

@@ -1,7 +1,7 @@
 //! The committed output and lock against what `render` writes.
 
 use crate::manifest::tree::{Text, Tree};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::CheckOptions;
@@ -116,11 +116,12 @@ fn first_difference(old: Option<&str>, new: Option<&str>) -> u32 {
     }
 }
 
-/// The files of a tree that latgen wrote (they start with its header).
-pub(crate) fn owned(t: &Tree) -> BTreeMap<&PathBuf, &Text> {
-    t.iter()
-        .filter(|(_, text)| text.starts_with(crate::manifest::layout::HEADER))
-        .collect()
+/// Whether two trees hold the same files that latgen wrote (they start with its header),
+/// by path and text. Both are in path order: they are walked side by side, with no map
+/// made of either (at 100,000 apps a tree holds 226,000 files).
+pub(crate) fn same_owned(a: &Tree, b: &Tree) -> bool {
+    let owned = |(_, text): &(&PathBuf, &Text)| text.starts_with(crate::manifest::layout::HEADER);
+    a.iter().filter(owned).eq(b.iter().filter(owned))
 }
 
 /// Whether the committed manifests and lock (as the load stage read it) are the step

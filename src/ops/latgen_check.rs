@@ -271,8 +271,7 @@ fn rollout_step(
             next,
         },
         committed: committed.as_ref().is_some_and(|c| same_files(c, &files)),
-        committed_owned: (committed.as_ref())
-            .is_some_and(|c| crate::check::owned(c) == crate::check::owned(&files)),
+        committed_owned: (committed.as_ref()).is_some_and(|c| crate::check::same_owned(c, &files)),
         lock_text: step.lock_text,
     };
     Some((step, built))

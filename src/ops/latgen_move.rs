@@ -82,7 +82,7 @@ fn unshipped(args: &MoveOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Option<Exi
         .get(args.app)
         .map_or(0, |m| m.step.number());
     let wanted = crate::output::manifests(&built.output.files).into_owned();
-    let owned = crate::check::owned;
+    let same_owned = crate::check::same_owned;
     let out = paths.output.clone();
     let env = paths.env_flag();
     let here = match crate::output::read_tree(&out) {
@@ -90,7 +90,7 @@ fn unshipped(args: &MoveOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Option<Exi
         Err(d) => return Some(ui.fail(d, &Sources::default())),
     };
     let app = args.app;
-    if step > 0 && owned(&here) != owned(&wanted) {
+    if step > 0 && !same_owned(&here, &wanted) {
         eprintln!(
             "error: step {step} of the move of {app} is not what {} holds: `latgen render{env} --base auto` writes it (one PR); once it is merged and live, run it again for the next step",
             out.display()
@@ -103,7 +103,7 @@ fn unshipped(args: &MoveOptions<'_>, paths: &ProjectPaths, ui: Ui) -> Option<Exi
     };
     if let Some((rev, tree)) = base
         && step > 0
-        && owned(&crate::output::manifests(&tree)) != owned(&wanted)
+        && !same_owned(&crate::output::manifests(&tree), &wanted)
     {
         eprintln!(
             "error: step {step} of the move of {app} is rendered but not shipped: {rev} does not hold it yet; merge its PR, let it go live, then run `latgen render{env} --base auto` for the next step"

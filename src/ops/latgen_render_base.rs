@@ -141,11 +141,15 @@ fn write_step(
         ..Rendered::default()
     };
     let (out, files) = (out_dir, Cow::Owned(files));
-    let synced = if args.check {
-        output::change_set(&paths.root, out, &existing, files, outside, |_| true)
-    } else {
-        output::sync(&paths.root, out, &existing, files, outside, |_| true)
-    };
+    // What the step does is found while it is written: writing a step of a large tree is
+    // mostly the kernel's linking and unlinking of files, on one core at its end.
+    let (synced, summary) = rayon::join(
+        || match args.check {
+            true => output::change_set(&paths.root, out, &existing, files, outside, |_| true),
+            false => output::sync(&paths.root, out, &existing, files, outside, |_| true),
+        },
+        || summary_of(step, base),
+    );
     crate::diag::progress::clear();
     let changes = match synced {
         Ok(c) => c,
@@ -168,10 +172,18 @@ fn write_step(
         eprint!("{}", held(step, rev, paths));
         return Exit::Success;
     }
+    eprint!("{}", describe(step, &summary, (rev, paths)));
+    eprint!("{}", kit_note(&kit, &changes));
+    crate::diag::free_later((existing, changes));
+    Exit::Success
+}
+
+/// What the step does, for the PR.
+fn summary_of(step: &NextStep, base: &Tree) -> PrSummary {
     let price = step.built.prepared.config.pricing.service_hour_usd;
     let apps = &step.built.prepared.apps;
     // The base's and the step's routing states were read while the step was found.
-    let summary = match step.written_states() {
+    match step.written_states() {
         Some(states) => crate::rollout::summary::summarize_states(
             base,
             &step.files,
@@ -180,10 +192,7 @@ fn write_step(
             None,
         ),
         None => crate::rollout::summary::summarize(base, &step.files, (price, apps), None),
-    };
-    eprint!("{}", describe(step, &summary, (rev, paths)));
-    eprint!("{}", kit_note(&kit, &changes));
-    Exit::Success
+    }
 }
 
 /// `--release-old-address` for each of `apps`, as a command line gives them.

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::shell::{Exit, Ui};
-use crate::check::owned;
+use crate::check::same_owned;
 use crate::diag::{Diagnostic, Sources};
 use crate::input::ProjectPaths;
 use crate::input::app::AppId;
@@ -80,7 +80,7 @@ fn status_env((base, format): (Option<&str>, StatusFormat), paths: &ProjectPaths
     // A rollout the lock records is a step `render --base` wrote; else the output folder
     // holds a change (a move `move` or `plan --apply` recorded, a new app) once it is what
     // `latgen render` writes from the inputs and the lock as they are.
-    let rendered = built.prepared.rollout.is_some() || owned(&here) == owned(&built.output.files);
+    let rendered = built.prepared.rollout.is_some() || same_owned(&here, &built.output.files);
     // Only the plan is kept: the rendered output is dropped before the target is built.
     let prepared = {
         let built = built;
@@ -334,7 +334,7 @@ fn rollout(paths: &ProjectPaths, rev: &str, here: &Tree, ui: Ui) -> Result<Optio
 /// `render --base` writes from the base, written and not yet merged.
 fn written(paths: &ProjectPaths, here: &Tree, step: &NextStep) -> bool {
     let lock = std::fs::read_to_string(&paths.lock).ok();
-    owned(here) == owned(&step.files) && lock.as_deref() == Some(step.lock_text.as_str())
+    same_owned(here, &step.files) && lock.as_deref() == Some(step.lock_text.as_str())
 }
 
 /// The status as one JSON object.

@@ -76,9 +76,10 @@ fn metadata(w: &mut String, kind: Kind, name: &str, namespace: &str) {
     w.push_str("  labels:\n    app.kubernetes.io/managed-by: latgen\n");
 }
 
-/// The head of one app's HTTPRoute (a Kong route, a host route): with the app's label.
-fn app_route_head(w: &mut String, name: &str, namespace: &str, app: &str) {
-    metadata(w, Kind::HttpRoute, name, namespace);
+/// The head of one app's object (its Kong route, bridge Service or host route): with the
+/// app's label.
+fn app_head(w: &mut String, kind: Kind, name: &str, namespace: &str, app: &str) {
+    metadata(w, kind, name, namespace);
     line(w, "    app.kubernetes.io/name: ", app);
 }
 
@@ -97,7 +98,7 @@ fn parent_refs(w: &mut String, g: &GatewayCtx) {
 
 /// `kong/route.yaml.j2`.
 fn kong_route(w: &mut String, c: &KongRoute) {
-    app_route_head(w, c.name, c.namespace, c.app);
+    app_head(w, Kind::HttpRoute, c.name, c.namespace, c.app);
     if let Some(preview) = set(c.preview) {
         line(w, "    latgen.dev/preview: ", preview);
     }
@@ -148,8 +149,7 @@ fn bridge(w: &mut String, c: &Bridge) {
         "# Kong can only route to a Service: this one resolves to the app's Lattice\n",
         "# service.\n",
     ));
-    metadata(w, Kind::Service, &c.name, c.namespace);
-    line(w, "    app.kubernetes.io/name: ", c.app);
+    app_head(w, Kind::Service, &c.name, c.namespace, c.app);
     let ms = |m: Option<crate::input::kong::Millis>| m.map(|m| m.0).filter(|&m| m != 0);
     let t = &c.timeouts;
     let (connect, read, write) = (ms(t.connect), ms(t.read), ms(t.write));
@@ -242,7 +242,7 @@ fn group_route(w: &mut String, c: &GroupRoute) {
 
 /// `lattice/host-route.yaml.j2`.
 fn host_route(w: &mut String, c: &HostRoute) {
-    app_route_head(w, c.name, c.namespace, c.app);
+    app_head(w, Kind::HttpRoute, c.name, c.namespace, c.app);
     let service = set(c.service_name.as_deref());
     if service.is_some() {
         w.push_str(concat!(

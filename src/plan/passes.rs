@@ -64,7 +64,7 @@ pub(crate) fn plan_with(
     diags: &mut Diagnostics,
 ) -> Plan {
     let mut planner = Planner::new(apps, config);
-    let placeable = placeable_in_name_order(apps, config, diags);
+    let placeable = placeable_in_name_order(apps, config, &planner.auth_bytes, diags);
     // A lock planned for the other dispatch mode holds groups whose rules are of the other
     // kind: every app is placed anew, in groups numbered after the lock's, so that the old
     // groups serve until Kong has moved off them (the rollout drops them after).
@@ -111,8 +111,14 @@ fn highest_group(lock: &Lock) -> u32 {
 }
 
 /// The path-routed apps that fit a group at all, in name order whatever order the apps
-/// come in; each of the others is reported.
-fn placeable_in_name_order(apps: &[App], config: &Config, diags: &mut Diagnostics) -> Vec<AppId> {
+/// come in; each of the others is reported. `auth_bytes` is what each app's statements
+/// take in a group (the planner's, empty when auth is off).
+fn placeable_in_name_order(
+    apps: &[App],
+    config: &Config,
+    auth_bytes: &[usize],
+    diags: &mut Diagnostics,
+) -> Vec<AppId> {
     let (source, raisable) = config.quotas.rules_per_group_source();
     let help = if raisable {
         "merge paths under a common prefix, or give the app its own `host`; or have AWS raise the \"rules per listener\" quota (Service Quotas, VPC Lattice) and set `quotas.rulesPerService` to the new value"
@@ -125,12 +131,15 @@ fn placeable_in_name_order(apps: &[App], config: &Config, diags: &mut Diagnostic
         .collect();
     path_apps.sort_by(|&a, &b| apps[a].name.cmp(&apps[b].name));
     for app in apps.iter().filter(|app| !in_groups(app, config)) {
-        check_own_policy(app, config, None, diags);
+        let bytes = || policies::app_bytes(app, config, None);
+        check_own_policy(app, config, bytes, diags);
     }
-    let header = config
-        .header_dispatch()
-        .then_some(config.lattice.dispatch_header.as_str());
-    path_apps.retain(|&id| check_own_policy(&apps[id], config, header, diags));
+    // The planner has each app's statements measured as a group holds them, in parallel:
+    // they are not made again here, one app after another.
+    path_apps.retain(|&id| {
+        let bytes = || auth_bytes.get(id.index()).copied().unwrap_or(0);
+        check_own_policy(&apps[id], config, bytes, diags)
+    });
     path_apps.retain(|&id| {
         let app = &apps[id];
         if config.quotas.rules_fit(0, rules_needed(app, config)) {
@@ -158,17 +167,18 @@ fn placeable_in_name_order(apps: &[App], config: &Config, diags: &mut Diagnostic
     path_apps
 }
 
-/// Whether app `app`'s auth statements fit a policy of their own; reported when not.
+/// Whether app `app`'s auth statements, which take `statement_bytes`, fit a policy of their
+/// own; reported when not.
 fn check_own_policy(
     app: &App,
     config: &Config,
-    header: Option<&str>,
+    statement_bytes: impl FnOnce() -> usize,
     diags: &mut Diagnostics,
 ) -> bool {
     if !config.auth.is_on() {
         return true;
     }
-    let bytes = policies::policy_bytes(policies::app_bytes(app, config, header));
+    let bytes = policies::policy_bytes(statement_bytes());
     if Quotas::policy_fits(bytes) {
         return true;
     }

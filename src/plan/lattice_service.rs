@@ -167,8 +167,9 @@ fn planned(rules: &[Rule], by_header: bool) -> Vec<PlannedRule> {
 }
 
 /// Records what was decided for every Lattice service of `plan` (the groups', then the
-/// host-routed apps'), and every app's own rules.
-pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
+/// host-routed apps'), and every app's own rules. `statements` holds each app's auth
+/// statements as a group holds them (the planner's; empty when auth is off).
+pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config, statements: &[Vec<String>]) {
     plan.app_rules = (0..apps.len())
         .into_par_iter()
         .map(|i| app_rules(apps, AppId::new(i)))
@@ -179,7 +180,7 @@ pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
         .then_some(config.lattice.dispatch_header.as_str());
     let plan_now: &Plan = plan;
     let groups: Vec<LatticeService> = (plan_now.groups.par_iter())
-        .map(|g| group_service(plan_now, g, apps, (config, auth, header)))
+        .map(|g| group_service(plan_now, g, (apps, statements), (config, auth, header)))
         .collect();
     let dedicated: Vec<LatticeService> = (plan_now.dedicated.par_iter())
         .map(|d| {
@@ -204,14 +205,17 @@ pub(crate) fn record(plan: &mut Plan, apps: &[App], config: &Config) {
 fn group_service(
     plan: &Plan,
     g: &Group,
-    apps: &[App],
+    (apps, made): (&[App], &[Vec<String>]),
     (config, auth, header): (&Config, bool, Option<&str>),
 ) -> LatticeService {
     let route = config.group_name(g.number);
     let namespace = &config.lattice.namespace;
     let statements = || {
         (g.members())
-            .flat_map(|id| policies::app_statements(&apps[id], config, header))
+            .flat_map(|id| match made.get(id.index()) {
+                Some(s) => s.clone(),
+                None => policies::app_statements(&apps[id], config, header),
+            })
             .collect()
     };
     LatticeService {

@@ -94,11 +94,12 @@ pub(crate) fn plan_with(
     }
     let outgrown = passes.place_outgrown(&mut planner, left, diags);
     passes.place_new(&mut planner, &placeable, switching);
+    let statements = std::sync::Arc::clone(&planner.statements);
     let mut plan = passes.assemble(planner, moves);
     plan.outgrown = outgrown;
     plan.lock.dispatch = config.lattice.dispatch;
     plan.lock.adopted_from = lock.adopted_from.clone();
-    lattice_service::record(&mut plan, apps, config);
+    lattice_service::record(&mut plan, apps, config, &statements);
     diags.extend(over_budget::findings(&plan, apps, config));
     plan
 }

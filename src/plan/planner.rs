@@ -3,6 +3,7 @@
 //! `passes`); and [`Occupancy`], the same questions asked of a plan after planning.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::input::app::{App, AppId, Backend, MatchKind, PathMatch};
 use crate::input::config::Config;
@@ -47,6 +48,9 @@ pub(super) struct Planner<'a> {
     /// Bytes each app's auth policy statements take in a group, by app index; empty when
     /// auth is off.
     pub(super) auth_bytes: Vec<usize>,
+    /// Those statements, by app index, for the groups' policies; shared, as trial
+    /// placements copy the planner.
+    pub(super) statements: Arc<Vec<Vec<String>>>,
     pub(super) groups: BTreeMap<u32, GroupState>,
     /// Groups with at least one free rule: the only ones first-fit needs to look at.
     pub(super) open: BTreeSet<u32>,
@@ -273,10 +277,15 @@ fn overlapping(g: &GroupState, kind: MatchKind, path: &str, me: AppId) -> Option
 
 impl<'a> Planner<'a> {
     pub(super) fn new(apps: &'a [App], config: &'a Config) -> Self {
+        let statements = group_statements(apps, config);
         Planner {
             apps,
             config,
-            auth_bytes: group_auth_bytes(apps, config),
+            auth_bytes: statements
+                .iter()
+                .map(|s| policies::statements_bytes(s))
+                .collect(),
+            statements: Arc::new(statements),
             groups: BTreeMap::new(),
             open: BTreeSet::new(),
             gaps: BTreeSet::new(),
@@ -285,8 +294,9 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// The bytes each app's auth statements take in a shared group; empty when auth is off.
-fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
+/// Each app's auth statements as a shared group holds them, made once: the planner sizes
+/// groups by them and the groups' policies are made of them. Empty when auth is off.
+fn group_statements(apps: &[App], config: &Config) -> Vec<Vec<String>> {
     use rayon::prelude::*;
     if !config.auth.is_on() {
         return Vec::new();
@@ -295,7 +305,7 @@ fn group_auth_bytes(apps: &[App], config: &Config) -> Vec<usize> {
         .header_dispatch()
         .then_some(config.lattice.dispatch_header.as_str());
     (apps.par_iter().with_max_len(crate::diag::PIECE))
-        .map(|app| policies::app_bytes(app, config, header))
+        .map(|app| policies::app_statements(app, config, header))
         .collect()
 }
 

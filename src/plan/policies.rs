@@ -115,15 +115,22 @@ pub(crate) fn canonical_statement(value: &Value) -> Option<String> {
 /// under header dispatch), so that an app's callers stand together, then by text.
 pub(crate) fn in_canonical_order(statements: &mut Vec<String>) {
     statements.sort_by_cached_key(|text| {
-        let value: Value = serde_json::from_str(text).unwrap_or_default();
-        let header = &value["Condition"]["StringEqualsIgnoreCase"];
-        (
-            value["Resource"].to_string(),
-            header.to_string(),
-            text.clone(),
-        )
+        // Only what the order looks at is read: the principals, effect and action of each
+        // statement are skipped rather than built as values.
+        let scope: Scope = serde_json::from_str(text).unwrap_or_default();
+        let header = &scope.condition["StringEqualsIgnoreCase"];
+        (scope.resource.to_string(), header.to_string(), text.clone())
     });
     statements.dedup();
+}
+
+/// What a statement scopes, for [`in_canonical_order`]: `null` where it has none.
+#[derive(Deserialize, Default)]
+struct Scope {
+    #[serde(rename = "Resource", default)]
+    resource: Value,
+    #[serde(rename = "Condition", default)]
+    condition: Value,
 }
 
 /// One value as a string, several as an array.

@@ -1,5 +1,6 @@
 //! The built-in templates that render nearly every file (a Kong route and its bridge
-//! Service per app, a Lattice route per group or host, the kustomizations), written
+//! Service per app, a Lattice route per group or host, the kustomizations, the auth
+//! policies, and with `observability:` the PrometheusRules and AccessLogPolicies), written
 //! straight from their contexts: at 10,000 apps the template engine spent about a fifth of
 //! a render's processor time on them, making each context a template value and
 //! interpreting the template.
@@ -28,6 +29,9 @@ pub(super) fn write(object: &Object) -> Option<String> {
         Object::Bridge(c) => bridge(w, c),
         Object::GroupRoute(c) => group_route(w, c),
         Object::HostRoute(c) => host_route(w, c),
+        Object::PrometheusRule(c) => super::rule_writer::prometheus_rule(w, c)?,
+        Object::AccessLogPolicy(c) => super::policy_writers::access_log_policy(w, c),
+        Object::AuthPolicy(c) => super::policy_writers::iam_auth_policy(w, c),
         Object::Kustomization(c) => {
             head(w, Kind::Kustomization);
             if c.resources.is_empty() {
@@ -45,12 +49,12 @@ pub(super) fn write(object: &Object) -> Option<String> {
 }
 
 /// A text value as the templates test it: set when present and not empty.
-fn set(value: Option<&str>) -> Option<&str> {
+pub(super) fn set(value: Option<&str>) -> Option<&str> {
     value.filter(|v| !v.is_empty())
 }
 
 /// `{prefix}{{ value | yaml }}` and a line break.
-fn line(w: &mut String, prefix: &str, value: &str) {
+pub(super) fn line(w: &mut String, prefix: &str, value: &str) {
     w.push_str(prefix);
     push_yaml(w, value);
     w.push('\n');
@@ -62,13 +66,13 @@ fn number(w: &mut String, prefix: &str, value: impl std::fmt::Display) {
 }
 
 /// An object's `apiVersion` and `kind`, as the typed read-back expects them.
-fn head(w: &mut String, kind: Kind) {
+pub(super) fn head(w: &mut String, kind: Kind) {
     let (api, kind) = kind.api();
     let _ = write!(w, "apiVersion: {api}\nkind: {kind}\n");
 }
 
 /// The head every route and Service has: its name, namespace and the managed-by label.
-fn metadata(w: &mut String, kind: Kind, name: &str, namespace: &str) {
+pub(super) fn metadata(w: &mut String, kind: Kind, name: &str, namespace: &str) {
     head(w, kind);
     w.push_str("metadata:\n");
     line(w, "  name: ", name);

@@ -7,7 +7,8 @@
 //!
 //! - `assembly`: the whole tree, and its kustomizations; `jobs`: an object as a job;
 //!   `templates`: the template set, and `builtin` the text of its most used templates
-//!   written without the engine; `lattice_side`, `kong_side`, `previews`, `monitoring`:
+//!   written without the engine (`policy_writers` and `rule_writer` the policies and
+//!   PrometheusRules of it); `lattice_side`, `kong_side`, `previews`, `monitoring`:
 //!   the objects of each;
 //! - `objects`: what each template is given; `typed`: the typed object a built-in template
 //!   must turn it into; `readback`: a rendered document parsed back and held to it;
@@ -28,8 +29,10 @@ mod monitoring;
 pub(crate) use monitoring::APP_RATE_BY_ROUTE;
 pub(crate) mod not_stored;
 mod objects;
+mod policy_writers;
 mod preview_objects;
 mod readback;
+mod rule_writer;
 mod templates;
 mod typed;
 

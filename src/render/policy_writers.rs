@@ -16,13 +16,10 @@ fn group_label(w: &mut String, group: Option<u32>) {
     }
 }
 
-/// A policy's `targetRef`: the route it is attached to.
-fn target_ref(w: &mut String, indent: &str, route: &str) {
-    let _ = write!(
-        w,
-        "{indent}targetRef:\n{indent}  group: gateway.networking.k8s.io\n{indent}  kind: HTTPRoute\n"
-    );
-    line(w, &format!("{indent}  name: "), route);
+/// A policy's `targetRef` (under `spec:`): the route it is attached to.
+fn target_ref(w: &mut String, route: &str) {
+    w.push_str("  targetRef:\n    group: gateway.networking.k8s.io\n    kind: HTTPRoute\n");
+    line(w, "    name: ", route);
 }
 
 /// `lattice/iam-auth-policy.yaml.j2`.
@@ -35,7 +32,7 @@ pub(super) fn iam_auth_policy(w: &mut String, c: &AuthPolicyCtx) {
     metadata(w, Kind::IamAuthPolicy, &c.name, c.namespace);
     group_label(w, c.group);
     w.push_str("  annotations:\n    argocd.argoproj.io/sync-options: PruneLast=true\nspec:\n");
-    target_ref(w, "  ", &c.route);
+    target_ref(w, &c.route);
     w.push_str("  policy: |-\n");
     // The template gets the policy's lines as `str::lines` cuts them.
     for l in c.policy.lines() {
@@ -53,5 +50,5 @@ pub(super) fn access_log_policy(w: &mut String, c: &AccessLogCtx) {
     group_label(w, c.group);
     w.push_str("spec:\n  destinationArn: >-\n");
     let _ = writeln!(w, "    {}", c.destination);
-    target_ref(w, "  ", &c.route);
+    target_ref(w, &c.route);
 }

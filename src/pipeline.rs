@@ -3,7 +3,7 @@
 //! operations (`ops`) start them, and add their own last step (writing, or handing what
 //! was built to the layers that check it or judge a change).
 
-use crate::diag::{Diagnostics, Sources};
+use crate::diag::{Diagnostic, Diagnostics, Sources};
 use crate::input::ProjectPaths;
 use crate::output;
 use crate::plan;
@@ -114,21 +114,29 @@ pub(crate) struct Failure {
 
 /// Load → validate → plan → render, in memory. Nothing is written.
 pub(crate) fn build(paths: &ProjectPaths, templates: &render::Templates) -> Result<Built, Failure> {
-    build_with(paths, templates, false)
+    build_with(paths, templates, false, None)
 }
 
+/// A tree read beside a build (the committed output folder), once it has been read: the
+/// render takes the texts it holds too, so that the two hold one copy of each.
+pub(crate) type Beside = std::sync::OnceLock<Result<crate::manifest::tree::Tree, Diagnostic>>;
+
 /// [`build`] with every move in the lock finished: the target `render --base` steps toward.
+/// A text the render makes that `beside` holds (read by the time the render starts) is
+/// `beside`'s.
 pub(crate) fn build_final(
     paths: &ProjectPaths,
     templates: &render::Templates,
+    beside: Option<&Beside>,
 ) -> Result<Built, Failure> {
-    build_with(paths, templates, true)
+    build_with(paths, templates, true, beside)
 }
 
 fn build_with(
     paths: &ProjectPaths,
     templates: &render::Templates,
     finish_moves: bool,
+    beside: Option<&Beside>,
 ) -> Result<Built, Failure> {
     let run = prepare_with(paths, finish_moves);
     let Some(prepared) = run.prepared else {
@@ -139,7 +147,8 @@ fn build_with(
     };
     let (plan, apps, config) = (&prepared.plan, &prepared.apps, &prepared.config);
     let rendered = if finish_moves {
-        render::render_with_docs(plan, apps, config, templates)
+        let like = beside.and_then(|b| b.get()?.as_ref().ok());
+        render::render_with_docs(plan, apps, config, templates, like)
     } else {
         render::render(plan, apps, config, templates).map(|o| (o, render::Docs::default()))
     };
@@ -176,14 +185,16 @@ pub(crate) struct Partial {
     pub rendered: Option<Result<(render::Rendered, render::Docs), Diagnostics>>,
 }
 
-/// Load → validate → plan → render with the routing model, in memory, keeping the plan
-/// when the render fails (see [`Partial`]).
-pub(crate) fn build_partial(paths: &ProjectPaths, templates: &render::Templates) -> Partial {
-    let mut run = prepare(paths);
-    let rendered = run
-        .prepared
-        .as_ref()
-        .map(|p| render::render_with_docs(&p.plan, &p.apps, &p.config, templates));
+/// The render, with the routing model, of what [`prepare`] made, in memory, keeping the plan
+/// when the render fails (see [`Partial`]). A text the render makes that `like` holds is
+/// `like`'s.
+pub(crate) fn render_partial(
+    mut run: Run,
+    templates: &render::Templates,
+    like: Option<&crate::manifest::tree::Tree>,
+) -> Partial {
+    let rendered = (run.prepared.as_ref())
+        .map(|p| render::render_with_docs(&p.plan, &p.apps, &p.config, templates, like));
     if let Some(Ok((out, _))) = &rendered {
         run.diags
             .extend(render::not_stored::not_stored_findings(out, templates));

@@ -91,13 +91,14 @@ fn check_env(
     };
     // The base is read while the project is built for the rollout step: the committed
     // tree first, then from Git only the files the change touched, and the base's lock.
-    let ((base, committed, shipped), built) = rayon::join(
+    // The committed tree, once read, is the render's to share texts with.
+    let read = crate::pipeline::Beside::new();
+    let ((base, shipped), built) = rayon::join(
         || {
             let Some(rev) = args.base else {
-                return (Ok(None), None, None);
+                return (Ok(None), None);
             };
-            let committed = crate::output::read_tree(&out);
-            let now = committed.as_ref().ok();
+            let now = read.get_or_init(|| crate::output::read_tree(&out)).as_ref();
             let base = crate::rollout::git::base_tree_of(
                 &paths,
                 Some(rev),
@@ -107,19 +108,19 @@ fn check_env(
                 Ok(Some((rev, _))) => crate::rollout::steps::shipped(&paths.lock, rev),
                 _ => None,
             };
-            (base, Some(committed), shipped)
+            (base, shipped)
         },
         || {
             args.base
                 .is_some()
-                .then(|| crate::pipeline::build_final(&paths, &templates))
+                .then(|| crate::pipeline::build_final(&paths, &templates, Some(&read)))
         },
     );
     let mut base = match base {
         Ok(b) => b,
         Err(d) => return Err(ui.fail(d, &Sources::default())),
     };
-    let mut committed = committed;
+    let mut committed = read.into_inner();
     if let Some(Ok(built)) = &built {
         share_with_render(&built.output.files, base.as_mut(), committed.as_mut());
     }
@@ -173,13 +174,15 @@ fn built_and_read(
         let tree = committed.unwrap_or_else(|| crate::output::read_tree(out));
         return (b.into(), tree);
     }
-    let build = || crate::pipeline::build_partial(paths, templates);
-    match committed {
-        Some(tree) => (build(), tree),
-        // The build leaves a core idle at times (listing the declarations, merging what was
-        // read, planning): the committed tree is read in those gaps.
-        None => crate::output::read_tree_while(out, build),
-    }
+    let (run, tree) = match committed {
+        Some(tree) => (crate::pipeline::prepare(paths), tree),
+        // The shared stages leave a core idle at times (listing the declarations, merging
+        // what was read, planning): the committed tree is read in those gaps.
+        None => crate::output::read_tree_while(out, || crate::pipeline::prepare(paths)),
+    };
+    // Read before the render, so that the render takes the committed texts it makes too.
+    let like = tree.as_ref().ok();
+    (crate::pipeline::render_partial(run, templates, like), tree)
 }
 
 /// The apps whose old addresses the committed tree takes from their callers of their own:

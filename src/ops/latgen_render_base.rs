@@ -42,10 +42,12 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     // The output folder and the base are read while the project is built, as `check
     // --base` reads them: the base takes each file Git holds as the folder has it from the
     // folder (a hash, not a read through Git), and the step is written against the folder.
-    let ((base, existing), built) = rayon::join(
-        || read_base(paths, rev),
-        || crate::pipeline::build_final(paths, &templates),
+    let existing = crate::pipeline::Beside::new();
+    let (base, built) = rayon::join(
+        || read_base(paths, rev, &existing),
+        || crate::pipeline::build_final(paths, &templates, Some(&existing)),
     );
+    let existing = existing.into_inner().unwrap_or_else(|| Ok(Tree::new()));
     let (base, shipped) = match base {
         Ok(found) => found.unwrap_or_default(),
         Err(d) => return ui.fail(d, &Sources::default()),
@@ -91,21 +93,22 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
 /// The base's output and the rollout its lock records: None without a base.
 type Base = Option<(Tree, Option<crate::input::lock::Rollout>)>;
 
-/// The [`Base`] at `rev`, and the output folder as it is.
+/// The [`Base`] at `rev`, after the output folder as it is (into `existing`: the render
+/// takes the texts it makes too from there).
 fn read_base(
     paths: &ProjectPaths,
     rev: &str,
-) -> (Result<Base, Diagnostic>, Result<Tree, Diagnostic>) {
-    let existing = output::read_tree(&paths.output);
+    existing: &crate::pipeline::Beside,
+) -> Result<Base, Diagnostic> {
+    let existing = existing.get_or_init(|| output::read_tree(&paths.output));
     let empty = Tree::new();
     let now = existing.as_ref().unwrap_or(&empty);
-    let base = crate::rollout::git::base_tree_of(paths, Some(rev), now).map(|found| {
+    crate::rollout::git::base_tree_of(paths, Some(rev), now).map(|found| {
         found.map(|(resolved, b)| {
             let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
             (output::manifests(&b).into_owned(), shipped)
         })
-    });
-    (base, existing)
+    })
 }
 
 /// The step written (or, with `check`, compared with the output folder), and what it holds.

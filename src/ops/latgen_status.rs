@@ -306,7 +306,7 @@ fn rollout(paths: &ProjectPaths, rev: &str, here: &Tree, ui: Ui) -> Result<Optio
     };
     let base = crate::output::manifests(&base).into_owned();
     let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
-    let built = crate::pipeline::build_final(paths, &templates).map_err(|f| {
+    let built = crate::pipeline::build_final(paths, &templates, None).map_err(|f| {
         ui.report(&f.diags, &f.sources);
         Exit::Error
     })?;

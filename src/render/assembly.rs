@@ -43,17 +43,20 @@ pub fn render(
     config: &Config,
     templates: &Templates,
 ) -> Result<Rendered, Diagnostics> {
-    render_tree(plan, apps, config, templates, false).map(|(out, _)| out)
+    render_tree(plan, apps, config, templates, (false, None)).map(|(out, _)| out)
 }
 
-/// Renders the whole tree like [`render`], with the routing model of what it rendered.
+/// Renders the whole tree like [`render`], with the routing model of what it rendered. A
+/// rendered text that `like` (a tree read beside the render) holds at the same path is
+/// `like`'s: the two trees then hold one copy of it.
 pub(crate) fn render_with_docs(
     plan: &Plan,
     apps: &[App],
     config: &Config,
     templates: &Templates,
+    like: Option<&Tree>,
 ) -> Result<(Rendered, Docs), Diagnostics> {
-    render_tree(plan, apps, config, templates, true)
+    render_tree(plan, apps, config, templates, (true, like))
 }
 
 /// What the objects of a tree are made from; their contexts borrow it.
@@ -70,7 +73,7 @@ fn render_tree(
     apps: &[App],
     config: &Config,
     templates: &Templates,
-    keep_docs: bool,
+    (keep_docs, like): (bool, Option<&Tree>),
 ) -> Result<(Rendered, Docs), Diagnostics> {
     crate::diag::progress::stage("rendering and checking objects", None);
     let inputs = Inputs {
@@ -80,7 +83,7 @@ fn render_tree(
         lattice_gw: GatewayCtx::from(&config.lattice.gateway),
         kong_gw: GatewayCtx::from(&config.kong.gateway),
     };
-    let mut r = Renderer::new(templates, keep_docs);
+    let mut r = Renderer::new(templates, keep_docs, like);
     r.emit_lattice_routes(&inputs);
     if config.lattice.reference_grants {
         r.emit_reference_grants(&inputs);
@@ -251,7 +254,7 @@ pub(super) fn kustomization(templates: &Templates, resources: &[&str]) -> Result
             service_name: None,
         },
     };
-    render_job(templates, job, false).map(|r| r.body)
+    render_job(templates, job, (false, None)).map(|r| r.body)
 }
 
 /// The Lattice service Kong sends app `id` to, by its domain: its group's, or its own host

@@ -130,7 +130,7 @@ impl Between<'_> {
             object: Box::new(|| Object::AuthPolicy(object)),
             expect,
         };
-        render_job(self.templates, job, false)
+        render_job(self.templates, job, (false, None))
             .ok()
             .map(|r| r.body.to_string())
     }
@@ -173,7 +173,7 @@ impl Versions for Between<'_> {
             object: Box::new(|| Object::PrometheusRule(object)),
             expect,
         };
-        render_job(self.templates, job, false)
+        render_job(self.templates, job, (false, None))
             .ok()
             .map(|r| r.body.to_string())
     }
@@ -261,7 +261,7 @@ impl Between<'_> {
                 service_name,
             },
         };
-        render_job(self.templates, job, false)
+        render_job(self.templates, job, (false, None))
             .ok()
             .map(|r| r.body.to_string())
     }

@@ -33,6 +33,9 @@ pub(super) struct Renderer<'a> {
     done: Vec<RenderedObject>,
     diags: Diagnostics,
     keep_docs: bool,
+    /// A tree read beside the render (the committed output folder), whose texts a rendered
+    /// file takes when it is the same.
+    like: Option<&'a crate::manifest::tree::Tree>,
 }
 
 /// Objects rendered per parallel batch.
@@ -57,14 +60,20 @@ pub(super) struct RenderedObject {
 pub(crate) type Docs = crate::manifest::tree::Docs;
 
 impl<'a> Renderer<'a> {
-    /// A renderer of no objects yet; `keep_docs` keeps each object's routing model.
-    pub(super) fn new(templates: &'a Templates, keep_docs: bool) -> Self {
+    /// A renderer of no objects yet; `keep_docs` keeps each object's routing model, and a
+    /// rendered text that `like` holds at the same path is `like`'s (see [`render_job`]).
+    pub(super) fn new(
+        templates: &'a Templates,
+        keep_docs: bool,
+        like: Option<&'a crate::manifest::tree::Tree>,
+    ) -> Self {
         Renderer {
             templates,
             jobs: Vec::new(),
             done: Vec::new(),
             diags: Diagnostics::new(),
             keep_docs,
+            like,
         }
     }
 
@@ -102,12 +111,12 @@ impl<'a> Renderer<'a> {
     fn flush(&mut self) {
         use rayon::prelude::*;
         let templates = self.templates;
-        let keep = self.keep_docs;
+        let (keep, like) = (self.keep_docs, self.like);
         let results: Vec<Result<RenderedObject, Diagnostic>> = std::mem::take(&mut self.jobs)
             .into_par_iter()
             .with_max_len(crate::diag::PIECE)
             .map(|job| {
-                let done = render_job(templates, job, keep);
+                let done = render_job(templates, job, (keep, like));
                 crate::diag::progress::advance(1);
                 done
             })
@@ -131,10 +140,15 @@ impl<'a> Renderer<'a> {
 /// model), since tests/suite/proof.rs and the `pipeline` fuzz target prove that it does for any
 /// valid input. The routing model, when asked for, comes from a built-in template's object
 /// (see [`Object::doc`]) and from the read-back of a custom one's.
+///
+/// A text that `like` holds at the same path is kept as `like`'s: a check holds the
+/// committed folder beside the render, and most of its files are what the render makes,
+/// so the two then hold one copy of each (at 100,000 apps, a quarter of a gigabyte less
+/// at the check's peak) and later comparisons of them are by address.
 pub(super) fn render_job(
     templates: &Templates,
     job: Job,
-    keep_doc: bool,
+    (keep_doc, like): (bool, Option<&crate::manifest::tree::Tree>),
 ) -> Result<RenderedObject, Diagnostic> {
     let object = (job.object)();
     let custom = templates.is_custom(job.template);
@@ -151,11 +165,13 @@ pub(super) fn render_job(
         templates.count_custom_output(job.template, text.len())?;
     }
     let model = (!custom && templates.verify).then(|| object.model());
-    // Where the file goes under the output folder: the routing model names it.
-    let path = keep_doc.then(|| PathBuf::from(job.side.dir()).join(&job.file));
+    // Where the file goes under the output folder: the routing model names it by that, and
+    // the tree read beside the render holds it there.
+    let at = (keep_doc || like.is_some()).then(|| PathBuf::from(job.side.dir()).join(&job.file));
+    let path = at.as_deref().filter(|_| keep_doc);
     let checked = if custom || templates.verify {
         let read = ReadOptions {
-            keep_doc: path.as_deref().filter(|_| custom),
+            keep_doc: path.filter(|_| custom),
             stored_form: custom,
             model: model.as_ref(),
         };
@@ -167,7 +183,11 @@ pub(super) fn render_job(
             added: Vec::new(),
         }
     };
-    let doc = match (&model, path.as_deref()) {
+    let body = match (like, at.as_deref()) {
+        (Some(like), Some(at)) => shared(like, at, checked.body),
+        _ => checked.body.into(),
+    };
+    let doc = match (&model, path) {
         _ if custom => checked.doc,
         (Some(model), Some(p)) => model.doc(p),
         (None, Some(p)) => object.doc(p),
@@ -177,8 +197,20 @@ pub(super) fn render_job(
         side: job.side,
         file: job.file,
         template: job.template,
-        body: checked.body.into(),
+        body,
         doc,
         added: checked.added,
     })
+}
+
+/// `body` as `like`'s text at `path` when that is the same text; else as a text of its own.
+fn shared(
+    like: &crate::manifest::tree::Tree,
+    path: &std::path::Path,
+    body: String,
+) -> crate::manifest::tree::Text {
+    match like.get(path) {
+        Some(text) if **text == *body => std::sync::Arc::clone(text),
+        _ => body.into(),
+    }
 }

@@ -149,15 +149,18 @@ fn route_findings(
             .help("run `latgen render`, which sizes groups so that their policies fit; declare fewer callers per app (an account or an organization rather than each role)"),
         );
     }
+    // A proven policy is read by the property tests too (a declared caller is let in only
+    // through its statements), so it is not parsed here: at 10,000 apps that parse was a
+    // tenth of the check's auth time.
+    if proven.contains(route.file.as_path()) && proven.contains(policy.file.as_path()) {
+        return diags;
+    }
     if let Some(why) = policy.unreadable() {
         diags.push(
             Diagnostic::error(Code::AuthMismatch, format!("the auth policy of `{name}` cannot be checked: {why}"))
                 .at(at)
                 .help("run `latgen render` to write it anew; declare callers in the apps' `callers:` rather than editing the policy"),
         );
-        return diags;
-    }
-    if proven.contains(route.file.as_path()) && proven.contains(policy.file.as_path()) {
         return diags;
     }
     let mut told = BTreeSet::new();

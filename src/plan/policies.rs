@@ -114,23 +114,47 @@ pub(crate) fn canonical_statement(value: &Value) -> Option<String> {
 /// them in, each once: by the requests they scope (the resources, then the dispatch header
 /// under header dispatch), so that an app's callers stand together, then by text.
 pub(crate) fn in_canonical_order(statements: &mut Vec<String>) {
-    statements.sort_by_cached_key(|text| {
-        // Only what the order looks at is read: the principals, effect and action of each
-        // statement are skipped rather than built as values.
-        let scope: Scope = serde_json::from_str(text).unwrap_or_default();
-        let header = &scope.condition["StringEqualsIgnoreCase"];
-        (scope.resource.to_string(), header.to_string(), text.clone())
-    });
+    let order = {
+        // Each statement's resources and dispatch header, as the JSON text they are in it:
+        // latgen's statements are compact JSON, so that text is the value's own.
+        let keys: Vec<(&str, &str, &str)> = (statements.iter())
+            .map(|text| {
+                let (resource, header) = scope_of(text);
+                (resource, header, text.as_str())
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
+        order
+    };
+    let mut taken: Vec<Option<String>> = std::mem::take(statements).into_iter().map(Some).collect();
+    *statements = order.into_iter().filter_map(|i| taken[i].take()).collect();
     statements.dedup();
 }
 
-/// What a statement scopes, for [`in_canonical_order`]: `null` where it has none.
-#[derive(Deserialize, Default)]
-struct Scope {
-    #[serde(rename = "Resource", default)]
-    resource: Value,
-    #[serde(rename = "Condition", default)]
-    condition: Value,
+/// What statement `text` scopes, for [`in_canonical_order`]: its `Resource` and its
+/// `StringEqualsIgnoreCase` condition as JSON text, `null` where it has none. Only these
+/// are read: the principals, effect and action are skipped rather than built as values.
+fn scope_of<'a>(text: &'a str) -> (&'a str, &'a str) {
+    use serde_json::value::RawValue;
+    #[derive(Deserialize)]
+    struct Scope<'a> {
+        #[serde(rename = "Resource", borrow, default)]
+        resource: Option<&'a RawValue>,
+        #[serde(rename = "Condition", borrow, default)]
+        condition: Option<Condition<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Condition<'a> {
+        #[serde(rename = "StringEqualsIgnoreCase", borrow, default)]
+        header: Option<&'a RawValue>,
+    }
+    let Ok(scope) = serde_json::from_str::<Scope<'_>>(text) else {
+        return ("null", "null");
+    };
+    let header = scope.condition.and_then(|c| c.header);
+    let raw = |v: Option<&'a RawValue>| v.map_or("null", RawValue::get);
+    (raw(scope.resource), raw(header))
 }
 
 /// One value as a string, several as an array.

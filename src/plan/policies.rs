@@ -114,22 +114,19 @@ pub(crate) fn canonical_statement(value: &Value) -> Option<String> {
 /// them in, each once: by the requests they scope (the resources, then the dispatch header
 /// under header dispatch), so that an app's callers stand together, then by text.
 pub(crate) fn in_canonical_order(statements: &mut Vec<String>) {
-    let order = {
-        // Each statement's resources and dispatch header, as the JSON text they are in it:
-        // latgen's statements are compact JSON, so that text is the value's own.
-        let keys: Vec<(&str, &str, &str)> = (statements.iter())
-            .map(|text| {
-                let (resource, header) = scope_of(text);
-                (resource, header, text.as_str())
-            })
-            .collect();
-        let mut order: Vec<usize> = (0..keys.len()).collect();
-        order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
-        order
-    };
-    let mut taken: Vec<Option<String>> = std::mem::take(statements).into_iter().map(Some).collect();
-    *statements = order.into_iter().filter_map(|i| taken[i].take()).collect();
-    statements.dedup();
+    // By each statement's resources and dispatch header as the JSON text they are in it
+    // (latgen's statements are compact JSON, so that text is the value's own), then by text.
+    let mut order: Vec<usize> = (0..statements.len()).collect();
+    {
+        let keys: Vec<(&str, &str)> = statements.iter().map(|t| scope_of(t)).collect();
+        let key = |i: usize| (keys[i], &statements[i]);
+        order.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)));
+    }
+    let mut sorted: Vec<String> = (order.into_iter())
+        .map(|i| std::mem::take(&mut statements[i]))
+        .collect();
+    sorted.dedup();
+    *statements = sorted;
 }
 
 /// What statement `text` scopes, for [`in_canonical_order`]: its `Resource` and its

@@ -96,7 +96,11 @@ pub(crate) fn next_step(
     let versions = Remembered::new(&between);
     let keep = KeptApps::of(&built.prepared.apps, released);
     let gate = judge::Gate::of(config, keep.clone());
-    let Some(steps) = every_step(base, (target, &built.docs), &gate, &versions) else {
+    // A switch's base is every file changed: its documents are the lock's render's.
+    let locked = (built.switched_from.as_ref())
+        .and_then(|lock| crate::pipeline::render_as_locked(&built.prepared, lock, templates, base));
+    let locked = locked.as_ref().map(|(tree, docs)| (tree, docs));
+    let Some(steps) = every_step(base, (target, &built.docs), locked, &gate, &versions) else {
         let full = over_limit_unions(base, target, limit, &versions);
         return Err(Stuck {
             built: Box::new(built),
@@ -258,6 +262,7 @@ fn rollout_of(text: &str) -> Option<Rollout> {
 pub(crate) fn every_step(
     base: &Tree,
     (target, target_docs): (&Tree, &Docs),
+    locked: Option<(&Tree, &Docs)>,
     gate: &judge::Gate,
     versions: &dyn Versions,
 ) -> Option<Steps> {
@@ -275,7 +280,7 @@ pub(crate) fn every_step(
             break;
         }
         let (at_docs, at_state) = known.take().unwrap_or_else(|| {
-            let docs = Docs::read_like(at, target, target_docs);
+            let docs = Docs::read_like_either(at, (target, target_docs), locked);
             let net = state(&docs, &docs);
             (docs, net)
         });

@@ -419,3 +419,55 @@ fn a_render_beside_a_read_tree_takes_its_equal_texts_and_only_those() {
     }
     assert!(shared > 100, "{shared} texts shared");
 }
+
+/// A switch of dispatch mode changes every routing file, so a rollout would parse its
+/// base whole (23 MB at 10,000 apps): the lock the base was planned with, in the mode it
+/// records, renders the base again byte for byte, and the rollout takes each base document
+/// from that render (or from the target's, for a file the switch leaves as it was).
+#[test]
+fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_with() {
+    use std::sync::Arc;
+    let tmp = common::copy_project(&common::root());
+    let dir = tmp.path();
+    let committed = common::read_tree(&common::root().join("generated"));
+    common::write_tree(&dir.join("generated"), &committed);
+    let yaml = dir.join("latgen.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let text = text.replace("lattice:\n", "lattice:\n  dispatch: header\n");
+    std::fs::write(&yaml, text).unwrap();
+    let paths = latgen::input::ProjectPaths::at_root(dir);
+    let templates = latgen::render::Templates::load(None).unwrap();
+    let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
+    let lock = (built.switched_from.as_ref()).expect("the lock records path dispatch");
+    let base = latgen::output::read_tree(&paths.output).unwrap();
+    let (again, docs) =
+        latgen::pipeline::render_as_locked(&built.prepared, lock, &templates, &base).unwrap();
+    for (rel, text) in &base {
+        let made = again
+            .get(rel)
+            .unwrap_or_else(|| panic!("{} is made", rel.display()));
+        if rel.ends_with("kustomization.yaml") {
+            assert_eq!(made, text, "{}", rel.display());
+        } else {
+            assert!(Arc::ptr_eq(made, text), "{} is made again", rel.display());
+        }
+    }
+    let target = (&built.output.files, &built.docs);
+    let read = latgen::manifest::tree::Docs::read_like_either(&base, target, Some((&again, &docs)));
+    let mut from_lock = 0;
+    for (rel, doc) in read.iter() {
+        let same = |d: Option<&latgen_sim::routing::Doc>| d.is_some_and(|d| std::ptr::eq(d, doc));
+        from_lock += usize::from(same(docs.get(rel)));
+        assert!(
+            same(docs.get(rel)) || same(built.docs.get(rel)),
+            "{} is parsed",
+            rel.display()
+        );
+    }
+    let manifests = base.keys().filter(|r| !r.ends_with("kustomization.yaml"));
+    assert_eq!(read.iter().count(), manifests.count());
+    assert!(
+        from_lock > 20,
+        "{from_lock} documents from the lock's render"
+    );
+}

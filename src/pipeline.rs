@@ -27,14 +27,15 @@ pub(crate) fn prepare(paths: &ProjectPaths) -> Run {
 }
 
 /// Load → validate → plan, with every move in the lock finished when `finish_moves`.
-/// And the lock as read when it was planned for the other dispatch mode (see
-/// [`Built::switched_from`]).
+/// Also the lock as read, when moves are finished and it was planned for the other
+/// dispatch mode (see [`Built::switched_from`]).
 fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> (Run, Option<Lock>) {
     let mut diags = Diagnostics::new();
     let mut loaded = crate::input::load(paths, &mut diags);
-    // Kept before any move is finished: the output it stands for is the one committed.
-    let switching = loaded.lock.dispatch != loaded.config.lattice.dispatch;
-    let switched_from = (switching && !loaded.lock.apps.is_empty()).then(|| loaded.lock.clone());
+    // Kept before any move is finished: the output it stands for is the one committed. Only
+    // a rollout's target (moves finished) renders it again.
+    let switched_from = (finish_moves && plan::switching(&loaded.lock, &loaded.config))
+        .then(|| loaded.lock.clone());
     let mut finished_moves = Vec::new();
     if finish_moves {
         for (app, (m, _)) in std::mem::take(&mut loaded.lock.moves) {
@@ -63,16 +64,9 @@ fn prepare_with(paths: &ProjectPaths, finish_moves: bool) -> (Run, Option<Lock>)
             paths.output.clone(),
             &loaded.config,
         );
-        let mut plan = plan::plan_with(
-            &apps,
-            &loaded.lock,
-            &paths.lock,
-            &loaded.config,
-            &rendered,
-            &mut diags,
-        );
-        plan::services::assign(&mut plan, &apps, &loaded.lock, &loaded.config, &mut diags);
-        plan.previews = plan::preview_groups::place(previews, &apps, &loaded.lock, &loaded.config);
+        let (lock, config) = (&loaded.lock, &loaded.config);
+        let mut plan = placed(&apps, (lock, &paths.lock), config, &rendered, &mut diags);
+        plan.previews = plan::preview_groups::place(previews, &apps, lock, config);
         plan.lock.previews = plan.previews.lock_entries();
         (!diags.has_errors()).then_some(Prepared {
             config: loaded.config,
@@ -102,8 +96,8 @@ pub(crate) struct Built {
     /// Warnings found on the way (errors end the run instead).
     pub diags: Diagnostics,
     pub sources: Sources,
-    /// The lock as read, when it was planned for the other dispatch mode: it stands for the
-    /// output of a switch's base, which can then be rendered again from it
+    /// The lock as read, when it was planned for the other dispatch mode (only with
+    /// [`build_final`]): it stands for the output of a switch's base, which can then be rendered again from it
     /// ([`render_as_locked`]) rather than parsed.
     pub switched_from: Option<Lock>,
 }
@@ -148,21 +142,32 @@ pub(crate) fn render_as_locked(
     let mut diags = Diagnostics::new();
     let apps = &prepared.apps;
     let lock_file = std::path::Path::new("latgen.lock");
-    let mut plan = plan::plan_with(
+    let plan = placed(
         apps,
-        lock,
-        lock_file,
+        (lock, lock_file),
         &config,
         &plan::NoPrevious,
         &mut diags,
     );
-    plan::services::assign(&mut plan, apps, lock, &config, &mut diags);
     if diags.has_errors() {
         return None;
     }
     let (output, docs) =
         render::render_with_docs(&plan, apps, &config, templates, Some(like)).ok()?;
     Some((output.files, docs))
+}
+
+/// The plan of `apps`: each path-routed app in its group, each Lattice service named.
+fn placed(
+    apps: &[crate::input::app::App],
+    (lock, lock_file): (&Lock, &std::path::Path),
+    config: &crate::input::config::Config,
+    previous: &dyn plan::Previous,
+    diags: &mut Diagnostics,
+) -> plan::Plan {
+    let mut plan = plan::plan_with(apps, lock, lock_file, config, previous, diags);
+    plan::services::assign(&mut plan, apps, lock, config, diags);
+    plan
 }
 
 /// A tree read beside a build (the committed output folder), once it has been read: the

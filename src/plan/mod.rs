@@ -30,7 +30,7 @@ pub use decisions::Plan;
 pub(crate) use decisions::{Dedicated, Group, NoPrevious, Outgrown, Previous};
 pub(crate) use no_room::NoRoom;
 pub use passes::plan;
-pub(crate) use passes::{no_such_group, plan_with};
+pub(crate) use passes::{no_such_group, plan_with, switching};
 pub(crate) use planner::Occupancy;
 use planner::Planner;
 pub(crate) use rules::{Rule, app_rules, in_groups, in_groups_once_placed, rules_needed};

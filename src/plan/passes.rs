@@ -69,7 +69,7 @@ pub(crate) fn plan_with(
     // kind: every app is placed anew, in groups numbered after the lock's, so that the old
     // groups serve until Kong has moved off them (the rollout drops them after).
     let fresh = Lock::default();
-    let switching = lock.dispatch != config.lattice.dispatch && !lock.apps.is_empty();
+    let switching = switching(lock, config);
     let lock = if switching {
         planner.highest = highest_group(lock);
         &fresh
@@ -102,6 +102,13 @@ pub(crate) fn plan_with(
     lattice_service::record(&mut plan, apps, config, &statements);
     diags.extend(over_budget::findings(&plan, apps, config));
     plan
+}
+
+/// Whether `lock` places apps for the other dispatch mode than `config` asks for: the plan
+/// then places every app anew (a switch), and the lock stands for the output of the mode
+/// it records.
+pub(crate) fn switching(lock: &Lock, config: &Config) -> bool {
+    lock.dispatch != config.lattice.dispatch && !lock.apps.is_empty()
 }
 
 /// The highest group number a lock uses, moves included.

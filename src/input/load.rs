@@ -304,7 +304,7 @@ fn read_declarations(
     let mut diags = Diagnostics::new();
     let files = find_declarations(&paths.apps_dir, project, &mut diags);
     crate::diag::progress::stage("reading declarations", Some(files.len()));
-    let parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
+    let mut parsed: Vec<(PathBuf, Option<String>, Option<AppDecl>, Diagnostics)> = files
         .into_par_iter()
         .with_max_len(crate::diag::PIECE)
         .map(|file| {
@@ -318,20 +318,28 @@ fn read_declarations(
         })
         .collect();
     let mut texts = Vec::with_capacity(parsed.len());
-    let mut decls = Vec::with_capacity(parsed.len());
-    for (file, text, decl, d) in parsed {
-        diags.extend(d);
-        if let Some(text) = text {
+    for (file, text, _, d) in &mut parsed {
+        diags.extend(std::mem::take(d));
+        if let Some(text) = text.take() {
             texts.push((file.clone(), text));
         }
-        if let Some(decl) = decl {
+    }
+    // Collected in place: a parsed declaration is about 1.4 KB (two source locations on
+    // every field), and a second list of them was a copy of 14 MB into fresh memory at
+    // 10,000 apps.
+    let decls = (parsed.into_iter())
+        .filter_map(|(file, _, decl, _)| {
             let stem = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            decls.push(LoadedDecl { file, stem, decl });
-        }
-    }
+            Some(LoadedDecl {
+                file,
+                stem,
+                decl: decl?,
+            })
+        })
+        .collect();
     (decls, texts, diags)
 }
 

@@ -18,7 +18,6 @@
 //! (`input/beneath.rs`), so no write lands outside the project.
 
 use crate::manifest::tree::Tree;
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -222,7 +221,7 @@ pub(crate) fn apply(
     };
     journal::recover(root, &place)?;
     let (inside, outside): (Vec<&Change>, Vec<&Change>) =
-        changes.iter().partition(|c| c.path.starts_with(out_dir));
+        (changes.iter()).partition(|c| super::folder::under(out_dir, &c.path).is_some());
     let mut outside = open_outside(root, &outside)?;
     if inside.is_empty() {
         return write_outside(&outside);
@@ -522,14 +521,10 @@ fn fill_tree(
     existing: &Tree,
     changes: &[&Change],
 ) -> Result<(), Diagnostic> {
-    let by_path: BTreeMap<PathBuf, &Change> = changes
-        .iter()
+    let changed: Vec<(&Path, &Change)> = (changes.iter())
         .map(|c| {
             (
-                c.path
-                    .strip_prefix(out_dir)
-                    .unwrap_or(&c.path)
-                    .to_path_buf(),
+                super::folder::under(out_dir, &c.path).unwrap_or(&c.path),
                 *c,
             )
         })
@@ -538,14 +533,16 @@ fn fill_tree(
     // written, on all cores: creating files in one folder serializes on it in the kernel,
     // but writing them does not (at 10,000 apps a render took 0.42 s with one thread
     // writing, 0.37 s with two).
-    let jobs: Vec<(&PathBuf, Option<&str>)> = existing
-        .keys()
-        .filter(|rel| !by_path.contains_key(*rel))
-        .map(|rel| (rel, None))
+    // Which of the folder's files change, asked only of a folder that has files.
+    let touched: std::collections::HashSet<&Path> = match existing.is_empty() {
+        true => Default::default(),
+        false => changed.iter().map(|(rel, _)| *rel).collect(),
+    };
+    let jobs: Vec<(&Path, Option<&str>)> = (existing.keys())
+        .filter(|rel| !touched.contains(rel.as_path()))
+        .map(|rel| (rel.as_path(), None))
         .chain(
-            by_path
-                .iter()
-                .filter_map(|(rel, c)| c.new.as_deref().map(|text| (rel, Some(text)))),
+            (changed.iter()).filter_map(|(rel, c)| c.new.as_deref().map(|text| (*rel, Some(text)))),
         )
         .collect();
     let folders: std::collections::BTreeSet<&Path> =

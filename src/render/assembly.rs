@@ -203,7 +203,10 @@ fn tree_of(names: &[(Side, String)], parts: Vec<Parts>) -> (Rendered, Docs) {
     let mut out = Rendered::default();
     let (mut files, mut docs) = (Vec::with_capacity(parts.len()), Vec::new());
     for ((side, file), (body, doc, template, added)) in names.iter().zip(parts) {
-        let path = PathBuf::from(side.dir()).join(file);
+        // Sized once: a join that grows the path is a reallocation per file.
+        let mut path = PathBuf::with_capacity(side.dir().len() + 1 + file.len());
+        path.push(side.dir());
+        path.push(file);
         if let Some(doc) = doc {
             docs.push((path.clone(), doc));
         }

@@ -480,7 +480,7 @@ pub(crate) fn next_step(
     // an edit copies no tree.
     let mut state = Overlay {
         base,
-        edits: BTreeMap::new(),
+        edits: Edits::new(),
     };
     // The state's documents, kept beside it: a try of one unit changes a few of them.
     let mut state_docs = judge.base.clone();
@@ -648,7 +648,7 @@ fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
 
 /// `base` with `edits` made, its kustomizations left out. The texts kept are the base's
 /// own, shared rather than copied.
-fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<Text>>) -> Tree {
+fn overlaid(base: &Tree, edits: Edits) -> Tree {
     let mut tree: Tree = (base.iter())
         .filter(|(rel, _)| !is_kustomization(rel) && !edits.contains_key(*rel))
         .map(|(rel, text)| (rel.clone(), Text::clone(text)))
@@ -659,10 +659,16 @@ fn overlaid(base: &Tree, edits: BTreeMap<PathBuf, Option<Text>>) -> Tree {
     tree
 }
 
-/// A tree as a base and edits to some of its files (None: the file is gone).
+/// Edits to some files of a tree (None: the file is gone), by path. Only ever looked up
+/// or gathered into ordered sets: hashed, since the tries of a switch's step add thousands
+/// of them, and an ordered map compares paths component by component (at 10,000 apps a
+/// twentieth of the step).
+type Edits = std::collections::HashMap<PathBuf, Option<Text>>;
+
+/// A tree as a base and edits to some of its files.
 struct Overlay<'a> {
     base: &'a Tree,
-    edits: BTreeMap<PathBuf, Option<Text>>,
+    edits: Edits,
 }
 
 impl Overlay<'_> {

@@ -146,7 +146,7 @@ pub(crate) fn check(
         Cow::Owned(c) => Some(c),
         Cow::Borrowed(_) => None,
     };
-    crate::diag::free_later((tree, committed, rendered, run.prepared));
+    crate::diag::free_later((tree, committed, rendered, run.prepared, states));
     Ok(CheckReport {
         diags: kept,
         sources,

@@ -155,7 +155,10 @@ fn check_env(
         states,
         compare,
     };
-    crate::check::check(&mut opts, built, tree).map_err(|d| ui.fail(d, &Sources::default()))
+    let report = crate::check::check(&mut opts, built, tree);
+    // The base tree is the run's largest left: freed off the main thread, as the rest is.
+    crate::diag::free_later(opts.base.take());
+    report.map_err(|d| ui.fail(d, &Sources::default()))
 }
 
 /// The project as the check judges it (the one the rollout step built, when it is the

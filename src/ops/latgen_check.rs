@@ -157,7 +157,9 @@ fn check_env(
     };
     let report = crate::check::check(&mut opts, built, tree);
     // The base tree is the run's largest left: freed off the main thread, as the rest is.
-    crate::diag::free_later(opts.base.take());
+    if let Some(base) = opts.base.take() {
+        crate::diag::free_later(base);
+    }
     report.map_err(|d| ui.fail(d, &Sources::default()))
 }
 

@@ -15,8 +15,11 @@ pub(crate) mod declaration_edit;
 mod folder;
 mod journal;
 pub(crate) mod previous;
+mod reading;
 mod transaction;
 
 pub use folder::*;
+pub use reading::read_tree;
+pub(crate) use reading::{read_tree_like, read_tree_while};
 // The error of a failed file operation, as every module of this folder says it.
 use crate::input::beneath::io_error;

@@ -1,4 +1,6 @@
-//! The output folder against a run: latgen's files told from others by their header, the change set between what is there and what a run wants, and writing it (the folder is read into a tree in `reading.rs`).
+//! The output folder against a run: latgen's files told from others by their header, the
+//! change set between what is there and what a run wants, and writing it (the folder is
+//! read into a tree in `reading.rs`).
 
 use super::{additions, journal, transaction};
 use crate::manifest::tree::{Text, Tree};
@@ -192,7 +194,7 @@ fn absolute(p: &Path) -> Option<PathBuf> {
 }
 
 /// What it takes to turn the output folder, whose files are `existing` (from
-/// [`read_tree`]), into `output`, plus `extra` files such as the lock; of the output
+/// [`super::read_tree`]), into `output`, plus `extra` files such as the lock; of the output
 /// folder's files, those `keep` accepts by their path in it. Files without latgen's header
 /// are never touched. Sorted by path.
 fn changes(

@@ -1,5 +1,5 @@
 //! Layer 6, output (stage 5): the one module that reads and writes the output folder. It
-//! reads the tree as it is, tells latgen's files (by their header) from others and
+//! reads the tree as it is (`reading.rs`), tells latgen's files (by their header) from others and
 //! manifests from other files, works out the change set to the rendered state (the lock
 //! file included), and either shows it as a diff (`render --check`, `check`) or applies it,
 //! all or nothing. Only files that differ are written (unchanged files keep their mtime, so

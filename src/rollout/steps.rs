@@ -250,10 +250,11 @@ fn rollout_of(text: &str) -> Option<Rollout> {
         #[serde(default)]
         rollout: Option<Rollout>,
     }
-    // A key named `rollout` is spelled out in the text, or escaped in a double-quoted
-    // scalar (`"rol\x6cout"`): without either, there is none, and the lock (a line per
-    // app, about 20 ms to parse at 10,000 apps) need not be parsed to say so.
-    if !text.contains("rollout") && !text.contains('\\') {
+    // A key named `rollout` is spelled out in the text, escaped in a double-quoted scalar
+    // (`"rol\x6cout"`), or made by a tag (`!!binary cm9sbG91dA==`): without any of them
+    // there is none, and the lock (a line per app, about 20 ms to parse at 10,000 apps)
+    // need not be parsed to say so.
+    if !text.contains("rollout") && !text.contains('\\') && !text.contains('!') {
         return None;
     }
     let only: RolloutOnly = serde_saphyr::from_str(text).ok()?;
@@ -473,8 +474,8 @@ mod tests {
         assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 3);
     }
 
-    /// However the key is spelled (quoted, escaped, in a flow mapping), the rollout is
-    /// found: the text is parsed unless it cannot hold the key.
+    /// However the key is spelled (quoted, escaped, in a flow mapping, base64 under a
+    /// tag), the rollout is found: the text is parsed unless it cannot hold the key.
     #[test]
     fn a_rollout_under_any_spelling_of_its_key_is_found() {
         let step = Some(Rollout { step: 1, of: 2 });
@@ -486,6 +487,7 @@ mod tests {
             "version: 1\n\"\\u0072ollout\": {step: 1, of: 2}\n",
             "{version: 1, rollout: {step: 1, of: 2}}",
             "version: 1\n? rollout\n: {step: 1, of: 2}\n",
+            "version: 1\n!!binary cm9sbG91dA==: {step: 1, of: 2}\n",
         ] {
             assert_eq!(rollout_of(text), step, "{text}");
         }

@@ -9,18 +9,14 @@ static ALLOCATOR: Budgeted<tikv_jemallocator::Jemalloc> = Budgeted(tikv_jemalloc
 static ALLOCATOR: Budgeted<std::alloc::System> = Budgeted(std::alloc::System);
 
 /// jemalloc's settings, read before `main` (here rather than in the build's environment,
-/// so that a `cargo install` gets them too; `_RJEM_MALLOC_CONF` still overrides them):
-/// - `narenas:1`: latgen runs on a few threads that each allocate many small strings, and
-///   more arenas only raise the peak memory (render at 10,000 apps: 100 MB with the
-///   default of 4 per core, 93 MB with one, in the same time).
-/// - `thp:always`, `metadata_thp:always`: transparent huge pages where the kernel gives
-///   them on request only (`madvise`, the default of many distributions). A run's heap is
-///   tens to hundreds of megabytes taken at once, and in 4 KiB pages each cost a page
-///   fault: at 10,000 apps a `check --base` took 31,700 faults, and 4,600 with huge pages,
-///   in about 10% less time. Where the kernel has none, the setting does nothing.
+/// so that a `cargo install` gets them too; `_RJEM_MALLOC_CONF` still overrides them).
+/// One arena: latgen runs on a few threads that each allocate many small strings, and more
+/// arenas only raise the peak memory (render at 10,000 apps: 100 MB with the default of 4
+/// per core, 93 MB with one, in the same time). Transparent huge pages (`thp:always`) were
+/// measured and left out: see docs/src/design/performance.md.
 #[cfg(unix)]
 #[unsafe(export_name = "_rjem_malloc_conf")]
-static MALLOC_CONF: &[u8; 41] = b"narenas:1,thp:always,metadata_thp:always\0";
+static MALLOC_CONF: &[u8; 10] = b"narenas:1\0";
 
 /// The allocator, with the memory of each template render counted and capped
 /// (`latgen::render::budget`): a custom template that builds gigabytes of strings is

@@ -1143,12 +1143,12 @@ fn a_closed_stdout_pipe_ends_quietly() {
     assert_eq!(out.status.signal(), Some(13), "{:?}: {stderr}", out.status);
 }
 
-/// The binary's settings of jemalloc (one arena, transparent huge pages: see `src/main.rs`)
-/// take effect: jemalloc's own report of its settings, printed at exit on request, says so,
-/// which it does only when the settings' symbol is the one the allocator reads.
+/// The binary's setting of jemalloc (one arena: see `src/main.rs`) takes effect: jemalloc's
+/// own report of its settings, printed at exit on request, says so, which it does only when
+/// the setting's symbol is the one the allocator reads.
 #[cfg(target_os = "linux")]
 #[test]
-fn the_allocator_takes_its_settings() {
+fn the_allocator_takes_its_setting() {
     let out = std::process::Command::new(common::bin())
         .arg("--version")
         .env("_RJEM_MALLOC_CONF", "stats_print:true")
@@ -1156,14 +1156,8 @@ fn the_allocator_takes_its_settings() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    for setting in [
-        "opt.narenas: 1\n",
-        "opt.thp: \"always\"",
-        "opt.metadata_thp: \"always\"",
-    ] {
-        assert!(
-            stderr.contains(setting),
-            "{setting} not in jemalloc's report:\n{stderr}"
-        );
-    }
+    assert!(
+        stderr.contains("opt.narenas: 1\n"),
+        "one arena is not in jemalloc's report:\n{stderr}"
+    );
 }

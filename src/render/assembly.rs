@@ -220,11 +220,18 @@ fn tree_of(names: &[(Side, String)], parts: Vec<Parts>) -> (Rendered, Docs) {
         files.push((path, body));
     }
     // Built from a list in one go, not file by file: comparing paths is most of the cost
-    // of a tree, and a list in nearly sorted order sorts in few comparisons.
-    out.files = files.into_iter().collect();
-    // In path order, as the files are.
-    docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
-    out.not_stored.sort_by(|a, b| a.file.cmp(&b.file));
+    // of a tree, and a list in nearly sorted order sorts in few comparisons. The documents
+    // (a check's) are put in path order, as the files are, beside it: the two sorts were
+    // the main thread's alone.
+    let not_stored = &mut out.not_stored;
+    let (tree, ()) = rayon::join(
+        || files.into_iter().collect(),
+        || {
+            docs.sort_by(|a: &(PathBuf, Doc), b| a.0.cmp(&b.0));
+            not_stored.sort_by(|a, b| a.file.cmp(&b.file));
+        },
+    );
+    out.files = tree;
     let docs = docs.into_iter().map(|(p, d)| (p, std::sync::Arc::new(d)));
     (out, Docs::from_docs(docs.collect()))
 }

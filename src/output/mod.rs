@@ -2,7 +2,7 @@
 //! reads the tree as it is (`reading.rs`), tells latgen's files (by their header) from others and
 //! manifests from other files, works out the change set to the rendered state (the lock
 //! file included), and either shows it as a diff (`render --check`, `check`) or applies it,
-//! all or nothing. Only files that differ are written (unchanged files keep their mtime, so
+//! all or nothing (the new tree built beside the old one: `staging.rs`). Only files that differ are written (unchanged files keep their mtime, so
 //! Git and Argo CD see no churn); generated files no longer wanted are removed; files
 //! latgen did not generate (no header) are never touched. `--check` computes the same
 //! changes and shows them as a unified diff instead. Every other file latgen writes goes
@@ -16,6 +16,7 @@ mod folder;
 mod journal;
 pub(crate) mod previous;
 mod reading;
+mod staging;
 mod transaction;
 
 pub use folder::*;

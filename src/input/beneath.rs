@@ -139,19 +139,6 @@ impl Folder {
         Ok(file)
     }
 
-    /// A hard link named `name` in this folder to the file `from` (a path, as given: the
-    /// output folder's file that a new tree keeps), never following a link at `from`.
-    pub fn link_from(&self, from: &Path, name: &OsStr) -> std::io::Result<()> {
-        let here = rustix::fs::CWD;
-        Ok(rustix::fs::linkat(
-            here,
-            from,
-            &self.fd,
-            name,
-            AtFlags::empty(),
-        )?)
-    }
-
     /// Renames `from` to `to` in this folder (`to`, whatever it is, is replaced; neither
     /// name is followed).
     pub fn rename(&self, from: &OsStr, to: &OsStr) -> std::io::Result<()> {

@@ -12,7 +12,8 @@ use crate::manifest::layout::Side;
 use crate::manifest::tree::{Docs, changes, state, subtree};
 use crate::render::Rendered;
 use crate::rollout::auth_safety::AuthExpect;
-use crate::rollout::judge::{Scope, acceptable};
+use crate::rollout::judge::lands_acceptably;
+use crate::rollout::scope::Scope;
 use latgen_sim::routing::{Network, Outcome};
 
 /// A request, and where it goes before and after the change.
@@ -163,10 +164,10 @@ pub(super) fn rollout_safety(
     let mut seen = BTreeSet::new();
     for (when, net) in &states {
         for ((host, path), ob, or) in &expected {
-            let os = net.route(host, path);
-            if acceptable(ob, or, &os) {
+            if lands_acceptably(ob.landing(), or.landing(), net.lands(host, path)) {
                 continue;
             }
+            let os = net.route(host, path);
             let kong = net
                 .kong_route(host, path)
                 .or_else(|| base_net.kong_route(host, path));
@@ -238,7 +239,7 @@ fn advice_for(base: &Docs, rendered: &Docs, expected: &[Expected<'_>], render: &
 }
 
 fn safe(state: &Network, expected: &[Expected<'_>]) -> bool {
-    expected
-        .iter()
-        .all(|((h, p), before, after)| acceptable(before, after, &state.route(h, p)))
+    expected.iter().all(|((h, p), before, after)| {
+        lands_acceptably(before.landing(), after.landing(), state.lands(h, p))
+    })
 }

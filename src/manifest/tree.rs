@@ -95,6 +95,7 @@ impl Docs {
     }
 
     /// The document of one file.
+    #[cfg(test)]
     pub fn get(&self, rel: &Path) -> Option<&Doc> {
         self.shared(rel).map(|d| &**d)
     }
@@ -112,7 +113,9 @@ impl Docs {
     /// (None). The few positions are looked up and the rest copied in runs: a state of a
     /// change is tried once per edit, over thousands of files.
     pub fn with_changes(&self, mut changes: Vec<(PathBuf, Option<Arc<Doc>>)>) -> Docs {
-        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        // Sorted on every core: a switch of dispatch mode tries twenty thousand at once,
+        // and paths compare component by component.
+        rayon::slice::ParallelSliceMut::par_sort_by(&mut changes[..], |a, b| a.0.cmp(&b.0));
         let mut out = Vec::with_capacity(self.0.len() + changes.len());
         let mut from = 0;
         for (rel, doc) in changes {
@@ -203,6 +206,61 @@ pub(crate) fn beside<'a, A, B>(
         let b = other.next_if(|(p, _)| *p == rel).map(|(_, b)| b);
         (rel, a, b)
     })
+}
+
+/// The texts and documents of a change's two trees (its base's and its target's, in that
+/// order), by path. A judge looks a file up here for every edit it tries: a switch of
+/// dispatch mode tries twenty thousand at once, and an ordered tree compares paths
+/// component by component at each of its levels.
+#[derive(Default)]
+pub(crate) struct Known(std::collections::HashMap<PathBuf, [Option<Held>; 2]>);
+
+/// A file's text in one tree, and its document when it is a manifest read.
+type Held = (Text, Option<Arc<Doc>>);
+
+impl Known {
+    /// Each tree with its documents (a file without one is not a manifest read).
+    pub fn of(trees: [(&Tree, &Docs); 2]) -> Known {
+        let mut known = std::collections::HashMap::with_capacity(trees[0].0.len());
+        for (i, (tree, docs)) in trees.into_iter().enumerate() {
+            let docs = docs.0.iter().map(|(rel, doc)| (rel, doc));
+            for (rel, text, doc) in beside(tree.iter(), docs) {
+                let both: &mut [Option<_>; 2] = known.entry(rel.clone()).or_default();
+                both[i] = Some((Text::clone(text), doc.cloned()));
+            }
+        }
+        Known(known)
+    }
+
+    /// The files either tree holds, in no order.
+    #[cfg(test)]
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.0.keys().map(PathBuf::as_path)
+    }
+
+    /// The text of file `rel` in the first tree (`0`) or the second (`1`), and its
+    /// document; None when that tree does not hold it. `Err` when neither does.
+    pub fn side(&self, rel: &Path, i: usize) -> Result<Option<&Held>, ()> {
+        self.0.get(rel).map(|both| both[i].as_ref()).ok_or(())
+    }
+
+    /// The document of file `rel` in the first tree (`0`) or the second (`1`).
+    pub fn doc_in(&self, rel: &Path, i: usize) -> Option<&Doc> {
+        self.side(rel, i).ok()??.1.as_deref()
+    }
+
+    /// Whether either tree holds file `rel`.
+    pub fn holds(&self, rel: &Path) -> bool {
+        self.0.contains_key(rel)
+    }
+
+    /// The document of file `rel` when `text` is its text in either tree (the first's,
+    /// where both hold it): None when neither does, or that tree has no document of it.
+    pub fn doc(&self, rel: &Path, text: &Text) -> Option<&Arc<Doc>> {
+        (self.0.get(rel)?.iter().flatten())
+            .find(|(known, _)| known == text)
+            .and_then(|(_, doc)| doc.as_ref())
+    }
 }
 
 /// The files of `tree` that are in `keep`: a few files of a large tree, each looked up.

@@ -15,103 +15,48 @@ use std::path::{Path, PathBuf};
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
-use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, changes, differing, state, subtree};
+use crate::manifest::tree::{
+    Docs, Keep, Known, Text, Tree, Versions, changes, differing, state, subtree,
+};
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
-use latgen_sim::routing::{Doc, Network, Outcome};
-
-/// What of a change the networks of its trees show it can affect: the requests it can
-/// reroute (of those any of the networks probes), and every file their way depends on in
-/// any of the networks, the changed files included. A state that mixes the trees' versions
-/// of the changed files routes every other request as all of them do, and routes these
-/// requests as a network of these files alone does: judging a state needs no more.
-pub(crate) struct Scope {
-    pub probes: Vec<(String, String)>,
-    pub files: BTreeSet<PathBuf>,
-}
-
-impl Scope {
-    /// `every`: the changed files are every file of the trees the networks are of (then
-    /// no other file can be on a rerouted request's way).
-    pub fn of(nets: &[&Network], (changed, every): (&BTreeSet<PathBuf>, bool)) -> Scope {
-        use rayon::prelude::*;
-        // Each network's part is found on its own, in parallel: each is a pass over the
-        // routes of a whole tree, and the first request followed through a network
-        // indexes it.
-        let mut keys = latgen_sim::routing::Reroutable::default();
-        for k in nets
-            .par_iter()
-            .map(|n| n.reroutable(changed))
-            .collect::<Vec<_>>()
-        {
-            keys.extend(k);
-        }
-        // Each network's probes come sorted: merged, not sorted again.
-        let mut probes = BTreeSet::new();
-        for mut more in nets
-            .iter()
-            .map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
-        {
-            probes.append(&mut more);
-        }
-        let files = if every {
-            changed.clone()
-        } else {
-            Scope::on_the_way(nets, &probes, changed)
-        };
-        Scope {
-            probes: probes.into_iter().collect(),
-            files,
-        }
-    }
-
-    /// The `changed` files and every file on the way of `probes` in any of `nets`, with
-    /// the auth policies of their routes and the routes of their policies.
-    fn on_the_way(
-        nets: &[&Network],
-        probes: &BTreeSet<(String, String)>,
-        changed: &BTreeSet<PathBuf>,
-    ) -> BTreeSet<PathBuf> {
-        use rayon::prelude::*;
-        use std::collections::HashSet;
-        // Most files on the way are changed ones, and most are on the way of several
-        // requests: only the others are kept, each once, before any is copied or sorted.
-        let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
-        let on_the_way = nets.par_iter().map(|net| {
-            let mut more: HashSet<&Path> = HashSet::new();
-            for (h, p) in probes {
-                let found = net.files_on_the_way(h, p).into_iter();
-                more.extend(found.filter(|f| !known.contains(f)));
-            }
-            more.into_iter().map(Path::to_path_buf).collect::<Vec<_>>()
-        });
-        let mut files = changed.clone();
-        for more in on_the_way.collect::<Vec<_>>() {
-            files.extend(more);
-        }
-        // A route is judged with its auth policy, and a policy with its route.
-        let companions: Vec<PathBuf> = nets
-            .iter()
-            .flat_map(|n| n.auth_companions(&files))
-            .collect();
-        files.extend(companions);
-        files
-    }
-}
+use crate::rollout::scope::Scope;
+use latgen_sim::routing::{Doc, Landing, Network};
 
 /// During a rollout a request may behave as before or as after, by where it lands (which
 /// rule of which route carried it does not matter), but may not break where it worked.
-pub(crate) fn acceptable(before: &Outcome, after: &Outcome, now: &Outcome) -> bool {
-    let effect = |o: &Outcome| match o {
-        Outcome::Backend { backend, .. } => Some(Some(backend.clone())),
-        Outcome::NoKongRoute => Some(None),
-        _ => None,
-    };
-    let now_effect = effect(now);
-    if now_effect.is_none() {
-        return before.is_broken();
+/// `now` is where the request lands in the state judged.
+pub(crate) fn lands_acceptably(before: Landing<'_>, after: Landing<'_>, now: Landing<'_>) -> bool {
+    match now {
+        Landing::Broken => before == Landing::Broken,
+        _ => now == before || now == after,
     }
-    now_effect == effect(before) || now_effect == effect(after)
+}
+
+/// A [`Landing`] kept past the network the request was followed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Landed {
+    At(latgen_sim::routing::BackendRef),
+    NoKongRoute,
+    Broken,
+}
+
+impl Landed {
+    fn of(landing: Landing<'_>) -> Landed {
+        match landing {
+            Landing::Backend(b) => Landed::At(b.clone()),
+            Landing::NoKongRoute => Landed::NoKongRoute,
+            Landing::Broken => Landed::Broken,
+        }
+    }
+
+    fn landing(&self) -> Landing<'_> {
+        match self {
+            Landed::At(b) => Landing::Backend(b),
+            Landed::NoKongRoute => Landing::NoKongRoute,
+            Landed::Broken => Landing::Broken,
+        }
+    }
 }
 
 /// What a state of a change must keep to be safe besides routing: the rule quota, when
@@ -146,8 +91,8 @@ impl Gate {
     }
 }
 
-/// A request (host, path), and where it goes before and after the change.
-pub(crate) type Expected = ((String, String), Outcome, Outcome);
+/// A request (host, path), and where it lands before and after the change.
+pub(crate) type Expected = ((String, String), Landed, Landed);
 
 /// Judges states of a change from `base` to `target`: only what the change can affect
 /// (see [`Scope`]), so that judging a state of a large tree costs what its change does.
@@ -161,9 +106,8 @@ pub(crate) struct Judge {
     quotas: Quotas,
     /// The rules of each Lattice route of the base in scope, by file.
     base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
-    /// The files in scope, and the base's and the target's texts of them.
-    files: BTreeSet<PathBuf>,
-    trees: (Tree, Tree),
+    /// The base's and the target's texts and documents of the files in scope, by path.
+    known: Known,
     /// A Lattice route the change leaves as it is holds more rules than the limit: no
     /// state of the change is safe.
     over_limit: bool,
@@ -262,7 +206,7 @@ impl Judge {
             .into_par_iter()
             .with_max_len(crate::diag::PIECE)
             .map(|(h, p)| {
-                let (before, after) = (b.route(&h, &p), r.route(&h, &p));
+                let (before, after) = (Landed::of(b.lands(&h, &p)), Landed::of(r.lands(&h, &p)));
                 ((h, p), before, after)
             })
             .collect();
@@ -276,15 +220,16 @@ impl Judge {
             .lattice
             .iter()
             .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len()));
+        let (base_docs, target_docs) = (docs.0.only(&scope.files), docs.1.only(&scope.files));
+        let trees = (subtree(base, &scope.files), subtree(target, &scope.files));
         Judge {
             kept: gate.keep.requests(b, r, gate.auth.as_ref()),
-            base: docs.0.only(&scope.files),
-            target: docs.1.only(&scope.files),
-            trees: (subtree(base, &scope.files), subtree(target, &scope.files)),
+            known: Known::of([(&trees.0, &base_docs), (&trees.1, &target_docs)]),
+            base: base_docs,
+            target: target_docs,
             expected,
             quotas: gate.quotas.clone(),
             base_rules,
-            files: scope.files,
             over_limit,
             auth,
         }
@@ -294,8 +239,8 @@ impl Judge {
     /// The documents of a state's files in scope: the base's or the target's where the
     /// state has their text, parsed where it has a text of its own (an in-between route).
     pub fn docs(&self, state: &Tree) -> Docs {
-        let every: Vec<Edit> = (self.files.iter())
-            .map(|rel| (rel.clone(), state.get(rel).cloned()))
+        let every: Vec<Edit> = (self.known.paths())
+            .map(|rel| (rel.to_path_buf(), state.get(rel).cloned()))
             .collect();
         self.docs_after(&Docs::default(), &every)
     }
@@ -305,7 +250,7 @@ impl Judge {
     fn docs_after(&self, docs: &Docs, edits: &[Edit]) -> Docs {
         use rayon::prelude::*;
         let changes = (edits.par_iter())
-            .filter(|(rel, _)| self.files.contains(rel))
+            .filter(|(rel, _)| self.known.holds(rel))
             .map(|(rel, text)| {
                 let doc = text.as_ref().and_then(|t| match self.known_shared(rel, t) {
                     Some(doc) => Some(std::sync::Arc::clone(doc)),
@@ -326,10 +271,7 @@ impl Judge {
 
     /// [`Judge::known_doc`], shared.
     fn known_shared(&self, rel: &Path, text: &Text) -> Option<&std::sync::Arc<Doc>> {
-        [(&self.trees.0, &self.base), (&self.trees.1, &self.target)]
-            .into_iter()
-            .find(|(tree, _)| tree.get(rel) == Some(text))
-            .and_then(|(_, docs)| docs.shared(rel))
+        self.known.doc(rel, text)
     }
 
     /// Whether every request is routed acceptably in `net`.
@@ -338,7 +280,9 @@ impl Judge {
         self.expected
             .par_iter()
             .with_max_len(crate::diag::PIECE)
-            .all(|((h, p), before, after)| acceptable(before, after, &net.route(h, p)))
+            .all(|((h, p), before, after)| {
+                lands_acceptably(before.landing(), after.landing(), net.lands(h, p))
+            })
             && (self.auth.as_ref()).is_none_or(|a| a.violation(net).is_none())
             && self.kept.held_in(net)
     }
@@ -466,7 +410,9 @@ pub(crate) fn with_kustomizations(mut tree: Tree, versions: &dyn Versions) -> Tr
 
 /// The next safe step from `base` toward `target`: the target itself when it is safe in
 /// every order, else the base with as many of the change's edits as stay safe together.
-/// Equal to `base` when no edit is safe (the change has to be split by hand).
+/// Equal to `base` when no edit is safe (the change has to be split by hand). The rollout
+/// asks whether the target is safe first, and then [`step_toward`]; the tests ask this.
+#[cfg(test)]
 pub(crate) fn next_step(
     judge: &Judge,
     base: &Tree,
@@ -476,10 +422,22 @@ pub(crate) fn next_step(
     if judge.safe(&judge.target) {
         return target.clone();
     }
+    step_toward(judge, base, target, versions)
+}
+
+/// [`next_step`] of a change whose target the judge has found unsafe over the base: it
+/// is not judged again (a switch's target takes tens of thousands of requests to judge).
+pub(crate) fn step_toward(
+    judge: &Judge,
+    base: &Tree,
+    target: &Tree,
+    versions: &dyn Versions,
+) -> Tree {
     // The state is the base with a few files edited: kept as those edits, so that trying
     // an edit copies no tree.
     let mut state = Overlay {
         base,
+        known: &judge.known,
         edits: Edits::new(),
     };
     // The state's documents, kept beside it: a try of one unit changes a few of them.
@@ -534,7 +492,7 @@ pub(crate) fn next_step(
 fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
     (state.edits.iter())
         .filter(|(rel, text)| text.is_some() && !state.base.contains_key(*rel))
-        .filter_map(|(rel, _)| judge.target.get(rel))
+        .filter_map(|(rel, _)| judge.known.doc_in(rel, 1))
         .flat_map(|doc| doc.lattice_hostnames())
         .collect()
 }
@@ -547,7 +505,7 @@ fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
     !created.is_empty()
         && unit.iter().any(|(rel, text)| {
             text.is_some()
-                && (judge.target.get(rel))
+                && (judge.known.doc_in(rel, 1))
                     .is_some_and(|d| d.lattice_domains().iter().any(|h| created.contains(h)))
         })
 }
@@ -571,7 +529,7 @@ fn kong_domains<'d>(judge: &'d Judge, state: &'d Docs) -> BTreeSet<&'d str> {
 fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
     let grants: Vec<(String, Vec<String>)> = (unit.iter())
         .filter(|(rel, text)| text.is_none() && side_of(rel) == Side::Lattice)
-        .filter_map(|(rel, _)| grant_of(judge.trees.0.get(rel)?))
+        .filter_map(|(rel, _)| grant_of(&judge.known.side(rel, 0).ok()??.0))
         .collect();
     if grants.is_empty() {
         return false;
@@ -638,7 +596,7 @@ fn grant_of(text: &str) -> Option<(String, Vec<String>)> {
 fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
     unit.iter().any(|(rel, text)| {
         text.is_none()
-            && (judge.base.get(rel)).is_some_and(|d| {
+            && (judge.known.doc_in(rel, 0)).is_some_and(|d| {
                 d.lattice_hostnames()
                     .into_iter()
                     .any(|h| in_use.contains(h))
@@ -668,6 +626,9 @@ type Edits = std::collections::HashMap<PathBuf, Option<Text>>;
 /// A tree as a base and edits to some of its files.
 struct Overlay<'a> {
     base: &'a Tree,
+    /// The judge's texts of the files in scope, the base's among them: a file of the
+    /// change is looked up there rather than in the ordered tree (see [`Known`]).
+    known: &'a Known,
     edits: Edits,
 }
 
@@ -675,7 +636,10 @@ impl Overlay<'_> {
     fn get(&self, rel: &Path) -> Option<&Text> {
         match self.edits.get(rel) {
             Some(edit) => edit.as_ref(),
-            None => self.base.get(rel),
+            None => match self.known.side(rel, 0) {
+                Ok(known) => known.map(|(text, _)| text),
+                Err(()) => self.base.get(rel),
+            },
         }
     }
 }

@@ -10,6 +10,7 @@ pub(crate) mod follow_kong;
 pub(crate) mod git;
 pub(crate) mod held;
 pub(crate) mod judge;
+pub(crate) mod scope;
 pub(crate) mod steps;
 pub(crate) mod summary;
 pub(crate) mod warnings;

@@ -300,7 +300,7 @@ pub(crate) fn every_step(
         );
         // The next step is the target itself: not copied.
         let next =
-            (!judge.safe(&judge.target)).then(|| judge::next_step(&judge, at, target, versions));
+            (!judge.safe(&judge.target)).then(|| judge::step_toward(&judge, at, target, versions));
         if next.as_ref() == Some(at) && !judge.kept.is_empty() {
             let docs = (&at_docs, target_docs);
             held = held_back(at, (target, &live), docs, &at_state, (gate, versions));
@@ -353,7 +353,7 @@ fn held_back(
         ..gate.clone()
     };
     let judge = judge::Judge::of_states(at, (target, live), docs, at_state, &free);
-    judge.safe(&judge.target) || judge::next_step(&judge, at, target, versions) != *at
+    judge.safe(&judge.target) || judge::step_toward(&judge, at, target, versions) != *at
 }
 
 /// The steps from a base to a target, and the routing states on the way.

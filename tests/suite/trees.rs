@@ -155,7 +155,7 @@ fn example_both_ways() -> (Tree, Tree) {
 
 #[test]
 fn a_change_of_every_file_is_scoped_as_if_each_file_on_the_way_were_looked_for() {
-    use crate::rollout::judge::Scope;
+    use crate::rollout::scope::Scope;
     let (path, header) = example_both_ways();
     // The files the switch changes, alone: every file of both trees is then changed.
     let (changed, _) = changes(&path, &header);

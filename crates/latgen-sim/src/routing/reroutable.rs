@@ -2,22 +2,22 @@
 //! some files can send elsewhere, and whether a request could be claimed under one of them.
 //! A rollout asks this of every probe of a large tree, for a change of a few files.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::resolve::{any_request_key, match_key};
-use super::{KongRoute, Network};
+use super::{Hasher, KongRoute, Network};
 
 /// Match keys of Kong routes by hostname ("" for any host); see [`Network::reroutable`].
+// Hashed: a change of a few routes has few keys, but a switch of dispatch mode has every
+// route's, and each probe of the tree is looked up under several of its keys.
 #[derive(Debug, Default)]
 pub struct Reroutable {
-    keys: BTreeMap<String, BTreeSet<String>>,
+    keys: HashMap<String, HashSet<String, Hasher>, Hasher>,
     /// The first segment of every key (`/shop` of `/shop/cart`), and whether a key is `/`:
     /// every other key of a request shares the request's first segment, so most of the
     /// probes of a large tree are turned down by one look-up.
-    // Few keys (a change's own routes): a look-up in a small sorted set costs less than
-    // hashing each probe.
-    firsts: BTreeSet<String>,
+    firsts: HashSet<String, Hasher>,
     root: bool,
 }
 

@@ -44,7 +44,7 @@ fn kept_probes(
     r: &KongRoute,
     keep: &impl Fn(&str, &str) -> bool,
     p: &mut String,
-    out: &mut BTreeSet<(String, String)>,
+    out: &mut Vec<(String, String)>,
 ) {
     let hosts: Vec<&str> = if r.hostnames.is_empty() {
         vec![ANY_HOST]
@@ -63,7 +63,7 @@ fn kept_probes(
                 }
             }
             for h in hosts.iter().filter(|h| keep(h, p)) {
-                out.insert((h.to_string(), p.clone()));
+                out.push((h.to_string(), p.clone()));
             }
         }
     }
@@ -141,7 +141,27 @@ pub fn show_request(host: &str, path: &str) -> String {
     }
 }
 
+/// Where a request lands, as a rollout tells outcomes apart: at a Service, at Kong's 404,
+/// or broken on the way. Unlike an [`Outcome`] it names no route, so following a request
+/// to it allocates nothing: a rollout's judge follows tens of thousands in every state it
+/// tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landing<'a> {
+    Backend(&'a BackendRef),
+    NoKongRoute,
+    Broken,
+}
+
 impl Outcome {
+    /// Where the request landed (see [`Landing`]).
+    pub fn landing(&self) -> Landing<'_> {
+        match self {
+            Outcome::Backend { backend, .. } => Landing::Backend(backend),
+            Outcome::NoKongRoute => Landing::NoKongRoute,
+            _ => Landing::Broken,
+        }
+    }
+
     /// The Service the request reached, if any.
     pub fn backend(&self) -> Option<&BackendRef> {
         match self {
@@ -387,6 +407,17 @@ impl Network {
         self.route_with(host, path, &Headers::new())
     }
 
+    /// Where [`Network::route`]'s request lands, without its outcome's names.
+    pub fn lands(&self, host: &str, path: &str) -> Landing<'_> {
+        let Some(kong) = self.kong_route(host, path) else {
+            return Landing::NoKongRoute;
+        };
+        match self.follow(kong, host, path, &Headers::new()) {
+            Ok(reached) => Landing::Backend(reached.backend),
+            Err(_) => Landing::Broken,
+        }
+    }
+
     /// Like [`Network::route`], for a client that sends `headers` (forged ones included).
     pub fn route_with(&self, host: &str, path: &str, headers: &Headers) -> Outcome {
         match self.kong_route(host, path) {
@@ -584,22 +615,21 @@ impl Network {
 
     /// Requests worth following to compare two networks or to check one: every path a Kong
     /// route declares, one segment deeper, and string extensions that expose string-prefix
-    /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts.
+    /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts. Sorted, each once.
     pub fn probes(&self) -> Vec<(String, String)> {
-        self.probes_where(|_, _| true).into_iter().collect()
+        self.probes_where(|_, _| true)
     }
 
-    /// The [`Network::probes`] that `keep` accepts (host, path). The Kong routes are
-    /// gone through in parallel: a rollout asks this of every route of a large tree.
-    pub fn probes_where(
-        &self,
-        keep: impl Fn(&str, &str) -> bool + Sync,
-    ) -> BTreeSet<(String, String)> {
+    /// The [`Network::probes`] that `keep` accepts (host, path), sorted, each once. The
+    /// Kong routes are gone through in parallel: a rollout asks this of every route of a
+    /// large tree, and a switch of dispatch mode keeps tens of thousands.
+    pub fn probes_where(&self, keep: impl Fn(&str, &str) -> bool + Sync) -> Vec<(String, String)> {
         use rayon::prelude::*;
-        self.kong
+        let mut out: Vec<(String, String)> = self
+            .kong
             .par_chunks(512)
-            .map(|routes| {
-                let mut out = BTreeSet::new();
+            .flat_map_iter(|routes| {
+                let mut out = Vec::new();
                 // One buffer for every candidate path: most are not kept, and are never
                 // allocated.
                 let mut p = String::new();
@@ -608,9 +638,9 @@ impl Network {
                 }
                 out
             })
-            .reduce(BTreeSet::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            })
+            .collect();
+        out.par_sort_unstable();
+        out.dedup();
+        out
     }
 }

@@ -1,0 +1,82 @@
+//! What of a change a judge must look at: the requests it can reroute and the files on
+//! their way, found from the routing states of its trees (see [`Scope`]).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use latgen_sim::routing::Network;
+
+/// What of a change the networks of its trees show it can affect: the requests it can
+/// reroute (of those any of the networks probes), and every file their way depends on in
+/// any of the networks, the changed files included. A state that mixes the trees' versions
+/// of the changed files routes every other request as all of them do, and routes these
+/// requests as a network of these files alone does: judging a state needs no more.
+pub(crate) struct Scope {
+    pub probes: Vec<(String, String)>,
+    pub files: BTreeSet<PathBuf>,
+}
+
+impl Scope {
+    /// `every`: the changed files are every file of the trees the networks are of (then
+    /// no other file can be on a rerouted request's way).
+    pub fn of(nets: &[&Network], (changed, every): (&BTreeSet<PathBuf>, bool)) -> Scope {
+        use rayon::prelude::*;
+        // Each network's part is found on its own, in parallel: each is a pass over the
+        // routes of a whole tree, and the first request followed through a network
+        // indexes it.
+        let mut keys = latgen_sim::routing::Reroutable::default();
+        for k in nets
+            .par_iter()
+            .map(|n| n.reroutable(changed))
+            .collect::<Vec<_>>()
+        {
+            keys.extend(k);
+        }
+        let mut probes: Vec<(String, String)> = nets
+            .iter()
+            .flat_map(|n| n.probes_where(|h, p| keys.could_claim(h, p)))
+            .collect();
+        // Each network's come sorted, and the networks share most: sorted once more.
+        probes.par_sort_unstable();
+        probes.dedup();
+        let files = if every {
+            changed.clone()
+        } else {
+            Scope::on_the_way(nets, &probes, changed)
+        };
+        Scope { probes, files }
+    }
+
+    /// The `changed` files and every file on the way of `probes` in any of `nets`, with
+    /// the auth policies of their routes and the routes of their policies.
+    fn on_the_way(
+        nets: &[&Network],
+        probes: &[(String, String)],
+        changed: &BTreeSet<PathBuf>,
+    ) -> BTreeSet<PathBuf> {
+        use rayon::prelude::*;
+        use std::collections::HashSet;
+        // Most files on the way are changed ones, and most are on the way of several
+        // requests: only the others are kept, each once, before any is copied or sorted.
+        let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+        let on_the_way = nets.par_iter().map(|net| {
+            let mut more: HashSet<&Path> = HashSet::new();
+            for (h, p) in probes {
+                let found = net.files_on_the_way(h, p).into_iter();
+                more.extend(found.filter(|f| !known.contains(f)));
+            }
+            more.into_iter().map(Path::to_path_buf).collect::<Vec<_>>()
+        });
+        let mut files = changed.clone();
+        for more in on_the_way.collect::<Vec<_>>() {
+            files.extend(more);
+        }
+        // A route is judged with its auth policy, and a policy with its route.
+        let companions: Vec<PathBuf> = nets
+            .iter()
+            .flat_map(|n| n.auth_companions(&files))
+            .collect();
+        files.extend(companions);
+        files
+    }
+}

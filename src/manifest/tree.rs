@@ -208,28 +208,36 @@ pub(crate) fn beside<'a, A, B>(
     })
 }
 
-/// The texts and documents of a change's two trees (its base's and its target's, in that
-/// order), by path. A judge looks a file up here for every edit it tries: a switch of
-/// dispatch mode tries twenty thousand at once, and an ordered tree compares paths
-/// component by component at each of its levels.
+/// The texts and documents of a change's two trees (its base's and its target's), by path.
+/// A judge looks a file up here for every edit it tries: a switch of dispatch mode tries
+/// twenty thousand at once, and an ordered tree compares paths component by component at
+/// each of its levels.
 #[derive(Default)]
-pub(crate) struct Known(std::collections::HashMap<PathBuf, [Option<Held>; 2]>);
+pub(crate) struct TwoTrees(std::collections::HashMap<PathBuf, [Option<Held>; 2]>);
 
 /// A file's text in one tree, and its document when it is a manifest read.
 type Held = (Text, Option<Arc<Doc>>);
 
-impl Known {
-    /// Each tree with its documents (a file without one is not a manifest read).
-    pub fn of(trees: [(&Tree, &Docs); 2]) -> Known {
-        let mut known = std::collections::HashMap::with_capacity(trees[0].0.len());
-        for (i, (tree, docs)) in trees.into_iter().enumerate() {
+/// One of [`TwoTrees`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Which {
+    Base = 0,
+    Target = 1,
+}
+
+impl TwoTrees {
+    /// The base's tree and the target's, each with its documents (a file without one is
+    /// not a manifest read).
+    pub fn of(base: (&Tree, &Docs), target: (&Tree, &Docs)) -> TwoTrees {
+        let mut known = std::collections::HashMap::with_capacity(base.0.len());
+        for (which, (tree, docs)) in [(Which::Base, base), (Which::Target, target)] {
             let docs = docs.0.iter().map(|(rel, doc)| (rel, doc));
             for (rel, text, doc) in beside(tree.iter(), docs) {
                 let both: &mut [Option<_>; 2] = known.entry(rel.clone()).or_default();
-                both[i] = Some((Text::clone(text), doc.cloned()));
+                both[which as usize] = Some((Text::clone(text), doc.cloned()));
             }
         }
-        Known(known)
+        TwoTrees(known)
     }
 
     /// The files either tree holds, in no order.
@@ -238,23 +246,26 @@ impl Known {
         self.0.keys().map(PathBuf::as_path)
     }
 
-    /// The text of file `rel` in the first tree (`0`) or the second (`1`), and its
-    /// document; None when that tree does not hold it. `Err` when neither does.
-    pub fn side(&self, rel: &Path, i: usize) -> Result<Option<&Held>, ()> {
-        self.0.get(rel).map(|both| both[i].as_ref()).ok_or(())
-    }
-
-    /// The document of file `rel` in the first tree (`0`) or the second (`1`).
-    pub fn doc_in(&self, rel: &Path, i: usize) -> Option<&Doc> {
-        self.side(rel, i).ok()??.1.as_deref()
-    }
-
     /// Whether either tree holds file `rel`.
     pub fn holds(&self, rel: &Path) -> bool {
         self.0.contains_key(rel)
     }
 
-    /// The document of file `rel` when `text` is its text in either tree (the first's,
+    /// The text of file `rel` in one of the trees, and its document; None when that tree
+    /// does not hold it, `Err` when neither does.
+    pub fn side(&self, rel: &Path, which: Which) -> Result<Option<&Held>, ()> {
+        self.0
+            .get(rel)
+            .map(|both| both[which as usize].as_ref())
+            .ok_or(())
+    }
+
+    /// The document of file `rel` in one of the trees.
+    pub fn doc_in(&self, rel: &Path, which: Which) -> Option<&Doc> {
+        self.side(rel, which).ok()??.1.as_deref()
+    }
+
+    /// The document of file `rel` when `text` is its text in either tree (the base's,
     /// where both hold it): None when neither does, or that tree has no document of it.
     pub fn doc(&self, rel: &Path, text: &Text) -> Option<&Arc<Doc>> {
         (self.0.get(rel)?.iter().flatten())

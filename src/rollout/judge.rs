@@ -3,7 +3,7 @@
 //! (or both), every request goes where it went before the change or where it goes after it,
 //! never to a 404 or to another app, and no Lattice route is over its rule quota.
 //!
-//! [`next_step`] finds the largest safe step from a base toward a target, one object (one
+//! [`step_toward`] finds the largest safe step from a base toward a target, one object (one
 //! file) at a time: each file is either as in the base, as in the target or, for a Lattice
 //! route that gains and loses rules, the union of both (old rules kept until Kong has moved
 //! off them). `render --base` writes it, `check --base` accepts it, and
@@ -16,7 +16,7 @@ use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{
-    Docs, Keep, Known, Text, Tree, Versions, changes, differing, state, subtree,
+    Docs, Keep, Text, Tree, TwoTrees, Versions, Which, changes, differing, state, subtree,
 };
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
@@ -107,7 +107,7 @@ pub(crate) struct Judge {
     /// The rules of each Lattice route of the base in scope, by file.
     base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
     /// The base's and the target's texts and documents of the files in scope, by path.
-    known: Known,
+    known: TwoTrees,
     /// A Lattice route the change leaves as it is holds more rules than the limit: no
     /// state of the change is safe.
     over_limit: bool,
@@ -224,7 +224,7 @@ impl Judge {
         let trees = (subtree(base, &scope.files), subtree(target, &scope.files));
         Judge {
             kept: gate.keep.requests(b, r, gate.auth.as_ref()),
-            known: Known::of([(&trees.0, &base_docs), (&trees.1, &target_docs)]),
+            known: TwoTrees::of((&trees.0, &base_docs), (&trees.1, &target_docs)),
             base: base_docs,
             target: target_docs,
             expected,
@@ -425,8 +425,10 @@ pub(crate) fn next_step(
     step_toward(judge, base, target, versions)
 }
 
-/// [`next_step`] of a change whose target the judge has found unsafe over the base: it
-/// is not judged again (a switch's target takes tens of thousands of requests to judge).
+/// The next safe step of a change whose target the judge has found unsafe over the base:
+/// the base with as many of the change's edits as stay safe together, or the base itself.
+/// The target is not judged again, since a switch's takes tens of thousands of requests. `base` is the tree the judge was made from: the files in
+/// its scope are looked up in the judge's copy of it.
 pub(crate) fn step_toward(
     judge: &Judge,
     base: &Tree,
@@ -492,7 +494,7 @@ pub(crate) fn step_toward(
 fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> BTreeSet<&'j str> {
     (state.edits.iter())
         .filter(|(rel, text)| text.is_some() && !state.base.contains_key(*rel))
-        .filter_map(|(rel, _)| judge.known.doc_in(rel, 1))
+        .filter_map(|(rel, _)| judge.known.doc_in(rel, Which::Target))
         .flat_map(|doc| doc.lattice_hostnames())
         .collect()
 }
@@ -505,7 +507,7 @@ fn points_at(judge: &Judge, unit: &Unit, created: &BTreeSet<&str>) -> bool {
     !created.is_empty()
         && unit.iter().any(|(rel, text)| {
             text.is_some()
-                && (judge.known.doc_in(rel, 1))
+                && (judge.known.doc_in(rel, Which::Target))
                     .is_some_and(|d| d.lattice_domains().iter().any(|h| created.contains(h)))
         })
 }
@@ -529,7 +531,7 @@ fn kong_domains<'d>(judge: &'d Judge, state: &'d Docs) -> BTreeSet<&'d str> {
 fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
     let grants: Vec<(String, Vec<String>)> = (unit.iter())
         .filter(|(rel, text)| text.is_none() && side_of(rel) == Side::Lattice)
-        .filter_map(|(rel, _)| grant_of(&judge.known.side(rel, 0).ok()??.0))
+        .filter_map(|(rel, _)| grant_of(&judge.known.side(rel, Which::Base).ok()??.0))
         .collect();
     if grants.is_empty() {
         return false;
@@ -596,7 +598,7 @@ fn grant_of(text: &str) -> Option<(String, Vec<String>)> {
 fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &BTreeSet<&str>) -> bool {
     unit.iter().any(|(rel, text)| {
         text.is_none()
-            && (judge.known.doc_in(rel, 0)).is_some_and(|d| {
+            && (judge.known.doc_in(rel, Which::Base)).is_some_and(|d| {
                 d.lattice_hostnames()
                     .into_iter()
                     .any(|h| in_use.contains(h))
@@ -627,8 +629,8 @@ type Edits = std::collections::HashMap<PathBuf, Option<Text>>;
 struct Overlay<'a> {
     base: &'a Tree,
     /// The judge's texts of the files in scope, the base's among them: a file of the
-    /// change is looked up there rather than in the ordered tree (see [`Known`]).
-    known: &'a Known,
+    /// change is looked up there rather than in the ordered tree (see [`TwoTrees`]).
+    known: &'a TwoTrees,
     edits: Edits,
 }
 
@@ -636,7 +638,7 @@ impl Overlay<'_> {
     fn get(&self, rel: &Path) -> Option<&Text> {
         match self.edits.get(rel) {
             Some(edit) => edit.as_ref(),
-            None => match self.known.side(rel, 0) {
+            None => match self.known.side(rel, Which::Base) {
                 Ok(known) => known.map(|(text, _)| text),
                 Err(()) => self.base.get(rel),
             },

@@ -142,9 +142,8 @@ pub fn show_request(host: &str, path: &str) -> String {
 }
 
 /// Where a request lands, as a rollout tells outcomes apart: at a Service, at Kong's 404,
-/// or broken on the way. Unlike an [`Outcome`] it names no route, so following a request
-/// to it allocates nothing: a rollout's judge follows tens of thousands in every state it
-/// tries.
+/// or broken on the way. Unlike an [`Outcome`] it names no route, and none is made for
+/// it: a rollout's judge follows tens of thousands of requests in every state it tries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Landing<'a> {
     Backend(&'a BackendRef),

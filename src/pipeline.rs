@@ -97,8 +97,8 @@ pub(crate) struct Built {
     pub diags: Diagnostics,
     pub sources: Sources,
     /// The lock as read, when it was planned for the other dispatch mode (only with
-    /// [`build_final`]): it stands for the output of a switch's base, which can then be rendered again from it
-    /// ([`render_as_locked`]) rather than parsed.
+    /// [`build_final`]): it stands for the output of a switch's base, which can then be
+    /// rendered again from it ([`render_as_locked`]) rather than parsed.
     pub switched_from: Option<Lock>,
 }
 

@@ -252,7 +252,7 @@ impl Judge {
         let changes = (edits.par_iter())
             .filter(|(rel, _)| self.known.holds(rel))
             .map(|(rel, text)| {
-                let doc = text.as_ref().and_then(|t| match self.known_shared(rel, t) {
+                let doc = text.as_ref().and_then(|t| match self.known.doc(rel, t) {
                     Some(doc) => Some(std::sync::Arc::clone(doc)),
                     None => Doc::parse(rel, t, crate::manifest::layout::is_kong_file(rel))
                         .ok()
@@ -262,16 +262,6 @@ impl Judge {
             })
             .collect();
         docs.with_changes(changes)
-    }
-
-    /// The document of file `rel` when its text is the base's or the target's (read once).
-    fn known_doc(&self, rel: &Path, text: &Text) -> Option<&Doc> {
-        self.known_shared(rel, text).map(|d| &**d)
-    }
-
-    /// [`Judge::known_doc`], shared.
-    fn known_shared(&self, rel: &Path, text: &Text) -> Option<&std::sync::Arc<Doc>> {
-        self.known.doc(rel, text)
     }
 
     /// Whether every request is routed acceptably in `net`.
@@ -427,8 +417,9 @@ pub(crate) fn next_step(
 
 /// The next safe step of a change whose target the judge has found unsafe over the base:
 /// the base with as many of the change's edits as stay safe together, or the base itself.
-/// The target is not judged again, since a switch's takes tens of thousands of requests. `base` is the tree the judge was made from: the files in
-/// its scope are looked up in the judge's copy of it.
+/// The target is not judged again, since a switch's takes tens of thousands of requests.
+/// `base` is the tree the judge was made from: the files in its scope are looked up in the
+/// judge's copy of it.
 pub(crate) fn step_toward(
     judge: &Judge,
     base: &Tree,
@@ -548,7 +539,8 @@ fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
             if !froms.iter().any(|f| text.contains(f.as_str())) {
                 return None;
             }
-            (judge.known_doc(rel, text).cloned()).or_else(|| Doc::parse(rel, text, false).ok())
+            (judge.known.doc(rel, text).map(|d| Doc::clone(d)))
+                .or_else(|| Doc::parse(rel, text, false).ok())
         })
         .collect();
     let needed: Vec<(&str, BTreeSet<&str>)> = (docs.iter())

@@ -546,29 +546,47 @@ impl Network {
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
     /// then the longest prefix; ties go to the route first by namespace/name.
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
-        self.kong_routes_for(host, path)
-            .into_iter()
-            .map(|i| &*self.kong[i])
-            .filter_map(|r| Some((r.claim(host, path)?.0, r)))
-            .max_by(|(ka, ra), (kb, rb)| kong_precedence((*ka, ra), (*kb, rb)))
-            .map(|(_, r)| r)
+        // The candidates are weighed as they are found, with no list of them made: a
+        // rollout asks this of every probe in every state it judges. Of two equally
+        // strong routes the later in the tree wins, as `max_by` over the sorted list did
+        // (a route found twice is the same route).
+        let mut best: Option<(KongRank, usize)> = None;
+        self.each_kong_route_for(host, path, |i| {
+            let Some((rank, _)) = self.kong[i].claim(host, path) else {
+                return;
+            };
+            let wins = best.is_none_or(|(best_rank, at)| {
+                let (now, was) = ((rank, &*self.kong[i]), (best_rank, &*self.kong[at]));
+                kong_precedence(now, was).then(i.cmp(&at)).is_ge()
+            });
+            if wins {
+                best = Some((rank, i));
+            }
+        });
+        best.map(|(_, i)| &*self.kong[i])
     }
 
     /// The Kong routes for `host` (or for any host) with a match that could apply to
     /// `path`: an Exact match on it, or a prefix that is `path` or one of its segment-wise
-    /// ancestors (`/` included).
+    /// ancestors (`/` included). In order, each once.
     fn kong_routes_for(&self, host: &str, path: &str) -> Vec<usize> {
         let mut routes: Vec<usize> = Vec::new();
-        // The keys are looked up as they are made: no list of them is kept.
-        for by_path in [host, ""].iter().filter_map(|h| self.by_match().get(*h)) {
-            any_request_key(path, |k| {
-                routes.extend(by_path.get(k).into_iter().flatten());
-                false
-            });
-        }
+        self.each_kong_route_for(host, path, |i| routes.push(i));
         routes.sort_unstable();
         routes.dedup();
         routes
+    }
+
+    /// Calls `found` with each of [`Network::kong_routes_for`], in no set order and
+    /// perhaps more than once.
+    fn each_kong_route_for(&self, host: &str, path: &str, mut found: impl FnMut(usize)) {
+        // The keys are looked up as they are made: no list of them is kept.
+        for by_path in [host, ""].iter().filter_map(|h| self.by_match().get(*h)) {
+            any_request_key(path, |k| {
+                by_path.get(k).into_iter().flatten().for_each(|&i| found(i));
+                false
+            });
+        }
     }
 
     /// The files a request's way through this network depends on: every Kong route that

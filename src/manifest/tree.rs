@@ -3,6 +3,7 @@
 //! in. A tree is the files by relative path; [`Docs`] are its manifests parsed once.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -156,6 +157,18 @@ impl Docs {
                 .filter_map(|rel| Some((rel.clone(), Arc::clone(self.shared(rel)?))))
                 .collect(),
         )
+    }
+
+    /// Whether `other` holds the same documents as this on `side`: the same files, each
+    /// with the very document (shared, not equal), so that a state made with either half
+    /// is the same network.
+    pub fn same_half(&self, other: &Docs, side: Side) -> bool {
+        fn ptrs(docs: &Docs, side: Side) -> impl Iterator<Item = (&OsStr, *const Doc)> {
+            (docs.0.iter())
+                .filter(move |(rel, _)| side_of(rel) == side)
+                .map(|(rel, doc)| (rel.as_os_str(), Arc::as_ptr(doc)))
+        }
+        ptrs(self, side).eq(ptrs(other, side))
     }
 
     fn half(&self, side: Side) -> impl Iterator<Item = (&Path, Source<'_>, bool)> {

@@ -200,3 +200,71 @@ fn each_item_is_paired_with_the_other_item_at_its_path_only() {
         ]
     );
 }
+
+#[test]
+fn a_half_is_the_same_while_each_of_its_files_keeps_its_very_document() {
+    use crate::manifest::layout::Side;
+    let mut tree = bridges(6, "lattice.local");
+    // One file on the Lattice side (`lattice/…`), read like the others.
+    let lattice = PathBuf::from("lattice/team-0/service-app-0-lattice.yaml");
+    tree.insert(lattice.clone(), Arc::clone(tree.values().next().unwrap()));
+    let base = docs(&tree);
+    assert_eq!(base.iter().count(), 7);
+    assert!(base.same_half(&base.clone(), Side::Kong));
+    assert!(base.same_half(&base.clone(), Side::Lattice));
+    // Read again, the documents are equal but not the same ones: not taken for the same.
+    assert!(!base.same_half(&docs(&tree), Side::Kong));
+    // One Kong file changed, or gone: the Kong half differs, the Lattice half does not.
+    let kong = tree
+        .keys()
+        .find(|rel| rel.starts_with("kong"))
+        .unwrap()
+        .clone();
+    let other = docs_arcs(&bridges(1, "other.local")).remove(0);
+    for edit in [Some(other), None] {
+        let changed = base.with_changes(vec![(kong.clone(), edit.clone())]);
+        assert!(!changed.same_half(&base, Side::Kong));
+        assert!(changed.same_half(&base, Side::Lattice));
+        // And the other way round, for the Lattice file.
+        let changed = base.with_changes(vec![(lattice.clone(), edit)]);
+        assert!(changed.same_half(&base, Side::Kong));
+        assert!(!changed.same_half(&base, Side::Lattice));
+    }
+}
+
+/// `lattice`'s Lattice side and `kong`'s Kong side, as one tree.
+fn sides_of(lattice: &Tree, kong: &Tree) -> Tree {
+    use crate::manifest::layout::{Side, side_of};
+    let half = |tree: &Tree, side| {
+        (tree.iter())
+            .filter(move |(rel, _)| side_of(rel) == side)
+            .map(|(rel, text)| (rel.clone(), Arc::clone(text)))
+            .collect::<Vec<_>>()
+    };
+    (half(lattice, Side::Lattice).into_iter())
+        .chain(half(kong, Side::Kong))
+        .collect()
+}
+
+#[test]
+fn a_state_that_leaves_one_side_as_the_base_is_judged_as_in_three_networks() {
+    let (path, header) = example_both_ways();
+    // Each way round, with a quota the union of a group's two versions passes and one it
+    // does not: every state below is judged, safe or not, as on all three networks.
+    for (base, target) in [(&path, &header), (&header, &path)] {
+        for limit in [100, 5] {
+            let judge = crate::rollout::judge::Judge::new(base, target, limit);
+            let states = [
+                ("the base", base.clone()),
+                ("the target", target.clone()),
+                ("the Lattice side first", sides_of(target, base)),
+                ("the Kong side first", sides_of(base, target)),
+            ];
+            for (what, state) in states {
+                let docs = judge.docs(&state);
+                let three = judge.safe_in_three_networks(&docs);
+                assert_eq!(judge.safe(&docs), three, "{what} (limit {limit})");
+            }
+        }
+    }
+}

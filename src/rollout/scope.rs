@@ -19,7 +19,22 @@ pub(crate) struct Scope {
 impl Scope {
     /// `every`: the changed files are every file of the trees the networks are of (then
     /// no other file can be on a rerouted request's way).
-    pub fn of(nets: &[&Network], (changed, every): (&BTreeSet<PathBuf>, bool)) -> Scope {
+    pub fn of(nets: &[&Network], changed: (&BTreeSet<PathBuf>, bool)) -> Scope {
+        Scope::of_with(nets, changed, false)
+    }
+
+    /// [`Scope::of`], every request followed for the files on its way even where none
+    /// could add one: what the shortcut must agree with.
+    #[cfg(test)]
+    pub fn followed(nets: &[&Network], changed: (&BTreeSet<PathBuf>, bool)) -> Scope {
+        Scope::of_with(nets, changed, true)
+    }
+
+    fn of_with(
+        nets: &[&Network],
+        (changed, every): (&BTreeSet<PathBuf>, bool),
+        follow_all: bool,
+    ) -> Scope {
         use rayon::prelude::*;
         // Each network's part is found on its own, in parallel: each is a pass over the
         // routes of a whole tree, and the first request followed through a network
@@ -42,7 +57,7 @@ impl Scope {
         let files = if every {
             changed.clone()
         } else {
-            Scope::on_the_way(nets, &probes, changed)
+            Scope::on_the_way(nets, &probes, changed, follow_all)
         };
         Scope { probes, files }
     }
@@ -53,13 +68,22 @@ impl Scope {
         nets: &[&Network],
         probes: &[(String, String)],
         changed: &BTreeSet<PathBuf>,
+        follow_all: bool,
     ) -> BTreeSet<PathBuf> {
         use rayon::prelude::*;
         use std::collections::HashSet;
         // Most files on the way are changed ones, and most are on the way of several
         // requests: only the others are kept, each once, before any is copied or sorted.
         let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
-        let on_the_way = nets.par_iter().map(|net| {
+        // A way takes only Kong routes, bridges and Lattice routes. Where each of them is a
+        // changed file (a switch of dispatch mode changes every one), following the requests
+        // could add none: a switch's tens of thousands are not followed, twice per step.
+        let none_to_add = |net: &&Network| net.files_any_way_can_take().all(|f| known.contains(f));
+        let to_follow: Vec<&Network> = (nets.iter())
+            .filter(|net| follow_all || !none_to_add(net))
+            .copied()
+            .collect();
+        let on_the_way = to_follow.par_iter().map(|net| {
             let mut more: HashSet<&Path> = HashSet::new();
             for (h, p) in probes {
                 let found = net.files_on_the_way(h, p).into_iter();

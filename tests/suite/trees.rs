@@ -176,6 +176,54 @@ fn a_change_of_every_file_is_scoped_as_if_each_file_on_the_way_were_looked_for()
     assert_eq!(taken.files, looked_for.files);
 }
 
+/// A switch of dispatch mode changes every route, bridge and Lattice service: the scope then
+/// takes the changed files without following a request, and must be what following each
+/// would find.
+#[test]
+fn a_change_of_every_route_is_scoped_as_if_each_request_were_followed() {
+    use crate::rollout::scope::Scope;
+    let (path, header) = example_both_ways();
+    let (changed, every) = changes(&path, &header);
+    assert!(!every, "the switch leaves some files as they were");
+    let nets = [
+        crate::suite::project::network(&path),
+        crate::suite::project::network(&header),
+    ];
+    let nets = [&nets[0], &nets[1]];
+    let unchanged: Vec<&std::path::Path> = (nets.iter())
+        .flat_map(|n| n.files_any_way_can_take())
+        .filter(|f| !changed.contains(*f))
+        .collect();
+    assert!(unchanged.is_empty(), "ways through unchanged {unchanged:?}");
+    let (taken, followed) = (
+        Scope::of(&nets, (&changed, every)),
+        Scope::followed(&nets, (&changed, every)),
+    );
+    assert!(!taken.probes.is_empty());
+    assert_eq!(taken.probes, followed.probes);
+    assert_eq!(taken.files, followed.files);
+}
+
+/// The files a request's way depends on are among those the network says any way can take,
+/// for every request the example's networks probe, in both dispatch modes.
+#[test]
+fn every_file_on_a_requests_way_is_one_any_way_can_take() {
+    let (path, header) = example_both_ways();
+    for tree in [&path, &header] {
+        let net = crate::suite::project::network(tree);
+        let any: std::collections::HashSet<&std::path::Path> =
+            net.files_any_way_can_take().collect();
+        let probes = net.probes();
+        let followed: Vec<&std::path::Path> = (probes.iter())
+            .flat_map(|(h, p)| net.files_on_the_way(h, p))
+            .collect();
+        assert!(followed.len() > probes.len(), "ways take files");
+        for f in followed {
+            assert!(any.contains(f), "{} is on a way", f.display());
+        }
+    }
+}
+
 #[test]
 fn each_item_is_paired_with_the_other_item_at_its_path_only() {
     let paths: Vec<PathBuf> = ["a/x.yaml", "a/y.yaml", "a-b/z.yaml", "b.yaml"]

@@ -615,6 +615,15 @@ impl Network {
         out
     }
 
+    /// Every file [`Network::files_on_the_way`] can name, whatever the request: the Kong
+    /// routes, the bridges and the Lattice routes. In no set order.
+    pub fn files_any_way_can_take(&self) -> impl Iterator<Item = &Path> {
+        let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
+        (self.kong.iter().map(|r| r.file.as_path()))
+            .chain(bridges.map(|b| b.file.as_path()))
+            .chain(self.lattice.iter().map(|l| l.file.as_path()))
+    }
+
     /// Every Kong route that matches a request, with its rank and best path, in precedence
     /// order: the first is [`Network::kong_route`]'s answer, the others lost to it.
     pub fn kong_candidates(&self, host: &str, path: &str) -> Vec<KongClaim<'_>> {

@@ -9,8 +9,9 @@
 //! off them). `render --base` writes it, `check --base` accepts it, and
 //! [`crate::rollout::steps`] counts how many such steps a change takes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::input::quotas::Quotas;
 use crate::manifest::layout::is_kustomization;
@@ -21,7 +22,7 @@ use crate::manifest::tree::{
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
 use crate::rollout::scope::Scope;
-use latgen_sim::routing::{Doc, Landing, Network};
+use latgen_sim::routing::{BackendRef, Doc, Landing, LatticeRoute, Network};
 
 /// During a rollout a request may behave as before or as after, by where it lands (which
 /// rule of which route carried it does not matter), but may not break where it worked.
@@ -104,8 +105,9 @@ pub(crate) struct Judge {
     pub expected: Vec<Expected>,
     /// The quotas that say how many rules a Lattice route may hold.
     quotas: Quotas,
-    /// The rules of each Lattice route of the base in scope, by file.
-    base_rules: BTreeMap<PathBuf, BTreeSet<RuleKey>>,
+    /// Each Lattice route of the base in scope, by file: a state's route holds its rules
+    /// and the base's while the controller swaps them.
+    base_routes: HashMap<PathBuf, Arc<LatticeRoute>>,
     /// The base's and the target's texts and documents of the files in scope, by path.
     known: TwoTrees,
     /// A Lattice route the change leaves as it is holds more rules than the limit: no
@@ -122,26 +124,15 @@ pub(crate) struct Judge {
     base_routes_well: std::sync::OnceLock<bool>,
 }
 
-/// A Lattice rule as the controller tells rules apart: its match and its backend.
-type RuleKey = (String, String, String);
+/// A Lattice rule as the controller tells rules apart: its match (type and path) and its
+/// backend. Borrowed from the route: a switch's states compare thousands of routes' rules.
+type RuleKey<'r> = (&'static str, &'r str, Option<&'r BackendRef>);
 
-fn rule_keys(route: &latgen_sim::routing::LatticeRoute) -> BTreeSet<RuleKey> {
-    route
-        .rules
-        .iter()
+fn rule_keys(route: &LatticeRoute) -> BTreeSet<RuleKey<'_>> {
+    (route.rules.iter())
         .flat_map(|r| {
-            let backend = r
-                .backend
-                .as_ref()
-                .map(|b| b.to_string())
-                .unwrap_or_default();
-            r.matches.iter().map(move |m| {
-                (
-                    m.kind.gateway_api_type().to_string(),
-                    m.path.clone(),
-                    backend.clone(),
-                )
-            })
+            let backend = r.backend.as_ref();
+            (r.matches.iter()).map(move |m| (m.kind.gateway_api_type(), m.path.as_str(), backend))
         })
         .collect()
 }
@@ -215,11 +206,9 @@ impl Judge {
                 ((h, p), before, after)
             })
             .collect();
-        // Each route's rule keys are a few strings per rule: made on every core, since a
-        // switch's scope holds every route (alone, a tenth of a round of its judging).
-        let base_rules = (b.lattice.par_iter())
+        let base_routes = (b.lattice.iter())
             .filter(|r| scope.files.contains(&r.file))
-            .map(|r| (r.file.clone(), rule_keys(r)))
+            .map(|r| (r.file.clone(), Arc::clone(r)))
             .collect();
         let over_limit = r
             .lattice
@@ -236,7 +225,7 @@ impl Judge {
             target: target_docs,
             expected,
             quotas: gate.quotas.clone(),
-            base_rules,
+            base_routes,
             over_limit,
             auth,
             base_routes_well: std::sync::OnceLock::new(),
@@ -307,9 +296,10 @@ impl Judge {
         let live = self::state(state, state);
         let in_quota = live.lattice.par_iter().all(|r| {
             let now = rule_keys(r);
-            let peak = match self.base_rules.get(&r.file) {
-                Some(old) => old.union(&now).count(),
-                None => now.len(),
+            let peak = match self.base_routes.get(&r.file) {
+                // A route the state shares with the base has no other rules to swap to.
+                Some(old) if !Arc::ptr_eq(old, r) => rule_keys(old).union(&now).count(),
+                _ => now.len(),
             };
             !self.quotas.over_rule_quota(r.rules.len()) && !self.quotas.over_rule_quota(peak)
         });

@@ -125,7 +125,9 @@ pub(crate) struct Judge {
 }
 
 /// A Lattice rule as the controller tells rules apart: its match (type and path) and its
-/// backend. Borrowed from the route: a switch's states compare thousands of routes' rules.
+/// backend, field by field (two backends whose `namespace/name:port` reads the same count as
+/// two: only names no Kubernetes object can have read the same). Borrowed from the route: a
+/// switch's states compare thousands of routes' rules.
 type RuleKey<'r> = (&'static str, &'r str, Option<&'r BackendRef>);
 
 fn rule_keys(route: &LatticeRoute) -> BTreeSet<RuleKey<'_>> {

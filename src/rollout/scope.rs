@@ -79,11 +79,10 @@ impl Scope {
         // changed file (a switch of dispatch mode changes every one), following the requests
         // could add none: a switch's tens of thousands are not followed, twice per step.
         let none_to_add = |net: &&Network| net.files_any_way_can_take().all(|f| known.contains(f));
-        let to_follow: Vec<&Network> = (nets.iter())
-            .filter(|net| follow_all || !none_to_add(net))
-            .copied()
-            .collect();
-        let on_the_way = to_follow.par_iter().map(|net| {
+        let to_follow = nets
+            .par_iter()
+            .filter(|net| follow_all || !none_to_add(net));
+        let on_the_way = to_follow.map(|net| {
             let mut more: HashSet<&Path> = HashSet::new();
             for (h, p) in probes {
                 let found = net.files_on_the_way(h, p).into_iter();

@@ -176,12 +176,21 @@ fn a_change_of_every_file_is_scoped_as_if_each_file_on_the_way_were_looked_for()
     assert_eq!(taken.files, looked_for.files);
 }
 
+/// The scope of a change between two networks as taken, and with every request followed.
+fn taken_and_followed(
+    nets: &[latgen_sim::routing::Network; 2],
+    changed: (&BTreeSet<PathBuf>, bool),
+) -> (crate::rollout::scope::Scope, crate::rollout::scope::Scope) {
+    use crate::rollout::scope::Scope;
+    let nets = [&nets[0], &nets[1]];
+    (Scope::of(&nets, changed), Scope::followed(&nets, changed))
+}
+
 /// A switch of dispatch mode changes every route, bridge and Lattice service: the scope then
 /// takes the changed files without following a request, and must be what following each
 /// would find.
 #[test]
 fn a_change_of_every_route_is_scoped_as_if_each_request_were_followed() {
-    use crate::rollout::scope::Scope;
     let (path, header) = example_both_ways();
     let (changed, every) = changes(&path, &header);
     assert!(!every, "the switch leaves some files as they were");
@@ -189,17 +198,38 @@ fn a_change_of_every_route_is_scoped_as_if_each_request_were_followed() {
         crate::suite::project::network(&path),
         crate::suite::project::network(&header),
     ];
-    let nets = [&nets[0], &nets[1]];
     let unchanged: Vec<&std::path::Path> = (nets.iter())
         .flat_map(|n| n.files_any_way_can_take())
         .filter(|f| !changed.contains(*f))
         .collect();
     assert!(unchanged.is_empty(), "ways through unchanged {unchanged:?}");
-    let (taken, followed) = (
-        Scope::of(&nets, (&changed, every)),
-        Scope::followed(&nets, (&changed, every)),
-    );
+    let (taken, followed) = taken_and_followed(&nets, (&changed, every));
     assert!(!taken.probes.is_empty());
+    assert_eq!(taken.probes, followed.probes);
+    assert_eq!(taken.files, followed.files);
+}
+
+/// The same switch with one bridge left out of the changed files: the requests are followed,
+/// and the bridge, on their way, is in the scope.
+#[test]
+fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
+    let (path, header) = example_both_ways();
+    let (mut changed, every) = changes(&path, &header);
+    let bridge = (changed.iter())
+        .find(|f| f.to_string_lossy().ends_with("-lattice.yaml"))
+        .expect("the switch changes a bridge")
+        .clone();
+    changed.remove(&bridge);
+    let nets = [
+        crate::suite::project::network(&path),
+        crate::suite::project::network(&header),
+    ];
+    let (taken, followed) = taken_and_followed(&nets, (&changed, every));
+    assert!(
+        taken.files.contains(&bridge),
+        "{} is on a way",
+        bridge.display()
+    );
     assert_eq!(taken.probes, followed.probes);
     assert_eq!(taken.files, followed.files);
 }

@@ -616,7 +616,8 @@ impl Network {
     }
 
     /// Every file [`Network::files_on_the_way`] can name, whatever the request: the Kong
-    /// routes, the bridges and the Lattice routes. In no set order.
+    /// routes, the bridges and the Lattice routes. In no set order, and a file with several
+    /// routes perhaps more than once.
     pub fn files_any_way_can_take(&self) -> impl Iterator<Item = &Path> {
         let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
         (self.kong.iter().map(|r| r.file.as_path()))

@@ -77,7 +77,7 @@ impl Scope {
         let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
         // A way takes only Kong routes, bridges and Lattice routes. Where each of them is a
         // changed file (a switch of dispatch mode changes every one), following the requests
-        // could add none: a switch's tens of thousands are not followed, twice per step.
+        // could add none: a switch's first round follows none of its tens of thousands.
         let none_to_add = |net: &&Network| net.files_any_way_can_take().all(|f| known.contains(f));
         let to_follow = nets
             .par_iter()

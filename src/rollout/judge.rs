@@ -290,6 +290,22 @@ impl Judge {
         self.safe_judged(state, false)
     }
 
+    /// Whether the base routes well, judged once. Every request lands in the base where it
+    /// landed before, which [`lands_acceptably`] always accepts (the scope holds every file
+    /// on each request's way, so the base's documents in scope route it as the whole base
+    /// does): only the addresses kept and the auth policies can fail it, and without
+    /// either, the base's network need not be built.
+    fn base_routes_well(&self) -> bool {
+        if self.auth.is_none() && self.kept.is_empty() {
+            return true;
+        }
+        *(self.base_routes_well).get_or_init(|| {
+            let net = self::state(&self.base, &self.base);
+            (self.auth.as_ref()).is_none_or(|a| a.violation(&net).is_none())
+                && self.kept.held_in(&net)
+        })
+    }
+
     fn safe_judged(&self, state: &Docs, one_side_known: bool) -> bool {
         use rayon::prelude::*;
         if self.over_limit {
@@ -315,11 +331,7 @@ impl Judge {
         // its Kong routes) is judged on two networks, one of them known, rather than three.
         let same = |side| state.same_half(&self.base, side);
         if one_side_known && (same(Side::Kong) || same(Side::Lattice)) {
-            let base_ok = || {
-                *(self.base_routes_well)
-                    .get_or_init(|| self.routes_well(&self::state(&self.base, &self.base)))
-            };
-            return base_ok() && self.routes_well(&live);
+            return self.base_routes_well() && self.routes_well(&live);
         }
         let (lattice_first, kong_first) = rayon::join(
             || self::state(state, &self.base),

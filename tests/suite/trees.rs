@@ -209,8 +209,9 @@ fn a_change_of_every_route_is_scoped_as_if_each_request_were_followed() {
     assert_eq!(taken.files, followed.files);
 }
 
-/// The same switch with one bridge left out of the changed files: the requests are followed,
-/// and the bridge, on their way, is in the scope.
+/// The same switch with one bridge left out of the changed files: the bridge, one file against
+/// the switch's many requests, is taken without following them, and following them finds it
+/// too.
 #[test]
 fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
     let (path, header) = example_both_ways();
@@ -225,10 +226,50 @@ fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
         crate::suite::project::network(&header),
     ];
     let (taken, followed) = taken_and_followed(&nets, (&changed, every));
+    // Enough requests that one file is taken rather than looked for.
+    let enough = crate::rollout::scope::REQUESTS_PER_FILE_TAKEN;
+    assert!(
+        taken.probes.len() >= enough,
+        "{} requests",
+        taken.probes.len()
+    );
     assert!(
         taken.files.contains(&bridge),
         "{} is on a way",
         bridge.display()
+    );
+    assert_eq!(taken.probes, followed.probes);
+    assert_eq!(taken.files, followed.files);
+}
+
+/// A change of one Kong route leaves many unchanged files any way can take against its few
+/// requests: they are followed, and the scope takes the files on their way, not every file.
+#[test]
+fn a_change_of_one_route_follows_its_requests() {
+    use crate::manifest::layout::is_kong_file;
+    let (path, _) = example_both_ways();
+    let route = (path.keys())
+        .find(|f| f.to_string_lossy().contains("httproute-") && is_kong_file(f))
+        .expect("the example has a Kong route")
+        .clone();
+    let mut without = path.clone();
+    without.remove(&route);
+    let (changed, every) = changes(&path, &without);
+    assert_eq!(changed, BTreeSet::from([route.clone()]));
+    let nets = [
+        crate::suite::project::network(&path),
+        crate::suite::project::network(&without),
+    ];
+    let (taken, followed) = taken_and_followed(&nets, (&changed, every));
+    let could: BTreeSet<&std::path::Path> = (nets.iter())
+        .flat_map(|n| n.files_any_way_can_take())
+        .collect();
+    assert!(!taken.probes.is_empty());
+    assert!(
+        taken.files.len() < could.len(),
+        "{} of {}",
+        taken.files.len(),
+        could.len()
     );
     assert_eq!(taken.probes, followed.probes);
     assert_eq!(taken.files, followed.files);

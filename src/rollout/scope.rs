@@ -6,11 +6,9 @@ use std::path::{Path, PathBuf};
 
 use latgen_sim::routing::Network;
 
-/// How many requests to follow, at least, make taking an unchanged file that any way can
-/// take cheaper than looking for it on their ways. Following costs each request a walk per
-/// network; a file taken but on no way costs every state a judge tries one document more,
-/// and a judge tries several.
-pub(crate) const REQUESTS_PER_FILE_TAKEN: usize = 10;
+/// How many requests one task follows through a network: enough that merging the files each
+/// task finds costs little beside following them.
+const FOLLOWED_AT_ONCE: usize = 1024;
 
 /// What of a change the networks of its trees show it can affect: the requests it can
 /// reroute (of those any of the networks probes), and every file their way depends on in
@@ -81,32 +79,32 @@ impl Scope {
         // Most files on the way are changed ones, and most are on the way of several
         // requests: only the others are kept, each once, before any is copied or sorted.
         let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
-        // A way takes only Kong routes, bridges and Lattice routes: the unchanged ones of
-        // those are all that following the requests could add.
-        let unchanged: HashSet<&Path> = (nets.iter())
-            .flat_map(|net| net.files_any_way_can_take())
-            .filter(|f| !known.contains(f))
+        // A way takes only Kong routes, bridges and the Lattice routes a Kong route sends
+        // requests to. Where each of them is a changed file, following the requests could
+        // add none: a switch's first round follows none of its tens of thousands, and its
+        // second follows them only through the target (the step's new Lattice services are
+        // unchanged, and reached only there).
+        let none_to_add = |net: &&Network| net.files_a_way_can_reach().all(|f| known.contains(f));
+        let to_follow: Vec<&Network> = (nets.par_iter().copied())
+            .filter(|net| follow_all || !none_to_add(net))
             .collect();
-        let mut files = changed.clone();
-        if !follow_all && unchanged.len() * REQUESTS_PER_FILE_TAKEN <= probes.len() {
-            // Few against the requests (none in a switch's first round, its new Lattice
-            // services in the second): each is taken rather than looked for. A file taken
-            // that is on no request's way changes no judgement, since each state routes
-            // these requests as the whole tree does (the judge of every file,
-            // `Judge::unscoped`, is held to agree with the scoped one).
-            files.extend(unchanged.into_iter().map(Path::to_path_buf));
-        } else {
-            let on_the_way = nets.par_iter().map(|net| {
-                let mut more: HashSet<&Path> = HashSet::new();
-                for (h, p) in probes {
-                    let found = net.files_on_the_way(h, p).into_iter();
-                    more.extend(found.filter(|f| !known.contains(f)));
-                }
-                more.into_iter().map(Path::to_path_buf).collect::<Vec<_>>()
-            });
-            for more in on_the_way.collect::<Vec<_>>() {
-                files.extend(more);
+        // Each network's requests in pieces, so that one network is followed on every core.
+        let pieces = (to_follow.par_iter()).flat_map(|net| {
+            probes
+                .par_chunks(FOLLOWED_AT_ONCE)
+                .map(move |some| (net, some))
+        });
+        let on_the_way = pieces.map(|(net, some)| {
+            let mut more: HashSet<&Path> = HashSet::new();
+            for (h, p) in some {
+                let found = net.files_on_the_way(h, p).into_iter();
+                more.extend(found.filter(|f| !known.contains(f)));
             }
+            more.into_iter().map(Path::to_path_buf).collect::<Vec<_>>()
+        });
+        let mut files = changed.clone();
+        for more in on_the_way.collect::<Vec<_>>() {
+            files.extend(more);
         }
         // A route is judged with its auth policy, and a policy with its route.
         let companions: Vec<PathBuf> = nets

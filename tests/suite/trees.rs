@@ -209,9 +209,8 @@ fn a_change_of_every_route_is_scoped_as_if_each_request_were_followed() {
     assert_eq!(taken.files, followed.files);
 }
 
-/// The same switch with one bridge left out of the changed files: the bridge, one file against
-/// the switch's many requests, is taken without following them, and following them finds it
-/// too.
+/// The same switch with one bridge left out of the changed files: the requests are followed,
+/// and the bridge, on their way, is in the scope.
 #[test]
 fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
     let (path, header) = example_both_ways();
@@ -226,13 +225,6 @@ fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
         crate::suite::project::network(&header),
     ];
     let (taken, followed) = taken_and_followed(&nets, (&changed, every));
-    // Enough requests that one file is taken rather than looked for.
-    let enough = crate::rollout::scope::REQUESTS_PER_FILE_TAKEN;
-    assert!(
-        taken.probes.len() >= enough,
-        "{} requests",
-        taken.probes.len()
-    );
     assert!(
         taken.files.contains(&bridge),
         "{} is on a way",
@@ -242,8 +234,8 @@ fn a_change_that_leaves_a_bridge_out_follows_the_requests_to_it() {
     assert_eq!(taken.files, followed.files);
 }
 
-/// A change of one Kong route leaves many unchanged files any way can take against its few
-/// requests: they are followed, and the scope takes the files on their way, not every file.
+/// A change of one Kong route: its requests are followed, and the scope takes the unchanged
+/// files on their way, not every file a way can take.
 #[test]
 fn a_change_of_one_route_follows_its_requests() {
     use crate::manifest::layout::is_kong_file;
@@ -266,33 +258,76 @@ fn a_change_of_one_route_follows_its_requests() {
         .collect();
     assert!(!taken.probes.is_empty());
     assert!(
-        taken.files.len() < could.len(),
-        "{} of {}",
-        taken.files.len(),
-        could.len()
+        could.iter().any(|f| !taken.files.contains(*f)),
+        "every file a way can take is in the scope"
     );
     assert_eq!(taken.probes, followed.probes);
     assert_eq!(taken.files, followed.files);
 }
 
-/// The files a request's way depends on are among those the network says any way can take,
-/// for every request the example's networks probe, in both dispatch modes.
+/// The files a request's way depends on are among those the network says a way can reach,
+/// and those among the files any way can take, for every request the example's networks
+/// probe, in both dispatch modes.
 #[test]
-fn every_file_on_a_requests_way_is_one_any_way_can_take() {
+fn every_file_on_a_requests_way_is_one_a_way_can_reach() {
     let (path, header) = example_both_ways();
     for tree in [&path, &header] {
         let net = crate::suite::project::network(tree);
         let any: std::collections::HashSet<&std::path::Path> =
             net.files_any_way_can_take().collect();
+        let reach: std::collections::HashSet<&std::path::Path> =
+            net.files_a_way_can_reach().collect();
+        assert!(reach.is_subset(&any));
         let probes = net.probes();
         let followed: Vec<&std::path::Path> = (probes.iter())
             .flat_map(|(h, p)| net.files_on_the_way(h, p))
             .collect();
         assert!(followed.len() > probes.len(), "ways take files");
         for f in followed {
-            assert!(any.contains(f), "{} is on a way", f.display());
+            assert!(reach.contains(f), "{} is on a way", f.display());
         }
     }
+}
+
+/// A switch's second round: from its first step (the new Lattice services made, Kong as it
+/// was) to the switch. No Kong route of the step reaches the new services, so the step's
+/// network adds nothing to follow; the scope is what following each request finds.
+#[test]
+fn a_switchs_second_round_is_scoped_as_if_each_request_were_followed() {
+    let (path, header) = example_both_ways();
+    let mut step = path.clone();
+    let new: Vec<PathBuf> = (header.keys())
+        .filter(|f| !path.contains_key(*f) && !crate::manifest::layout::is_kong_file(f))
+        .cloned()
+        .collect();
+    for f in &new {
+        step.insert(f.clone(), header[f].clone());
+    }
+    let (changed, every) = changes(&step, &header);
+    let nets = [
+        crate::suite::project::network(&step),
+        crate::suite::project::network(&header),
+    ];
+    let unchanged = |files: Vec<&std::path::Path>| -> Vec<PathBuf> {
+        let out = files.into_iter().filter(|f| !changed.contains(*f));
+        out.map(std::path::Path::to_path_buf).collect()
+    };
+    let can_take = unchanged(nets[0].files_any_way_can_take().collect());
+    assert!(
+        !can_take.is_empty(),
+        "the step's new services are unchanged"
+    );
+    assert!(can_take.iter().all(|f| new.contains(f)), "{can_take:?}");
+    let can_reach = unchanged(nets[0].files_a_way_can_reach().collect());
+    assert!(can_reach.is_empty(), "{can_reach:?}");
+    let (taken, followed) = taken_and_followed(&nets, (&changed, every));
+    assert!(!taken.probes.is_empty());
+    assert!(
+        new.iter().any(|f| taken.files.contains(f)),
+        "the target reaches them"
+    );
+    assert_eq!(taken.probes, followed.probes);
+    assert_eq!(taken.files, followed.files);
 }
 
 #[test]

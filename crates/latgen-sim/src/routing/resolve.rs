@@ -4,7 +4,7 @@
 //! Lattice takes that service's first rule whose path matches as a string. Also the
 //! questions asked of one route's order, and the requests worth following.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -623,6 +623,28 @@ impl Network {
         (self.kong.iter().map(|r| r.file.as_path()))
             .chain(bridges.map(|b| b.file.as_path()))
             .chain(self.lattice.iter().map(|l| l.file.as_path()))
+    }
+
+    /// The files of [`Network::files_any_way_can_take`] some request can reach in this
+    /// network. A Lattice route is on a way only where a Kong route sends the request to one
+    /// of its domains: by rewriting the Host to it, or by leaving the Host as the request had
+    /// it (then any domain can be reached). A switch's step makes new Lattice services that
+    /// no Kong route of the step reaches yet.
+    pub fn files_a_way_can_reach(&self) -> impl Iterator<Item = &Path> {
+        let rewritten: Option<HashSet<&str>> = (self.kong.iter())
+            .map(|r| r.rewrite_host.as_deref())
+            .collect();
+        let reached = move |l: &LatticeRoute| {
+            (rewritten.as_ref()).is_none_or(|to| l.domains().any(|d| to.contains(d)))
+        };
+        let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
+        (self.kong.iter().map(|r| r.file.as_path()))
+            .chain(bridges.map(|b| b.file.as_path()))
+            .chain(
+                (self.lattice.iter())
+                    .filter(move |l| reached(l))
+                    .map(|l| l.file.as_path()),
+            )
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence

@@ -142,12 +142,17 @@ fn rule_keys(route: &LatticeRoute) -> BTreeSet<RuleKey<'_>> {
 impl Judge {
     #[cfg(test)]
     pub fn new(base: &Tree, target: &Tree, rule_limit: usize) -> Judge {
+        Judge::with_gate(base, target, &Gate::rules(rule_limit))
+    }
+
+    #[cfg(test)]
+    pub fn with_gate(base: &Tree, target: &Tree, gate: &Gate) -> Judge {
         let target_docs = Docs::read(target);
         let base_docs = Docs::read_like(base, target, &target_docs);
         let live = state(&target_docs, &target_docs);
         let b = state(&base_docs, &base_docs);
         let docs = (&base_docs, &target_docs);
-        Judge::of_states(base, (target, &live), docs, &b, &Gate::rules(rule_limit))
+        Judge::of_states(base, (target, &live), docs, &b, gate)
     }
 
     /// A judge of the change from `base` to `target`, whose documents are `docs` (base,

@@ -261,6 +261,10 @@ fn a_change_of_one_route_follows_its_requests() {
         could.iter().any(|f| !taken.files.contains(*f)),
         "every file a way can take is in the scope"
     );
+    assert!(
+        taken.files.len() > changed.len(),
+        "no file on the way was found"
+    );
     assert_eq!(taken.probes, followed.probes);
     assert_eq!(taken.files, followed.files);
 }
@@ -289,12 +293,9 @@ fn every_file_on_a_requests_way_is_one_a_way_can_reach() {
     }
 }
 
-/// A switch's second round: from its first step (the new Lattice services made, Kong as it
-/// was) to the switch. No Kong route of the step reaches the new services, so the step's
-/// network adds nothing to follow; the scope is what following each request finds.
-#[test]
-fn a_switchs_second_round_is_scoped_as_if_each_request_were_followed() {
-    let (path, header) = example_both_ways();
+/// The first step of a switch from `path` to `header`: the switch's new Lattice services
+/// added, Kong as it was; and those services' files.
+fn first_step_of_switch(path: &Tree, header: &Tree) -> (Tree, Vec<PathBuf>) {
     let mut step = path.clone();
     let new: Vec<PathBuf> = (header.keys())
         .filter(|f| !path.contains_key(*f) && !crate::manifest::layout::is_kong_file(f))
@@ -303,6 +304,56 @@ fn a_switchs_second_round_is_scoped_as_if_each_request_were_followed() {
     for f in &new {
         step.insert(f.clone(), header[f].clone());
     }
+    (step, new)
+}
+
+/// A Kong route that leaves the Host as the request had it can send a request to any Lattice
+/// service: every Lattice route is then one a way can reach, even those no Kong route rewrites
+/// the Host to (a switch's new services, at its first step).
+#[test]
+fn a_kong_route_that_keeps_the_host_can_reach_every_lattice_route() {
+    use crate::manifest::layout::is_kong_file;
+    let (path, header) = example_both_ways();
+    let (mut step, new) = first_step_of_switch(&path, &header);
+    let reach = |tree: &Tree| -> BTreeSet<PathBuf> {
+        let net = crate::suite::project::network(tree);
+        let out = net
+            .files_a_way_can_reach()
+            .map(std::path::Path::to_path_buf);
+        out.collect()
+    };
+    // The new services' routes (the step makes their policies too).
+    let net = crate::suite::project::network(&step);
+    let any: BTreeSet<&std::path::Path> = net.files_any_way_can_take().collect();
+    let new: Vec<&PathBuf> = new.iter().filter(|f| any.contains(f.as_path())).collect();
+    assert!(!new.is_empty());
+    assert!(new.iter().all(|f| !reach(&step).contains(*f)));
+    let (rel, text) = (step.iter())
+        .find(|(rel, text)| is_kong_file(rel) && text.contains("type: URLRewrite"))
+        .map(|(rel, text)| (rel.clone(), text.to_string()))
+        .expect("the example's Kong routes rewrite the Host");
+    // The rule's one filter taken out: `filters:`, its type, `urlRewrite:` and `hostname:`.
+    let lines: Vec<&str> = text.lines().collect();
+    let at = (lines.iter())
+        .position(|l| l.trim() == "- type: URLRewrite")
+        .expect("a rewrite");
+    assert_eq!(lines[at - 1].trim(), "filters:");
+    assert!(lines[at + 2].trim().starts_with("hostname:"));
+    assert!(!lines[at + 3].trim().starts_with("- type:"), "one filter");
+    let kept: Vec<&str> = [&lines[..at - 1], &lines[at + 3..]].concat();
+    let kept = kept.join("\n") + "\n";
+    step.insert(rel, Text::from(kept));
+    let reach = reach(&step);
+    assert!(new.iter().all(|f| reach.contains(*f)));
+}
+
+/// A switch's second round: from its first step (the new Lattice services made, Kong as it
+/// was) to the switch. No Kong route of the step reaches the new services, so the step's
+/// network adds nothing to follow; the scope is what following each request finds.
+#[test]
+fn a_switchs_second_round_is_scoped_as_if_each_request_were_followed() {
+    let (path, header) = example_both_ways();
+    let (step, new) = first_step_of_switch(&path, &header);
     let (changed, every) = changes(&step, &header);
     let nets = [
         crate::suite::project::network(&step),
@@ -402,12 +453,35 @@ fn sides_of(lattice: &Tree, kong: &Tree) -> Tree {
 
 #[test]
 fn a_state_that_leaves_one_side_as_the_base_is_judged_as_in_three_networks() {
+    states_of_one_side_are_judged_as_in_three_networks(None);
+}
+
+/// The same with the example's auth on: the base is then judged by who it lets in, not by
+/// where requests land.
+#[test]
+fn with_auth_a_state_that_leaves_one_side_as_the_base_is_judged_as_in_three_networks() {
+    let root = crate::suite::common::root();
+    let text = std::fs::read_to_string(root.join("latgen.yaml")).unwrap();
+    let mut diags = crate::diag::Diagnostics::new();
+    let config =
+        crate::input::config::parse(std::path::Path::new("latgen.yaml"), &text, &mut diags)
+            .expect("the example's settings parse");
+    let probe = config.auth.probe().expect("the example has auth on");
+    states_of_one_side_are_judged_as_in_three_networks(Some(probe));
+}
+
+fn states_of_one_side_are_judged_as_in_three_networks(auth: Option<latgen_sim::iam::AuthProbe>) {
+    use crate::rollout::judge::{Gate, Judge};
     let (path, header) = example_both_ways();
     // Each way round, with a quota the union of a group's two versions passes and one it
     // does not: every state below is judged, safe or not, as on all three networks.
     for (base, target) in [(&path, &header), (&header, &path)] {
         for limit in [100, 5] {
-            let judge = crate::rollout::judge::Judge::new(base, target, limit);
+            let gate = Gate {
+                auth: auth.clone(),
+                ..Gate::rules(limit)
+            };
+            let judge = Judge::with_gate(base, target, &gate);
             let states = [
                 ("the base", base.clone()),
                 ("the target", target.clone()),

@@ -625,11 +625,11 @@ impl Network {
             .chain(self.lattice.iter().map(|l| l.file.as_path()))
     }
 
-    /// The files of [`Network::files_any_way_can_take`] some request can reach in this
-    /// network. A Lattice route is on a way only where a Kong route sends the request to one
-    /// of its domains: by rewriting the Host to it, or by leaving the Host as the request had
-    /// it (then any domain can be reached). A switch's step makes new Lattice services that
-    /// no Kong route of the step reaches yet.
+    /// The files of [`Network::files_any_way_can_take`] some request may reach in this
+    /// network (a superset of those it can). A Lattice route is on a way only where a Kong
+    /// route sends the request to one of its domains: by rewriting the Host to it, or by
+    /// leaving the Host as the request had it (counted as reaching every domain). A switch's
+    /// step makes new Lattice services that no Kong route of the step reaches yet.
     pub fn files_a_way_can_reach(&self) -> impl Iterator<Item = &Path> {
         let rewritten: Option<HashSet<&str>> = (self.kong.iter())
             .map(|r| r.rewrite_host.as_deref())

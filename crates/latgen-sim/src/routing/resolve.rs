@@ -631,20 +631,20 @@ impl Network {
     /// leaving the Host as the request had it (counted as reaching every domain). A switch's
     /// step makes new Lattice services that no Kong route of the step reaches yet.
     pub fn files_a_way_can_reach(&self) -> impl Iterator<Item = &Path> {
-        let rewritten: Option<HashSet<&str>> = (self.kong.iter())
-            .map(|r| r.rewrite_host.as_deref())
-            .collect();
-        let reached = move |l: &LatticeRoute| {
-            (rewritten.as_ref()).is_none_or(|to| l.domains().any(|d| to.contains(d)))
-        };
+        // The domains Kong sends requests to are gathered only once the Lattice routes are
+        // reached: a caller that stops at an unchanged Kong route never needs them.
+        let lattice = std::iter::once(()).flat_map(move |()| {
+            let rewritten: Option<HashSet<&str>> = (self.kong.iter())
+                .map(|r| r.rewrite_host.as_deref())
+                .collect();
+            (self.lattice.iter()).filter(move |l| {
+                (rewritten.as_ref()).is_none_or(|to| l.domains().any(|d| to.contains(d)))
+            })
+        });
         let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
         (self.kong.iter().map(|r| r.file.as_path()))
             .chain(bridges.map(|b| b.file.as_path()))
-            .chain(
-                (self.lattice.iter())
-                    .filter(move |l| reached(l))
-                    .map(|l| l.file.as_path()),
-            )
+            .chain(lattice.map(|l| l.file.as_path()))
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence

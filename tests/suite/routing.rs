@@ -471,3 +471,31 @@ fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_wi
         "{from_lock} documents from the lock's render"
     );
 }
+
+/// Two rules of one Kong HTTPRoute that claim a request equally: Gateway API grants it to
+/// the first in list order (the HTTPRoute CRD's `matches` text), and the trace's first
+/// candidate is the rule the model follows.
+#[test]
+fn of_two_equal_rules_of_one_kong_route_the_first_takes_the_request() {
+    use latgen_sim::routing::Source;
+    let rule = |backend: &str| {
+        format!(
+            "    - matches:\n        - path:\n            type: PathPrefix\n            value: /a\n      backendRefs:\n        - name: {backend}\n          port: 80\n"
+        )
+    };
+    let route = format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: kong-routes\nspec:\n  hostnames:\n    - shop.example.com\n  parentRefs:\n    - name: kong\n  rules:\n{}{}",
+        rule("first-lattice"),
+        rule("second-lattice")
+    );
+    let files = [("kong/httproute-r.yaml", Source::Text(&route), true)];
+    let (net, errors) = Network::from_sources(&files);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(net.kong.len(), 2, "one Kong route per rule");
+    let backend = |r: &latgen_sim::routing::KongRoute| r.backend.as_ref().unwrap().name.clone();
+    let won = net.kong_route("shop.example.com", "/a/b").map(backend);
+    assert_eq!(won.as_deref(), Some("first-lattice"));
+    let candidates = net.kong_candidates("shop.example.com", "/a/b");
+    let shown: Vec<String> = candidates.iter().map(|c| backend(c.route)).collect();
+    assert_eq!(shown, ["first-lattice", "second-lattice"]);
+}

@@ -544,12 +544,14 @@ impl Network {
     }
 
     /// Gateway API precedence: the most specific matching hostname, then an Exact match,
-    /// then the longest prefix; ties go to the route first by namespace/name.
+    /// then the longest prefix; ties go to the route first by namespace/name, and within
+    /// one HTTPRoute to its first matching rule (the HTTPRoute CRD's `matches` text, v1.6.1:
+    /// "the FIRST matching rule (in list order)").
     pub fn kong_route(&self, host: &str, path: &str) -> Option<&KongRoute> {
         // The candidates are weighed as they are found, with no list of them made: a
-        // rollout asks this of every probe in every state it judges. Of two equally
-        // strong routes the later in the tree wins, as `max_by` over the sorted list did
-        // (a route found twice is the same route).
+        // rollout asks this of every probe in every state it judges. A route's rules are
+        // in the list in their order, so of two equally strong rules the earlier wins (a
+        // route found twice is the same route).
         let mut best: Option<(KongRank, usize)> = None;
         self.each_kong_route_for(host, path, |i| {
             let Some((rank, _)) = self.kong[i].claim(host, path) else {
@@ -557,7 +559,7 @@ impl Network {
             };
             let wins = best.is_none_or(|(best_rank, at)| {
                 let (now, was) = ((rank, &*self.kong[i]), (best_rank, &*self.kong[at]));
-                kong_precedence(now, was).then(i.cmp(&at)).is_ge()
+                kong_precedence(now, was).then(at.cmp(&i)).is_ge()
             });
             if wins {
                 best = Some((rank, i));
@@ -648,7 +650,8 @@ impl Network {
     }
 
     /// Every Kong route that matches a request, with its rank and best path, in precedence
-    /// order: the first is [`Network::kong_route`]'s answer, the others lost to it.
+    /// order: the first is [`Network::kong_route`]'s answer, the others lost to it (the
+    /// sort is stable: of equal claims the earlier rule stays first).
     pub fn kong_candidates(&self, host: &str, path: &str) -> Vec<KongClaim<'_>> {
         let mut out: Vec<KongClaim<'_>> = self
             .kong

@@ -11,10 +11,12 @@
 //! - [`parse`]: manifests become the model, positions kept;
 //! - [`model`]: the routes, bridges, auth policies and the network they make;
 //! - [`resolve`]: where a request goes, and what a route's rule order decides;
+//! - [`probes`]: the requests worth following through a network;
 //! - [`reroutable`]: which requests a change of a few files can reroute.
 
 mod model;
 mod parse;
+mod probes;
 mod reroutable;
 mod resolve;
 

@@ -2,7 +2,7 @@
 //! (host, then Exact over the longest segment-wise prefix), the route rewrites the Host and
 //! sends the request to its bridge Service, whose ExternalName names a Lattice service;
 //! Lattice takes that service's first rule whose path matches as a string. Also the
-//! questions asked of one route's order, and the requests worth following.
+//! questions asked of one route's order.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -36,37 +36,6 @@ pub(super) fn any_request_key<'p>(path: &'p str, mut found: impl FnMut(&'p str) 
         }
     }
     false
-}
-
-/// The probes of one Kong route that `keep` accepts, into `out`; `p` is the buffer each
-/// candidate path is made in.
-fn kept_probes(
-    r: &KongRoute,
-    keep: &impl Fn(&str, &str) -> bool,
-    p: &mut String,
-    out: &mut Vec<(String, String)>,
-) {
-    let hosts: Vec<&str> = if r.hostnames.is_empty() {
-        vec![ANY_HOST]
-    } else {
-        r.hostnames.iter().map(String::as_str).collect()
-    };
-    for m in &r.matches {
-        let v = m.path.trim_end_matches('/');
-        for suffix in [None, Some("/x"), Some("x"), Some("-x")] {
-            p.clear();
-            match suffix {
-                None => p.push_str(&m.path),
-                Some(s) => {
-                    p.push_str(v);
-                    p.push_str(s);
-                }
-            }
-            for h in hosts.iter().filter(|h| keep(h, p)) {
-                out.push((h.to_string(), p.clone()));
-            }
-        }
-    }
 }
 
 /// The index key of a Kong match: segment matching ignores a prefix's trailing `/`.
@@ -621,10 +590,7 @@ impl Network {
     /// routes, the bridges and the Lattice routes. In no set order, and a file with several
     /// routes perhaps more than once.
     pub fn files_any_way_can_take(&self) -> impl Iterator<Item = &Path> {
-        let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
-        (self.kong.iter().map(|r| r.file.as_path()))
-            .chain(bridges.map(|b| b.file.as_path()))
-            .chain(self.lattice.iter().map(|l| l.file.as_path()))
+        self.way_files(self.lattice.iter())
     }
 
     /// The files of [`Network::files_any_way_can_take`] some request may reach in this
@@ -643,6 +609,15 @@ impl Network {
                 (rewritten.as_ref()).is_none_or(|to| l.domains().any(|d| to.contains(d)))
             })
         });
+        self.way_files(lattice)
+    }
+
+    /// The files of the Kong routes, the bridges and `lattice`, the Lattice routes a way
+    /// may take.
+    fn way_files<'a>(
+        &'a self,
+        lattice: impl Iterator<Item = &'a Arc<LatticeRoute>>,
+    ) -> impl Iterator<Item = &'a Path> {
         let bridges = self.bridges.values().flat_map(|by_name| by_name.values());
         (self.kong.iter().map(|r| r.file.as_path()))
             .chain(bridges.map(|b| b.file.as_path()))
@@ -662,37 +637,6 @@ impl Network {
             })
             .collect();
         out.sort_by(|a, b| kong_precedence((b.rank, b.route), (a.rank, a.route)));
-        out
-    }
-
-    /// Requests worth following to compare two networks or to check one: every path a Kong
-    /// route declares, one segment deeper, and string extensions that expose string-prefix
-    /// matching (`/shop` → `/shopx`, `/shop-x`), on each route's hosts. Sorted, each once.
-    pub fn probes(&self) -> Vec<(String, String)> {
-        self.probes_where(|_, _| true)
-    }
-
-    /// The [`Network::probes`] that `keep` accepts (host, path), sorted, each once. The
-    /// Kong routes are gone through in parallel: a rollout asks this of every route of a
-    /// large tree, and a switch of dispatch mode keeps tens of thousands.
-    pub fn probes_where(&self, keep: impl Fn(&str, &str) -> bool + Sync) -> Vec<(String, String)> {
-        use rayon::prelude::*;
-        let mut out: Vec<(String, String)> = self
-            .kong
-            .par_chunks(512)
-            .flat_map_iter(|routes| {
-                let mut out = Vec::new();
-                // One buffer for every candidate path: most are not kept, and are never
-                // allocated.
-                let mut p = String::new();
-                for r in routes {
-                    kept_probes(r, &keep, &mut p, &mut out);
-                }
-                out
-            })
-            .collect();
-        out.par_sort_unstable();
-        out.dedup();
         out
     }
 }

@@ -98,7 +98,9 @@ pub(crate) struct Built {
     pub sources: Sources,
     /// The lock as read, when it was planned for the other dispatch mode (only with
     /// [`build_final`]): it stands for the output of a switch's base, which can then be
-    /// rendered again from it ([`render_as_locked`]) rather than parsed.
+    /// rendered again from it ([`render_as_locked`]) rather than parsed. A later step of
+    /// the switch sets it to the lock the switch started from, found in the lock's history
+    /// ([`crate::rollout::origin`]): its base still holds that lock's files in part.
     pub switched_from: Option<Lock>,
 }
 

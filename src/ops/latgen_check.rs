@@ -93,23 +93,8 @@ fn check_env(
     // tree first, then from Git only the files the change touched, and the base's lock.
     // The committed tree, once read, is the render's to share texts with.
     let read = crate::pipeline::Beside::new();
-    let ((base, shipped), built) = rayon::join(
-        || {
-            let Some(rev) = args.base else {
-                return (Ok(None), None);
-            };
-            let now = read.get_or_init(|| crate::output::read_tree(&out)).as_ref();
-            let base = crate::rollout::git::base_tree_of(
-                &paths,
-                Some(rev),
-                now.unwrap_or(&Default::default()),
-            );
-            let shipped = match &base {
-                Ok(Some((rev, _))) => crate::rollout::steps::shipped(&paths.lock, rev),
-                _ => None,
-            };
-            (base, shipped)
-        },
+    let ((base, (shipped, origin)), mut built) = rayon::join(
+        || read_base(args.base, &paths, &read),
         || {
             args.base
                 .is_some()
@@ -121,7 +106,8 @@ fn check_env(
         Err(d) => return Err(ui.fail(d, &Sources::default())),
     };
     let mut committed = read.into_inner();
-    if let Some(Ok(built)) = &built {
+    if let Some(Ok(built)) = &mut built {
+        built.switched_from = built.switched_from.take().or(origin);
         share_with_render(&built.output.files, base.as_mut(), committed.as_mut());
     }
     let (step, built, states) = match (base.as_ref(), built) {
@@ -161,6 +147,30 @@ fn check_env(
         crate::diag::free_later(base);
     }
     report.map_err(|d| ui.fail(d, &Sources::default()))
+}
+
+/// The base revision's output folder and the commit it resolved to, when there is a base.
+type BaseRead = Result<Option<(String, crate::manifest::tree::Tree)>, Diagnostic>;
+
+/// The base revision's output folder (with the commit `rev` resolved to) and what its lock
+/// records (see [`crate::rollout::steps::shipped_from`]), read after the committed output
+/// folder (into `read`): the base takes the files that are the same from there.
+fn read_base(
+    rev: Option<&str>,
+    paths: &ProjectPaths,
+    read: &crate::pipeline::Beside,
+) -> (BaseRead, crate::rollout::steps::Shipped) {
+    let Some(rev) = rev else {
+        return (Ok(None), (None, None));
+    };
+    let now = read.get_or_init(|| crate::output::read_tree(&paths.output));
+    let empty = Default::default();
+    let base = crate::rollout::git::base_tree_of(paths, Some(rev), now.as_ref().unwrap_or(&empty));
+    let shipped = match &base {
+        Ok(Some((rev, _))) => crate::rollout::steps::shipped_from(&paths.lock, rev),
+        _ => (None, None),
+    };
+    (base, shipped)
 }
 
 /// The project as the check judges it (the one the rollout step built, when it is the

@@ -48,17 +48,18 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         || crate::pipeline::build_final(paths, &templates, Some(&existing)),
     );
     let existing = existing.into_inner().unwrap_or_else(|| Ok(Tree::new()));
-    let (base, shipped) = match base {
+    let (base, (shipped, origin)) = match base {
         Ok(found) => found.unwrap_or_default(),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let built = match built {
+    let mut built = match built {
         Ok(b) => b,
         Err(f) => {
             ui.report(&f.diags, &f.sources);
             return Exit::Error;
         }
     };
+    built.switched_from = built.switched_from.or(origin);
     if let Some(message) = unknown_app(args.release, &built.prepared.apps) {
         eprintln!("error: {message}");
         return Exit::Error;
@@ -90,8 +91,9 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     exit
 }
 
-/// The base's output and the rollout its lock records: None without a base.
-type Base = Option<(Tree, Option<crate::input::lock::Rollout>)>;
+/// The base's output, the rollout its lock records and the lock a switch of dispatch mode
+/// in it started from: None without a base.
+type Base = Option<(Tree, crate::rollout::steps::Shipped)>;
 
 /// The [`Base`] at `rev`, after the output folder as it is (into `existing`: the render
 /// takes the texts it makes too from there).
@@ -105,7 +107,7 @@ fn read_base(
     let now = existing.as_ref().unwrap_or(&empty);
     crate::rollout::git::base_tree_of(paths, Some(rev), now).map(|found| {
         found.map(|(resolved, b)| {
-            let shipped = crate::rollout::steps::shipped(&paths.lock, &resolved);
+            let shipped = crate::rollout::steps::shipped_from(&paths.lock, &resolved);
             (output::manifests(&b).into_owned(), shipped)
         })
     })

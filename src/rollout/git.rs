@@ -113,6 +113,17 @@ impl Repo {
         run(self.command(), args)
     }
 
+    /// The text of the file at `rel` (from the top) at revision `rev`, or None when it did
+    /// not exist there.
+    fn text_at(&self, rev: &str, rel: &str) -> Result<Option<String>, Diagnostic> {
+        let spec = format!("{rev}:{rel}");
+        if self.git(&["cat-file", "-e", &spec]).is_err() {
+            return Ok(None);
+        }
+        let bytes = self.git(&["cat-file", "blob", &spec])?;
+        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
     fn command(&self) -> Command {
         let mut cmd = command(&self.top);
         cmd.arg(format!("--git-dir={}", self.git_dir.display()))
@@ -340,6 +351,38 @@ pub(crate) fn resolve_base(dir: &Path, rev: &str) -> Result<Option<String>, Diag
 /// The text of the file at `path` as it was at revision `rev`, or None when it did not
 /// exist there.
 pub(crate) fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Diagnostic> {
+    let (repo, rel) = in_repo(path)?;
+    repo.text_at(rev, &rel)
+}
+
+/// The first of the file's last `max` versions up to `rev` (newest first, each as a commit
+/// that changed it left it) that `pick` takes: where a rollout in flight finds the lock it
+/// started from. A version over `max_bytes` is passed over unread. None when none is
+/// taken, or the history cannot be read.
+pub(crate) fn find_version<T>(
+    path: &Path,
+    rev: &str,
+    (max, max_bytes): (usize, u64),
+    mut pick: impl FnMut(String) -> Option<T>,
+) -> Option<T> {
+    let (repo, rel) = in_repo(path).ok()?;
+    let count = format!("--max-count={max}");
+    let commits = repo.git(&["rev-list", &count, rev, "--", &rel]).ok()?;
+    let commits = String::from_utf8_lossy(&commits).into_owned();
+    let small = |spec: &str| {
+        let size = repo.git(&["cat-file", "-s", spec]).ok();
+        let size = size.and_then(|s| String::from_utf8_lossy(&s).trim().parse::<u64>().ok());
+        size.is_some_and(|s| s <= max_bytes)
+    };
+    // A commit that deleted the file has no version of it: passed over.
+    (commits.lines())
+        .filter(|commit| small(&format!("{commit}:{rel}")))
+        .filter_map(|commit| repo.text_at(commit, &rel).ok().flatten())
+        .find_map(&mut pick)
+}
+
+/// The repository that holds `path`, and the path from its top, as Git writes it.
+fn in_repo(path: &Path) -> Result<(Repo, String), Diagnostic> {
     let folder = path.parent().unwrap_or(Path::new(""));
     let repo = Repo::of(folder)?;
     let dir = if folder.as_os_str().is_empty() {
@@ -349,12 +392,8 @@ pub(crate) fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Dia
     };
     let name = path.file_name().map(PathBuf::from).unwrap_or_default();
     let rel = relative_to(dir, &repo.top)?.join(name);
-    let spec = format!("{rev}:{}", rel.to_string_lossy().replace('\\', "/"));
-    if repo.git(&["cat-file", "-e", &spec]).is_err() {
-        return Ok(None);
-    }
-    let bytes = repo.git(&["cat-file", "blob", &spec])?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    Ok((repo, rel))
 }
 
 /// The base revision, if one is given (`auto`: the merge base with the default branch, or

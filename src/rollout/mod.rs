@@ -1,8 +1,9 @@
 //! Layer 8, rollout: what lies between two outputs (a base revision's and this one): the
 //! rollout judge that says whether a state is safe whichever side goes live first, the safe
 //! steps `render --base` writes, the quota and priority warnings of a change, what a PR does
-//! (the summary), and reading a base revision from Git; a step's monitoring, which follows
-//! its Kong side (`follow_kong`).
+//! (the summary), and reading a base revision from Git (and the lock a switch in flight
+//! started from, `origin`); a step's monitoring, which follows its Kong side
+//! (`follow_kong`).
 
 pub(crate) mod addresses;
 pub(crate) mod auth_safety;
@@ -10,6 +11,7 @@ pub(crate) mod follow_kong;
 pub(crate) mod git;
 pub(crate) mod held;
 pub(crate) mod judge;
+pub(crate) mod origin;
 pub(crate) mod scope;
 pub(crate) mod steps;
 pub(crate) mod summary;

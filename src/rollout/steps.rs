@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::input::lock::{LockState, MoveStep, Rollout};
+use crate::input::config::Dispatch;
+use crate::input::lock::{Lock, LockState, MoveStep, Rollout};
 use crate::manifest::layout::{Side, is_kustomization, side_of};
 use crate::manifest::tree::{Docs, Keep, Text, Tree, Versions, state};
 use crate::pipeline::Built;
@@ -239,9 +240,33 @@ pub(crate) fn shipped(lock: &std::path::Path, rev: &str) -> Option<Rollout> {
     rollout_of(&text)
 }
 
+/// The rollout a base revision's lock records, and the lock it started from when it is a
+/// switch of dispatch mode.
+pub(crate) type Shipped = (Option<Rollout>, Option<Lock>);
+
+/// [`shipped`], and the lock the rollout started from when it is a switch of dispatch mode
+/// ([`super::origin`]): a later step of the switch renders its base from it.
+pub(crate) fn shipped_from(lock: &std::path::Path, rev: &str) -> Shipped {
+    let Some(text) = crate::rollout::git::read_file_at(lock, rev).ok().flatten() else {
+        return (None, None);
+    };
+    match recorded(&text) {
+        Some((rollout, now)) => {
+            let origin = super::origin::switch_origin(lock, rev, (&text, now));
+            (Some(rollout), origin)
+        }
+        None => (None, None),
+    }
+}
+
 /// The rollout a lock text records, read without the rest of it: a base revision's lock
 /// is asked only this, and holds a line per app. None for a lock this latgen cannot read.
 fn rollout_of(text: &str) -> Option<Rollout> {
+    recorded(text).map(|(rollout, _)| rollout)
+}
+
+/// [`rollout_of`], with the dispatch mode the lock was planned for.
+fn recorded(text: &str) -> Option<(Rollout, Dispatch)> {
     // Unknown fields are let through here: the lock of the working tree is the one read
     // in full and checked.
     #[derive(serde::Deserialize)]
@@ -249,6 +274,8 @@ fn rollout_of(text: &str) -> Option<Rollout> {
         version: u32,
         #[serde(default)]
         rollout: Option<Rollout>,
+        #[serde(default)]
+        dispatch: Dispatch,
     }
     // A key named `rollout` is spelled out in the text, escaped in a double-quoted scalar
     // (`"rol\x6cout"`), or made by a tag (`!!binary cm9sbG91dA==`): without any of them
@@ -258,9 +285,8 @@ fn rollout_of(text: &str) -> Option<Rollout> {
         return None;
     }
     let only: RolloutOnly = serde_saphyr::from_str(text).ok()?;
-    (only.version == crate::input::lock::LOCK_VERSION)
-        .then_some(only.rollout)
-        .flatten()
+    let rollout = (only.version == crate::input::lock::LOCK_VERSION).then_some(only.rollout);
+    Some((rollout.flatten()?, only.dispatch))
 }
 
 /// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when

@@ -49,6 +49,7 @@ mod schema;
 mod schema_files;
 mod service_names;
 mod stored;
+mod switch_origin;
 mod templates;
 mod trace_auth;
 mod trees;

@@ -518,7 +518,7 @@ fn status_lists_the_moves_and_the_steps_left() {
 }
 
 /// Sets `lattice.dispatch` in the example's latgen.yaml.
-fn set_dispatch(dir: &Path, mode: &str) {
+pub(super) fn set_dispatch(dir: &Path, mode: &str) {
     let yaml = dir.join("latgen.yaml");
     let text = std::fs::read_to_string(&yaml).unwrap();
     let text = text.replace("lattice:\n  dispatch: header\n", "lattice:\n");
@@ -649,6 +649,13 @@ fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
     }
 }
 
+/// The example's faq gains a path in group-03, which holds 10 of 10 rules: it moves.
+pub(super) fn outgrow_faq(dir: &Path) {
+    let faq = dir.join("apps/support/faq.yaml");
+    let text = std::fs::read_to_string(&faq).unwrap();
+    std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
+}
+
 /// An app that grows in a full group (the example's faq gains a path in group-03, which
 /// holds 10 of 10 rules) moves to the lowest-numbered group with room, shipped in safe
 /// steps with no edit of the lock: every state routes every request within the quota, and
@@ -657,9 +664,7 @@ fn the_example_switches_dispatch_mode_and_back_in_safe_steps() {
 fn the_example_ships_an_app_that_outgrew_its_full_group_in_safe_steps() {
     let tmp = example_repo();
     let dir = tmp.path();
-    let faq = dir.join("apps/support/faq.yaml");
-    let text = std::fs::read_to_string(&faq).unwrap();
-    std::fs::write(&faq, text.replace("[/help/faq]", "[/help/faq, /questions]")).unwrap();
+    outgrow_faq(dir);
     let steps = ship(dir, "outgrown", &[]);
     assert_eq!(steps, 3, "Lattice (new group), Kong, Lattice (old group)");
     let mut before = project::built(dir).prepared.apps;

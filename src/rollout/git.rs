@@ -10,6 +10,7 @@
 //! repository found is checked and then named explicitly (`--git-dir`, `--work-tree`).
 
 use std::io::{BufRead, BufReader, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -111,6 +112,27 @@ impl Repo {
     /// `git` on this repository, named explicitly (nothing below it is looked for).
     fn git(&self, args: &[&str]) -> Result<Vec<u8>, Diagnostic> {
         run(self.command(), args)
+    }
+
+    /// `git` with `input` on its standard input, never fetching a missing object (a
+    /// partial clone's): what it asks is worth no download.
+    fn git_offline(&self, args: &[&str], input: Option<&str>) -> std::io::Result<Vec<u8>> {
+        let mut cmd = self.command();
+        cmd.env("GIT_NO_LAZY_FETCH", "1").args(args);
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        cmd.stderr(Stdio::null());
+        let mut child = cmd.spawn()?;
+        // A few lines: the pipe holds them whole, so they are written before any is read.
+        let mut stdin = child.stdin.take();
+        if let (Some(stdin), Some(input)) = (stdin.as_mut(), input) {
+            stdin.write_all(input.as_bytes())?;
+        }
+        drop(stdin);
+        let out = child.wait_with_output()?;
+        match out.status.success() {
+            true => Ok(out.stdout),
+            false => Err(std::io::Error::other("git failed")),
+        }
     }
 
     /// The text of the file at `rel` (from the top) at revision `rev`, or None when it did
@@ -355,30 +377,57 @@ pub(crate) fn read_file_at(path: &Path, rev: &str) -> Result<Option<String>, Dia
     repo.text_at(rev, &rel)
 }
 
-/// The first of the file's last `max` versions up to `rev` (newest first, each as a commit
-/// that changed it left it) that `pick` takes: where a rollout in flight finds the lock it
-/// started from. A version over `max_bytes` is passed over unread. None when none is
-/// taken, or the history cannot be read.
-pub(crate) fn find_version<T>(
+/// Goes back through the versions of the file at `path` before `rev`'s, newest first, as
+/// the commits along the first parents from `rev` (at most `commits` of them) hold them,
+/// until `pick` breaks: where a rollout in flight finds the lock it started from. A version
+/// over `max_bytes` ends the search unread, and so does a commit without the file. Nothing
+/// is fetched (a partial clone's missing objects end it too). None when `pick` never
+/// breaks with a value, or the history cannot be read.
+pub(crate) fn search_versions<T>(
     path: &Path,
     rev: &str,
-    (max, max_bytes): (usize, u64),
-    mut pick: impl FnMut(String) -> Option<T>,
+    (commits, max_bytes): (usize, u64),
+    mut pick: impl FnMut(String) -> ControlFlow<Option<T>>,
 ) -> Option<T> {
     let (repo, rel) = in_repo(path).ok()?;
-    let count = format!("--max-count={max}");
-    let commits = repo.git(&["rev-list", &count, rev, "--", &rel]).ok()?;
-    let commits = String::from_utf8_lossy(&commits).into_owned();
-    let small = |spec: &str| {
-        let size = repo.git(&["cat-file", "-s", spec]).ok();
-        let size = size.and_then(|s| String::from_utf8_lossy(&s).trim().parse::<u64>().ok());
-        size.is_some_and(|s| s <= max_bytes)
-    };
-    // A commit that deleted the file has no version of it: passed over.
-    (commits.lines())
-        .filter(|commit| small(&format!("{commit}:{rel}")))
-        .filter_map(|commit| repo.text_at(commit, &rel).ok().flatten())
-        .find_map(&mut pick)
+    let count = format!("--max-count={commits}");
+    let args = [
+        "rev-list",
+        "--first-parent",
+        &count,
+        "--end-of-options",
+        rev,
+    ];
+    let listed = repo.git_offline(&args, None).ok()?;
+    // Each commit's version of the file, as Git names and sizes it, in one run.
+    let query: String = (String::from_utf8_lossy(&listed).lines())
+        .map(|commit| format!("{commit}:{rel}\n"))
+        .collect();
+    let found = repo
+        .git_offline(&["cat-file", "--batch-check"], Some(&query))
+        .ok()?;
+    let found = String::from_utf8_lossy(&found).into_owned();
+    let mut lines = found.lines().map(|l| l.split(' ').collect::<Vec<_>>());
+    // The first is `rev`'s own version; a commit that left the file as its parent has it
+    // names the same object, and is passed over.
+    let mut last = lines.next()?.first()?.to_string();
+    for fields in lines {
+        let [id, "blob", size] = fields[..] else {
+            return None;
+        };
+        if id == last {
+            continue;
+        }
+        if size.parse::<u64>().ok()? > max_bytes {
+            return None;
+        }
+        last = id.to_string();
+        let text = repo.git_offline(&["cat-file", "blob", id], None).ok()?;
+        if let ControlFlow::Break(found) = pick(String::from_utf8_lossy(&text).into_owned()) {
+            return found;
+        }
+    }
+    None
 }
 
 /// The repository that holds `path`, and the path from its top, as Git writes it.

@@ -6,33 +6,32 @@
 //! is used only where its text is the base's byte for byte: a lock found wrongly, or a
 //! history that no longer holds it, costs time and never a wrong document.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use crate::diag::Diagnostics;
 use crate::input::config::Dispatch;
 use crate::input::lock::Lock;
 
-/// How many versions of the lock, up to the base's, are looked through: a switch's first
-/// step changes it, and an app added between two steps changes it again.
-const VERSIONS_LOOKED_AT: usize = 4;
+/// How many commits back from the base, along the first parents, the lock's versions are
+/// looked through: a rollout's steps are a few merges apart.
+const COMMITS_LOOKED_AT: usize = 64;
 
-/// The lock the switch in flight at `rev` started from, `text` being `rev`'s lock and
-/// `now` the dispatch mode it records: of the lock's last versions up to `rev`, the newest
-/// planned for the other mode. None when none is (a move's rollout).
-pub(crate) fn switch_origin(lock: &Path, rev: &str, (text, now): (&str, Dispatch)) -> Option<Lock> {
-    // Only a header-mode lock has a top-level `dispatch:` line: a version is parsed only
-    // where that differs from `rev`'s (in a move's rollout, none is), and then judged by
-    // what it parses to.
-    let marked = |t: &str| t.lines().any(|l| l.starts_with("dispatch:"));
-    let other_mode = !marked(text);
-    // A version larger than a lock may be is refused as the working tree's would be.
-    let limits = (VERSIONS_LOOKED_AT, crate::input::MAX_LOCK_BYTES);
-    crate::rollout::git::find_version(lock, rev, limits, |version| {
-        if marked(&version) != other_mode {
-            return None;
+/// The lock the rollout in flight at `rev` started from, when it is a switch of dispatch
+/// mode: `now` is the mode `rev`'s lock records. Going back through the lock's versions,
+/// those recording a rollout are its steps; the first that records none is where it
+/// started, and is the origin when it is of the other mode. None for any other rollout
+/// (a move's), and when the history does not reach that far.
+pub(crate) fn switch_origin(lock: &Path, rev: &str, now: Dispatch) -> Option<Lock> {
+    // A version larger than a lock may be is refused, as the working tree's would be.
+    let limits = (COMMITS_LOOKED_AT, crate::input::MAX_LOCK_BYTES);
+    crate::rollout::git::search_versions(lock, rev, limits, |version| {
+        if super::steps::recorded(&version).is_some() {
+            return ControlFlow::Continue(());
         }
         let mut diags = Diagnostics::new();
-        let old = crate::input::lock::parse(lock, &version, &mut diags)?;
-        (!diags.has_errors() && old.dispatch != now).then_some(old)
+        let old = crate::input::lock::parse(lock, &version, &mut diags);
+        let old = old.filter(|old| !diags.has_errors() && old.dispatch != now);
+        ControlFlow::Break(old)
     })
 }

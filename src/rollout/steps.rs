@@ -252,7 +252,7 @@ pub(crate) fn shipped_from(lock: &std::path::Path, rev: &str) -> Shipped {
     };
     match recorded(&text) {
         Some((rollout, now)) => {
-            let origin = super::origin::switch_origin(lock, rev, (&text, now));
+            let origin = now.and_then(|now| super::origin::switch_origin(lock, rev, now));
             (Some(rollout), origin)
         }
         None => (None, None),
@@ -265,8 +265,9 @@ fn rollout_of(text: &str) -> Option<Rollout> {
     recorded(text).map(|(rollout, _)| rollout)
 }
 
-/// [`rollout_of`], with the dispatch mode the lock was planned for.
-fn recorded(text: &str) -> Option<(Rollout, Dispatch)> {
+/// [`rollout_of`], with the dispatch mode the lock was planned for (None for a mode this
+/// latgen does not know: the rollout is read all the same).
+pub(super) fn recorded(text: &str) -> Option<(Rollout, Option<Dispatch>)> {
     // Unknown fields are let through here: the lock of the working tree is the one read
     // in full and checked.
     #[derive(serde::Deserialize)]
@@ -274,8 +275,10 @@ fn recorded(text: &str) -> Option<(Rollout, Dispatch)> {
         version: u32,
         #[serde(default)]
         rollout: Option<Rollout>,
+        // Any value is let through: the mode only says where to look for the rollout's
+        // start, and a value this latgen cannot read must not hide the rollout.
         #[serde(default)]
-        dispatch: Dispatch,
+        dispatch: Option<serde_json::Value>,
     }
     // A key named `rollout` is spelled out in the text, escaped in a double-quoted scalar
     // (`"rol\x6cout"`), or made by a tag (`!!binary cm9sbG91dA==`): without any of them
@@ -286,7 +289,12 @@ fn recorded(text: &str) -> Option<(Rollout, Dispatch)> {
     }
     let only: RolloutOnly = serde_saphyr::from_str(text).ok()?;
     let rollout = (only.version == crate::input::lock::LOCK_VERSION).then_some(only.rollout);
-    Some((rollout.flatten()?, only.dispatch))
+    let dispatch = match only.dispatch.as_ref().map(|d| d.as_str()) {
+        None | Some(Some("path")) => Some(Dispatch::Path),
+        Some(Some("header")) => Some(Dispatch::Header),
+        Some(_) => None,
+    };
+    Some((rollout.flatten()?, dispatch))
 }
 
 /// Every step from `base` to `target`, the last being the target (see [`Steps`]); none when
@@ -518,6 +526,25 @@ mod tests {
             assert_eq!(rollout_of(text), step, "{text}");
         }
         assert_eq!(rollout_of("version: 1\napps: {a: 1}\n"), None);
+    }
+
+    /// A dispatch mode this latgen cannot read (a later one, a list) hides no rollout: it
+    /// only leaves the switch's start unlooked for.
+    #[test]
+    fn a_base_lock_with_a_mode_of_any_shape_records_its_rollout_and_mode() {
+        use super::{Dispatch, recorded};
+        let step = Rollout { step: 2, of: 3 };
+        for (mode, read) in [
+            ("", Some(Dispatch::Path)),
+            ("dispatch: header\n", Some(Dispatch::Header)),
+            ("dispatch: path\n", Some(Dispatch::Path)),
+            ("dispatch: sideways\n", None),
+            ("dispatch: [header]\n", None),
+            ("dispatch: 7\n", None),
+        ] {
+            let text = format!("version: 1\n{mode}rollout: {{step: 2, of: 3}}\n");
+            assert_eq!(recorded(&text), Some((step, read)), "{text}");
+        }
     }
 
     #[test]

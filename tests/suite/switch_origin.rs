@@ -99,18 +99,27 @@ fn a_switchs_second_step_is_the_same_from_a_squashed_history() {
             let check = latgen(dir, &["check", "--base", "HEAD", "--format", "json"]);
             let tree = read_tree(&dir.join("generated"));
             let lock = std::fs::read_to_string(dir.join("latgen.lock")).unwrap();
-            (step.stdout, step.stderr, check.stdout, tree, lock)
+            (
+                step.stdout,
+                step.stderr,
+                check.code,
+                check.stdout,
+                tree,
+                lock,
+            )
         })
         .collect();
     assert!(runs[0].1.contains("step 2 of "), "{}", runs[0].1);
     pretty_assertions::assert_eq!(runs[0], runs[1]);
 }
 
-/// A move's rollout keeps its dispatch mode: its later steps look for no other lock.
+/// A move's rollout looks back only to where it started: a switch abandoned before it (its
+/// first step reverted) is not taken for its start.
 #[test]
-fn a_moves_second_step_has_no_lock_to_start_from() {
-    let tmp = example_repo();
+fn a_moves_second_step_after_an_abandoned_switch_has_no_lock_to_start_from() {
+    let tmp = after_step_1_of_a_switch();
     let dir = tmp.path();
+    common::git(dir, &["revert", "--no-edit", "HEAD"]);
     outgrow_faq(dir);
     commit_step_1(dir);
     let lock = ProjectPaths::at_root(dir).lock;
@@ -118,19 +127,17 @@ fn a_moves_second_step_has_no_lock_to_start_from() {
     assert!(rollout.is_some() && origin.is_none());
 }
 
-/// A version of the lock over the size a lock may have is passed over unread, as the
+/// A version of the lock over the size a lock may have ends the search unread, as the
 /// working tree's would be refused.
 #[test]
-fn a_lock_version_over_the_size_limit_is_passed_over() {
+fn a_lock_version_over_the_size_limit_ends_the_search() {
+    use std::ops::ControlFlow;
     let tmp = after_step_1_of_a_switch();
     let lock = ProjectPaths::at_root(tmp.path()).lock;
-    let size = |text: String| Some(text.len() as u64);
-    let find = |max_bytes| latgen::rollout::git::find_version(&lock, "HEAD", (4, max_bytes), size);
-    let newest = find(u64::MAX).expect("the lock has versions");
-    assert_eq!(find(newest), Some(newest));
-    assert_ne!(
-        find(newest - 1),
-        Some(newest),
-        "the newest version is over the limit"
-    );
+    let size = |text: String| ControlFlow::Break(Some(text.len() as u64));
+    let find =
+        |max_bytes| latgen::rollout::git::search_versions(&lock, "HEAD", (64, max_bytes), size);
+    let before = find(u64::MAX).expect("the lock has a version before HEAD's");
+    assert_eq!(find(before), Some(before));
+    assert_eq!(find(before - 1), None);
 }

@@ -102,6 +102,10 @@ pub(crate) struct Built {
     /// the switch sets it to the lock the switch started from, found in the lock's history
     /// ([`crate::rollout::origin`]): its base still holds that lock's files in part.
     pub switched_from: Option<Lock>,
+    /// The output `switched_from` stands for, with its routing model, when it was known
+    /// while the project was built: rendered then ([`render_as_locked`]), beside the
+    /// project's own render.
+    pub locked: Option<(crate::manifest::tree::Tree, render::Docs)>,
 }
 
 impl Built {
@@ -135,7 +139,7 @@ pub(crate) fn render_as_locked(
     prepared: &Prepared,
     lock: &Lock,
     templates: &render::Templates,
-    like: &crate::manifest::tree::Tree,
+    like: Option<&crate::manifest::tree::Tree>,
 ) -> Option<(crate::manifest::tree::Tree, render::Docs)> {
     let mut config = prepared.config.clone();
     config.lattice.dispatch = lock.dispatch;
@@ -154,8 +158,7 @@ pub(crate) fn render_as_locked(
     if diags.has_errors() {
         return None;
     }
-    let (output, docs) =
-        render::render_with_docs(&plan, apps, &config, templates, Some(like)).ok()?;
+    let (output, docs) = render::render_with_docs(&plan, apps, &config, templates, like).ok()?;
     Some((output.files, docs))
 }
 
@@ -201,9 +204,20 @@ fn build_with(
         });
     };
     let (plan, apps, config) = (&prepared.plan, &prepared.apps, &prepared.config);
+    let mut locked = None;
     let rendered = if finish_moves {
         let like = beside.and_then(|b| b.get()?.as_ref().ok());
-        render::render_with_docs(plan, apps, config, templates, like)
+        // A switch's base is rendered again beside the target (see `render_as_locked`):
+        // its plan takes one core, which the target's render leaves idle in parts.
+        let (rendered, base) = rayon::join(
+            || render::render_with_docs(plan, apps, config, templates, like),
+            || {
+                (switched_from.as_ref())
+                    .and_then(|l| render_as_locked(&prepared, l, templates, like))
+            },
+        );
+        locked = base;
+        rendered
     } else {
         render::render(plan, apps, config, templates).map(|o| (o, render::Docs::default()))
     };
@@ -219,6 +233,7 @@ fn build_with(
                 diags,
                 sources: run.sources,
                 switched_from,
+                locked,
             })
         }
         Err(mut diags) => {

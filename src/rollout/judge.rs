@@ -152,21 +152,29 @@ impl Judge {
         let live = state(&target_docs, &target_docs);
         let b = state(&base_docs, &base_docs);
         let docs = (&base_docs, &target_docs);
-        Judge::of_states(base, (target, &live), docs, &b, gate)
+        Judge::of_states(base, (target, &live), docs, (&b, &[]), gate)
     }
 
     /// A judge of the change from `base` to `target`, whose documents are `docs` (base,
-    /// target) and whose routing states are `b` and `live`.
+    /// target) and whose routing states are `b` and `live`. `landed` is what an earlier
+    /// judge of a change to the same target (network `live`) expected, or nothing: where a
+    /// request landed in the target is taken from it rather than followed again.
     pub fn of_states(
         base: &Tree,
         (target, live): (&Tree, &Network),
         docs: (&Docs, &Docs),
-        b: &Network,
+        (b, landed): (&Network, &[Expected]),
         gate: &Gate,
     ) -> Judge {
         let (changed, every) = changes(base, target);
         let scope = Scope::of(&[b, live], (&changed, every));
-        Judge::of_scope(base, (target, live), docs, (b, scope, &changed), gate)
+        Judge::of_scope(
+            base,
+            (target, live, landed),
+            docs,
+            (b, scope, &changed),
+            gate,
+        )
     }
 
     #[cfg(test)]
@@ -189,12 +197,12 @@ impl Judge {
         let changed = changes(base, target).0;
         let docs = (&docs.0, &docs.1);
         let gate = Gate::rules(rule_limit);
-        Judge::of_scope(base, (target, &r), docs, (&b, scope, &changed), &gate)
+        Judge::of_scope(base, (target, &r, &[]), docs, (&b, scope, &changed), &gate)
     }
 
     fn of_scope(
         base: &Tree,
-        (target, r): (&Tree, &Network),
+        (target, r, landed): (&Tree, &Network, &[Expected]),
         docs: (&Docs, &Docs),
         (b, scope, changed): (&Network, Scope, &BTreeSet<PathBuf>),
         gate: &Gate,
@@ -204,12 +212,20 @@ impl Judge {
         });
         use rayon::prelude::*;
         // Each request is followed on its own: a change of every app has tens of thousands.
+        // A switch's later steps judge the same requests toward the same target: where
+        // each lands there is looked up (both lists are sorted by request).
+        let after = |h: &str, p: &str| match landed
+            .binary_search_by(|((eh, ep), _, _)| (eh.as_str(), ep.as_str()).cmp(&(h, p)))
+        {
+            Ok(i) => landed[i].2.clone(),
+            Err(_) => Landed::of(r.lands(h, p)),
+        };
         let expected = scope
             .probes
             .into_par_iter()
             .with_max_len(crate::diag::PIECE)
             .map(|(h, p)| {
-                let (before, after) = (Landed::of(b.lands(&h, &p)), Landed::of(r.lands(&h, &p)));
+                let (before, after) = (Landed::of(b.lands(&h, &p)), after(&h, &p));
                 ((h, p), before, after)
             })
             .collect();
@@ -336,15 +352,19 @@ impl Judge {
         // its Kong routes) is judged on two networks, one of them known, rather than three.
         let same = |side| state.same_half(&self.base, side);
         if one_side_known && (same(Side::Kong) || same(Side::Lattice)) {
-            return self.base_routes_well() && self.routes_well(&live);
+            let safe = self.base_routes_well() && self.routes_well(&live);
+            crate::diag::free_later(live);
+            return safe;
         }
         let (lattice_first, kong_first) = rayon::join(
             || self::state(state, &self.base),
             || self::state(&self.base, state),
         );
-        [lattice_first, kong_first, live]
-            .iter()
-            .all(|net| self.routes_well(net))
+        let nets = [lattice_first, kong_first, live];
+        let safe = nets.iter().all(|net| self.routes_well(net));
+        // A switch's step judges states of thousands of routes, one after another.
+        crate::diag::free_later(nets);
+        safe
     }
 }
 

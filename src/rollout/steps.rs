@@ -81,11 +81,12 @@ pub(crate) struct Stuck {
 /// records (the steps already merged), if any; `released`, the apps whose old addresses the
 /// user lets go (every other app with callers of its own keeps its address until then).
 pub(crate) fn next_step(
-    built: Built,
+    mut built: Built,
     templates: &Templates,
     base: &Tree,
     (shipped, released): (Option<Rollout>, &[String]),
 ) -> Result<NextStep, Stuck> {
+    let rendered_locked = built.locked.take();
     let target = &built.output.files;
     let config = &built.prepared.config;
     let limit = config.quotas.rules_per_service as usize;
@@ -97,9 +98,12 @@ pub(crate) fn next_step(
     let versions = Remembered::new(&between);
     let keep = KeptApps::of(&built.prepared.apps, released);
     let gate = judge::Gate::of(config, keep.clone());
-    // A switch's base is every file changed: its documents are the lock's render's.
-    let locked = (built.switched_from.as_ref())
-        .and_then(|lock| crate::pipeline::render_as_locked(&built.prepared, lock, templates, base));
+    // A switch's base is every file changed: its documents are the lock's render's, made
+    // while the project was built when its lock was known then.
+    let locked = rendered_locked.or_else(|| {
+        let lock = built.switched_from.as_ref()?;
+        crate::pipeline::render_as_locked(&built.prepared, lock, templates, Some(base))
+    });
     let locked = locked.as_ref().map(|(tree, docs)| (tree, docs));
     let Some(steps) = every_step(base, (target, &built.docs), locked, &gate, &versions) else {
         let full = over_limit_unions(base, target, limit, &versions);
@@ -315,6 +319,8 @@ pub(crate) fn every_step(
     let live = state(target_docs, target_docs);
     // A step's documents and state, read while its monitoring was made, for the next.
     let mut known: Option<(Docs, Network)> = None;
+    // Where the last judge found the requests land in the target, for the next.
+    let mut landed = Vec::new();
     loop {
         let at = out.last().unwrap_or(base);
         if at == target {
@@ -325,11 +331,11 @@ pub(crate) fn every_step(
             let net = state(&docs, &docs);
             (docs, net)
         });
-        let judge = judge::Judge::of_states(
+        let mut judge = judge::Judge::of_states(
             at,
             (target, &live),
             (&at_docs, target_docs),
-            &at_state,
+            (&at_state, &landed),
             gate,
         );
         // The next step is the target itself: not copied.
@@ -343,9 +349,13 @@ pub(crate) fn every_step(
             let towards = (target, target_docs, &live);
             (n != *at).then(|| follow_kong::follow(n, (at, &at_docs, &at_state), towards, versions))
         });
+        landed = std::mem::take(&mut judge.expected);
+        crate::diag::free_later(judge);
         // The check judges the base and the first step; later states are not kept.
         if passed.len() < 2 {
             passed.push(at_state);
+        } else {
+            crate::diag::free_later(at_state);
         }
         match next {
             _ if held => break,
@@ -386,7 +396,7 @@ fn held_back(
         keep: KeptApps::default(),
         ..gate.clone()
     };
-    let judge = judge::Judge::of_states(at, (target, live), docs, at_state, &free);
+    let judge = judge::Judge::of_states(at, (target, live), docs, (at_state, &[]), &free);
     judge.safe(&judge.target) || judge::step_toward(&judge, at, target, versions) != *at
 }
 

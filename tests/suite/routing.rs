@@ -420,13 +420,8 @@ fn a_render_beside_a_read_tree_takes_its_equal_texts_and_only_those() {
     assert!(shared > 100, "{shared} texts shared");
 }
 
-/// A switch of dispatch mode changes every routing file, so a rollout would parse its
-/// base whole (23 MB at 10,000 apps): the lock the base was planned with, in the mode it
-/// records, renders the base again byte for byte, and the rollout takes each base document
-/// from that render (or from the target's, for a file the switch leaves as it was).
-#[test]
-fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_with() {
-    use std::sync::Arc;
+/// The example, its output as committed, switched to header dispatch.
+fn switched_example() -> (tempfile::TempDir, latgen::input::ProjectPaths) {
     let tmp = common::copy_project(&common::root());
     let dir = tmp.path();
     let committed = common::read_tree(&common::root().join("generated"));
@@ -436,12 +431,50 @@ fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_wi
     let text = text.replace("lattice:\n", "lattice:\n  dispatch: header\n");
     std::fs::write(&yaml, text).unwrap();
     let paths = latgen::input::ProjectPaths::at_root(dir);
+    (tmp, paths)
+}
+
+/// A switch's base is rendered again from its lock while the project is built (beside the
+/// target's render), as the rollout would render it later: the same files, text for text.
+#[test]
+fn a_switchs_base_is_rendered_from_its_lock_while_the_project_is_built() {
+    let (_tmp, paths) = switched_example();
+    let templates = latgen::render::Templates::load(None).unwrap();
+    let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
+    let lock = (built.switched_from.as_ref()).expect("the lock records path dispatch");
+    let (early, early_docs) = built.locked.as_ref().expect("rendered while built");
+    let (later, later_docs) =
+        latgen::pipeline::render_as_locked(&built.prepared, lock, &templates, None).unwrap();
+    assert_eq!(early, &later);
+    let paths_of = |d: &latgen::manifest::tree::Docs| -> Vec<std::path::PathBuf> {
+        d.iter().map(|(p, _)| p.to_path_buf()).collect()
+    };
+    assert_eq!(paths_of(early_docs), paths_of(&later_docs));
+    assert!(early.len() > 40, "{} files", early.len());
+    // A project that is not switching renders no second tree.
+    let plain = latgen::pipeline::build_final(
+        &latgen::input::ProjectPaths::at_root(&common::root()),
+        &templates,
+        None,
+    )
+    .unwrap();
+    assert!(plain.switched_from.is_none() && plain.locked.is_none());
+}
+
+/// A switch of dispatch mode changes every routing file, so a rollout would parse its
+/// base whole (23 MB at 10,000 apps): the lock the base was planned with, in the mode it
+/// records, renders the base again byte for byte, and the rollout takes each base document
+/// from that render (or from the target's, for a file the switch leaves as it was).
+#[test]
+fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_with() {
+    use std::sync::Arc;
+    let (_tmp, paths) = switched_example();
     let templates = latgen::render::Templates::load(None).unwrap();
     let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
     let lock = (built.switched_from.as_ref()).expect("the lock records path dispatch");
     let base = latgen::output::read_tree(&paths.output).unwrap();
     let (again, docs) =
-        latgen::pipeline::render_as_locked(&built.prepared, lock, &templates, &base).unwrap();
+        latgen::pipeline::render_as_locked(&built.prepared, lock, &templates, Some(&base)).unwrap();
     for (rel, text) in &base {
         let made = again
             .get(rel)

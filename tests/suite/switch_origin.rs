@@ -66,7 +66,8 @@ fn a_switchs_second_step_renders_the_old_modes_files_of_its_base_again() {
     let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
     let base = latgen::output::read_tree(&paths.output).unwrap();
     let (again, _) =
-        latgen::pipeline::render_as_locked(&built.prepared, &origin, &templates, &base).unwrap();
+        latgen::pipeline::render_as_locked(&built.prepared, &origin, &templates, Some(&base))
+            .unwrap();
     let target = &built.output.files;
     let parsed: Vec<_> = (base.iter())
         .filter(|(rel, _)| !rel.ends_with("kustomization.yaml"))

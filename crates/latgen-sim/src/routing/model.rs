@@ -326,7 +326,7 @@ pub(crate) type ByMatch = HashMap<String, HashMap<String, Vec<usize>, Hasher>, H
 /// states of a change, hundreds of thousands of short keys, where the standard library's
 /// SipHash took a twentieth of a dispatch switch's judging. foldhash is seeded at random
 /// per process (its own "minimal" resistance to keys picked to collide).
-pub(crate) type Hasher = foldhash::fast::RandomState;
+pub type Hasher = foldhash::fast::RandomState;
 
 // The indexes are made from the routes, and a hash map prints in no fixed order: a
 // network shows its routes.

@@ -14,13 +14,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::input::quotas::Quotas;
+#[cfg(test)]
 use crate::manifest::layout::is_kustomization;
 use crate::manifest::layout::{Side, side_of};
 use crate::manifest::tree::{
-    Docs, Keep, Text, Tree, TwoTrees, Versions, Which, changes, differing, state, subtree,
+    Docs, Keep, Tree, TwoTrees, Versions, changes, differing, state, subtree,
+};
+use crate::rollout::deferred::{
+    created_domains, kong_domains, points_at, removes_in_use, removes_needed_grant,
 };
 use crate::rollout::follow_kong::follows_kong;
 use crate::rollout::held::{Kept, KeptApps};
+use crate::rollout::overlay::{Edit, Edits, Overlay, Unit, overlaid};
 use crate::rollout::scope::Scope;
 use latgen_sim::routing::{BackendRef, Doc, Landing, LatticeRoute, Network};
 
@@ -210,46 +215,26 @@ impl Judge {
         let auth = (gate.auth.as_ref()).map(|p| {
             crate::rollout::auth_safety::AuthExpect::of(p, &scope.probes, &scope.files, (b, r))
         });
-        use rayon::prelude::*;
-        // Each request is followed on its own: a change of every app has tens of thousands.
-        // A switch's later steps judge the same requests toward the same target: where
-        // each lands there is looked up (both lists are sorted by request).
-        let after = |h: &str, p: &str| match landed
-            .binary_search_by(|((eh, ep), _, _)| (eh.as_str(), ep.as_str()).cmp(&(h, p)))
-        {
-            Ok(i) => landed[i].2.clone(),
-            Err(_) => Landed::of(r.lands(h, p)),
-        };
-        let expected = scope
-            .probes
-            .into_par_iter()
-            .with_max_len(crate::diag::PIECE)
-            .map(|(h, p)| {
-                let (before, after) = (Landed::of(b.lands(&h, &p)), after(&h, &p));
-                ((h, p), before, after)
-            })
-            .collect();
-        let base_routes = (b.lattice.iter())
-            .filter(|r| scope.files.contains(&r.file))
-            .map(|r| (r.file.clone(), Arc::clone(r)))
-            .collect();
-        let over_limit = r
-            .lattice
-            .iter()
-            .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len()));
-        let scoped =
-            |(tree, docs): (&Tree, &Docs)| (subtree(tree, &scope.files), docs.only(&scope.files));
-        let ((base_tree, base_docs), (target_tree, target_docs)) =
-            rayon::join(|| scoped((base, docs.0)), || scoped((target, docs.1)));
+        let Scope { probes, files } = scope;
+        // The requests are followed while the files in scope are gathered: that is mostly
+        // one core's work, which the following leaves idle in its tail.
+        let (expected, known) = rayon::join(
+            || expected(probes, (b, r, landed)),
+            || Known::of((base, target), docs, &files),
+        );
         Judge {
             kept: gate.keep.requests(b, r, gate.auth.as_ref()),
-            known: TwoTrees::of((&base_tree, &base_docs), (&target_tree, &target_docs)),
-            base: base_docs,
-            target: target_docs,
+            known: known.both,
+            base: known.base,
+            target: known.target,
             expected,
             quotas: gate.quotas.clone(),
-            base_routes,
-            over_limit,
+            base_routes: (b.lattice.iter())
+                .filter(|r| files.contains(&r.file))
+                .map(|r| (r.file.clone(), Arc::clone(r)))
+                .collect(),
+            over_limit: (r.lattice.iter())
+                .any(|l| !changed.contains(&l.file) && gate.quotas.over_rule_quota(l.rules.len())),
             auth,
             base_routes_well: std::sync::OnceLock::new(),
         }
@@ -368,12 +353,54 @@ impl Judge {
     }
 }
 
-/// One way to change one file: to this text, or away (None).
-type Edit = (PathBuf, Option<Text>);
+/// Where each of `probes` lands before (in `b`) and after (in `r`). Each request is
+/// followed on its own: a change of every app has tens of thousands. A switch's later steps
+/// judge the same requests toward the same target: where each lands there is looked up in
+/// `landed` (both lists are sorted by request).
+fn expected(
+    probes: Vec<(String, String)>,
+    (b, r, landed): (&Network, &Network, &[Expected]),
+) -> Vec<Expected> {
+    use rayon::prelude::*;
+    let after = |h: &str, p: &str| match landed
+        .binary_search_by(|((eh, ep), _, _)| (eh.as_str(), ep.as_str()).cmp(&(h, p)))
+    {
+        Ok(i) => landed[i].2.clone(),
+        Err(_) => Landed::of(r.lands(h, p)),
+    };
+    (probes.into_par_iter())
+        .with_max_len(crate::diag::PIECE)
+        .map(|(h, p)| {
+            let (before, after) = (Landed::of(b.lands(&h, &p)), after(&h, &p));
+            ((h, p), before, after)
+        })
+        .collect()
+}
 
-/// Edits that go together: a Kong route and its bridge switch as one, or the request
-/// would reach one Lattice service with the Host of another.
-type Unit = Vec<Edit>;
+/// The base's and the target's documents of the files in scope, and both trees' texts of
+/// them (see [`Judge::known`]).
+struct Known {
+    base: Docs,
+    target: Docs,
+    both: TwoTrees,
+}
+
+impl Known {
+    fn of(
+        (base, target): (&Tree, &Tree),
+        docs: (&Docs, &Docs),
+        files: &BTreeSet<PathBuf>,
+    ) -> Known {
+        let scoped = |(tree, docs): (&Tree, &Docs)| (subtree(tree, files), docs.only(files));
+        let ((base_tree, base), (target_tree, target)) =
+            rayon::join(|| scoped((base, docs.0)), || scoped((target, docs.1)));
+        Known {
+            both: TwoTrees::of((&base_tree, &base), (&target_tree, &target)),
+            base,
+            target,
+        }
+    }
+}
 
 /// The app a Kong file belongs to, by latgen's file names (`httproute-<app>.yaml`,
 /// `service-<app>-lattice.yaml`); other files stand alone.
@@ -512,19 +539,19 @@ pub(crate) fn step_toward(
                 continue;
             }
         }
-        let created = created_domains(judge, &state);
+        let created = created_domains(&judge.known, &state);
         // The phase's units change the state's documents as they are taken.
         let phase_start = state_docs.clone();
-        let in_use = kong_domains(judge, &phase_start);
+        let in_use = kong_domains(&judge.base, &phase_start);
         for unit in phase {
             let before: Vec<Edit> = unit
                 .iter()
                 .map(|(rel, _)| (rel.clone(), state.get(rel).cloned()))
                 .collect();
             if before == unit
-                || points_at(judge, &unit, &created)
-                || removes_in_use(judge, &unit, &in_use)
-                || removes_needed_grant(judge, &unit, &state)
+                || points_at(&judge.known, &unit, &created)
+                || removes_in_use(&judge.known, &unit, &in_use)
+                || removes_needed_grant(&judge.known, &unit, &state)
             {
                 continue;
             }
@@ -539,184 +566,4 @@ pub(crate) fn step_toward(
         return base.clone();
     }
     with_kustomizations(overlaid(base, state.edits), versions)
-}
-
-/// Domains of Lattice services, only ever looked up: hashed, since a switch's step gathers
-/// every app's (sorting them into an ordered set was a fifth of what a switch's step did on
-/// its main thread itself, at 10,000 apps).
-type Domains<'d> = std::collections::HashSet<&'d str, latgen_sim::routing::Hasher>;
-
-/// The domains of the Lattice services the state creates (routes the base does not have).
-fn created_domains<'j>(judge: &'j Judge, state: &Overlay) -> Domains<'j> {
-    (state.edits.iter())
-        .filter(|(rel, text)| text.is_some() && !state.base_holds(rel))
-        .filter_map(|(rel, _)| judge.known.doc_in(rel, Which::Target))
-        .flat_map(|doc| doc.lattice_hostnames())
-        .collect()
-}
-
-/// Whether a unit's Kong side sends requests to one of `created`: never safe in the step
-/// that creates that service, since Kong may go live before it exists. Such a unit is left
-/// for a later step without judging it: a switch of dispatch mode has one per app, and a
-/// judgement per app reads every file, which grew with the square of the apps.
-fn points_at(judge: &Judge, unit: &Unit, created: &Domains<'_>) -> bool {
-    !created.is_empty()
-        && unit.iter().any(|(rel, text)| {
-            text.is_some()
-                && (judge.known.doc_in(rel, Which::Target))
-                    .is_some_and(|d| d.lattice_domains().iter().any(|h| created.contains(h)))
-        })
-}
-
-/// The domains of the Lattice services the Kong side sends requests to, in the state or in
-/// the base (either may be live while the Lattice side of the state is).
-/// `state` is the state's documents of the files in scope (its Kong side is the base's or
-/// the target's, never in between), walked rather than looked up file by file.
-fn kong_domains<'d>(judge: &'d Judge, state: &'d Docs) -> Domains<'d> {
-    let kong = |docs: &'d Docs| (docs.iter()).filter(|(rel, _)| side_of(rel) == Side::Kong);
-    (kong(state).chain(kong(&judge.base)))
-        .flat_map(|(_, d)| d.lattice_domains())
-        .collect()
-}
-
-/// Whether a unit deletes a ReferenceGrant that a Lattice route of the state still needs
-/// (a route in its `from` namespace with a backend in its namespace): the controller stops
-/// resolving that route's backends once the grant is gone, whichever side is live. The
-/// routing model does not follow grants, so this is judged here. Left for a later step,
-/// like [`points_at`].
-fn removes_needed_grant(judge: &Judge, unit: &Unit, state: &Overlay) -> bool {
-    let grants: Vec<(String, Vec<String>)> = (unit.iter())
-        .filter(|(rel, text)| text.is_none() && side_of(rel) == Side::Lattice)
-        .filter_map(|(rel, _)| grant_of(&judge.known.side(rel, Which::Base).ok()??.0))
-        .collect();
-    if grants.is_empty() {
-        return false;
-    }
-    // Only a route in a namespace a grant lets in can need it: its text names it.
-    let froms: Vec<String> = (grants.iter())
-        .flat_map(|(_, from)| from.iter().map(|f| format!("namespace: {f}\n")))
-        .collect();
-    // A route between two versions (its old and new rules) is read here; the others were.
-    let docs: Vec<Doc> = (state.base.keys().chain(state.edits.keys()))
-        .filter(|rel| side_of(rel) == Side::Lattice)
-        .filter_map(|rel| {
-            let text = state.get(rel)?;
-            if !froms.iter().any(|f| text.contains(f.as_str())) {
-                return None;
-            }
-            (judge.known.doc(rel, text).map(|d| Doc::clone(d)))
-                .or_else(|| Doc::parse(rel, text, false).ok())
-        })
-        .collect();
-    let needed: Vec<(&str, BTreeSet<&str>)> = (docs.iter())
-        .filter_map(|doc| doc.lattice_backend_namespaces())
-        .collect();
-    grants.iter().any(|(ns, from)| {
-        (needed.iter()).any(|(at, to)| from.iter().any(|f| f == at) && to.contains(ns.as_str()))
-    })
-}
-
-/// A ReferenceGrant's namespace and the namespaces it lets routes come from; None for any
-/// other manifest.
-fn grant_of(text: &str) -> Option<(String, Vec<String>)> {
-    #[derive(serde::Deserialize)]
-    struct Grant {
-        kind: String,
-        metadata: Meta,
-        spec: Spec,
-    }
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        namespace: String,
-    }
-    #[derive(serde::Deserialize)]
-    struct Spec {
-        from: Vec<From>,
-    }
-    #[derive(serde::Deserialize)]
-    struct From {
-        namespace: String,
-    }
-    if !text.contains("kind: ReferenceGrant") {
-        return None;
-    }
-    let g: Grant = serde_saphyr::from_str(text).ok()?;
-    (g.kind == "ReferenceGrant").then(|| {
-        (
-            g.metadata.namespace,
-            g.spec.from.into_iter().map(|f| f.namespace).collect(),
-        )
-    })
-}
-
-/// Whether a unit deletes a Lattice service that the Kong side, the state's or the base's,
-/// sends requests to (`in_use`): never safe, since the Lattice side may go live first. Left for
-/// a later step without judging it, like [`points_at`].
-fn removes_in_use(judge: &Judge, unit: &Unit, in_use: &Domains<'_>) -> bool {
-    unit.iter().any(|(rel, text)| {
-        text.is_none()
-            && (judge.known.doc_in(rel, Which::Base)).is_some_and(|d| {
-                d.lattice_hostnames()
-                    .into_iter()
-                    .any(|h| in_use.contains(h))
-            })
-    })
-}
-
-/// `base` with `edits` made, its kustomizations left out. The texts kept are the base's
-/// own, shared rather than copied.
-fn overlaid(base: &Tree, mut edits: Edits) -> Tree {
-    // Built at once from the base's files in order, then the added ones sorted (the
-    // collect's stable sort merges the two runs): a switch's step edits twenty thousand
-    // files, and inserting each into the ordered tree compared paths component by component.
-    let mut files: Vec<(PathBuf, Text)> = Vec::with_capacity(base.len() + edits.len());
-    for (rel, text) in base.iter().filter(|(rel, _)| !is_kustomization(rel)) {
-        match edits.remove(rel) {
-            Some(edit) => files.extend(edit.map(|t| (rel.clone(), t))),
-            None => files.push((rel.clone(), Text::clone(text))),
-        }
-    }
-    // The files the base does not hold, or holds only as a kustomization (left out above).
-    let mut added: Vec<(PathBuf, Text)> = (edits.into_iter())
-        .filter_map(|(rel, text)| Some((rel, text?)))
-        .collect();
-    added.sort_by(|a, b| a.0.cmp(&b.0));
-    files.extend(added);
-    files.into_iter().collect()
-}
-
-/// Edits to some files of a tree (None: the file is gone), by path. Only ever looked up
-/// or gathered into ordered sets: hashed, since the tries of a switch's step add thousands
-/// of them, and an ordered map compares paths component by component (at 10,000 apps a
-/// twentieth of the step).
-type Edits = std::collections::HashMap<PathBuf, Option<Text>>;
-
-/// A tree as a base and edits to some of its files.
-struct Overlay<'a> {
-    base: &'a Tree,
-    /// The judge's texts of the files in scope, the base's among them: a file of the
-    /// change is looked up there rather than in the ordered tree (see [`TwoTrees`]).
-    known: &'a TwoTrees,
-    edits: Edits,
-}
-
-impl Overlay<'_> {
-    /// Whether the base holds file `rel`: asked of the judge's index first, as in
-    /// [`Overlay::get`] (a switch's state has twenty thousand edits to ask about).
-    fn base_holds(&self, rel: &Path) -> bool {
-        match self.known.side(rel, Which::Base) {
-            Ok(known) => known.is_some(),
-            Err(()) => self.base.contains_key(rel),
-        }
-    }
-
-    fn get(&self, rel: &Path) -> Option<&Text> {
-        match self.edits.get(rel) {
-            Some(edit) => edit.as_ref(),
-            None => match self.known.side(rel, Which::Base) {
-                Ok(known) => known.map(|(text, _)| text),
-                Err(()) => self.base.get(rel),
-            },
-        }
-    }
 }

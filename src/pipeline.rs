@@ -104,7 +104,8 @@ pub(crate) struct Built {
     pub switched_from: Option<Lock>,
     /// The output `switched_from` stands for, with its routing model, when it was known
     /// while the project was built: rendered then ([`render_as_locked`]), beside the
-    /// project's own render.
+    /// project's own render. A caller may set `switched_from` where it is None (a later
+    /// step's origin), never replace it: this render is of the lock read here.
     pub locked: Option<(crate::manifest::tree::Tree, render::Docs)>,
 }
 
@@ -131,10 +132,12 @@ pub(crate) fn build(paths: &ProjectPaths, templates: &render::Templates) -> Resu
 /// The output `lock` was planned for, rendered again from it in the dispatch mode it
 /// records, with the project's apps and other settings: the base of a switch of dispatch
 /// mode is that output, whose every routing file differs from the target's. A rollout
-/// takes the documents of each base file whose text this render made too (the texts that
-/// `like`, the base, holds are `like`'s) rather than parsing the base: at 10,000 apps its
-/// 23 MB took about 0.9 s on two cores. None when the plan or the render finds a problem:
-/// the base is then parsed, as any file this render did not make.
+/// takes the documents of each base file whose text this render made too rather than
+/// parsing the base: at 10,000 apps its 23 MB took about 0.9 s on two cores. The texts that
+/// `like` (the base, or the output folder as read) holds are `like`'s, so that one copy is
+/// kept and compared by address; without it they are compared byte by byte. None when the
+/// plan or the render finds a problem: the base is then parsed, as any file this render
+/// did not make.
 pub(crate) fn render_as_locked(
     prepared: &Prepared,
     lock: &Lock,

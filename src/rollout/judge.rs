@@ -219,7 +219,7 @@ impl Judge {
         // The requests are followed while the files in scope are gathered: that is mostly
         // one core's work, which the following leaves idle in its tail.
         let (expected, known) = rayon::join(
-            || expected(probes, (b, r, landed)),
+            || landings(probes, (b, r, landed)),
             || Known::of((base, target), docs, &files),
         );
         Judge {
@@ -337,31 +337,31 @@ impl Judge {
         // its Kong routes) is judged on two networks, one of them known, rather than three.
         let same = |side| state.same_half(&self.base, side);
         if one_side_known && (same(Side::Kong) || same(Side::Lattice)) {
-            let safe = self.base_routes_well() && self.routes_well(&live);
-            crate::diag::free_later(live);
-            return safe;
+            return self.base_routes_well() && self.routes_well(&live);
         }
         let (lattice_first, kong_first) = rayon::join(
             || self::state(state, &self.base),
             || self::state(&self.base, state),
         );
-        let nets = [lattice_first, kong_first, live];
-        let safe = nets.iter().all(|net| self.routes_well(net));
-        // A switch's step judges states of thousands of routes, one after another.
-        crate::diag::free_later(nets);
-        safe
+        [lattice_first, kong_first, live]
+            .iter()
+            .all(|net| self.routes_well(net))
     }
 }
 
 /// Where each of `probes` lands before (in `b`) and after (in `r`). Each request is
 /// followed on its own: a change of every app has tens of thousands. A switch's later steps
-/// judge the same requests toward the same target: where each lands there is looked up in
-/// `landed` (both lists are sorted by request).
-fn expected(
+/// judge mostly the same requests toward the same target: where one of those lands there is
+/// looked up in `landed` (both lists are sorted by request), and any other is followed.
+fn landings(
     probes: Vec<(String, String)>,
     (b, r, landed): (&Network, &Network, &[Expected]),
 ) -> Vec<Expected> {
     use rayon::prelude::*;
+    debug_assert!(
+        landed.windows(2).all(|w| w[0].0 < w[1].0),
+        "sorted, each once"
+    );
     let after = |h: &str, p: &str| match landed
         .binary_search_by(|((eh, ep), _, _)| (eh.as_str(), ep.as_str()).cmp(&(h, p)))
     {

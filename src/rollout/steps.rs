@@ -319,7 +319,8 @@ pub(crate) fn every_step(
     let live = state(target_docs, target_docs);
     // A step's documents and state, read while its monitoring was made, for the next.
     let mut known: Option<(Docs, Network)> = None;
-    // Where the last judge found the requests land in the target, for the next.
+    // Where the last judge found the requests land in the target, for the next: every
+    // round judges toward the same target, whose network (`live`) is made once.
     let mut landed = Vec::new();
     loop {
         let at = out.last().unwrap_or(base);

@@ -104,8 +104,9 @@ pub(crate) struct Built {
     pub switched_from: Option<Lock>,
     /// The output `switched_from` stands for, with its routing model, when it was known
     /// while the project was built: rendered then ([`render_as_locked`]), beside the
-    /// project's own render. A caller may set `switched_from` where it is None (a later
-    /// step's origin), never replace it: this render is of the lock read here.
+    /// project's own render. [`crate::rollout::steps::next_step`] sets `switched_from` to a
+    /// later step's origin only where it is None, never replacing it: this render is of the
+    /// lock read here.
     pub locked: Option<(crate::manifest::tree::Tree, render::Docs)>,
 }
 

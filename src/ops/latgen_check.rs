@@ -93,7 +93,7 @@ fn check_env(
     // tree first, then from Git only the files the change touched, and the base's lock.
     // The committed tree, once read, is the render's to share texts with.
     let read = crate::pipeline::Beside::new();
-    let ((base, (shipped, origin)), mut built) = rayon::join(
+    let ((base, shipped), built) = rayon::join(
         || read_base(args.base, &paths, &read),
         || {
             args.base
@@ -106,8 +106,7 @@ fn check_env(
         Err(d) => return Err(ui.fail(d, &Sources::default())),
     };
     let mut committed = read.into_inner();
-    if let Some(Ok(built)) = &mut built {
-        built.switched_from = built.switched_from.take().or(origin);
+    if let Some(Ok(built)) = &built {
         share_with_render(&built.output.files, base.as_mut(), committed.as_mut());
     }
     let (step, built, states) = match (base.as_ref(), built) {
@@ -115,7 +114,7 @@ fn check_env(
             let base = crate::output::manifests(b);
             let released = released(&base, committed.as_ref(), built.as_ref().ok());
             let now = committed.as_ref().and_then(|c| c.as_ref().ok());
-            match rollout_step(built, &templates, (&base, now), (shipped, &released)) {
+            match rollout_step(built, &templates, (&base, now), (&shipped, &released)) {
                 Some((step, Some((built, states)))) => (Some(step), Some(built), Some(states)),
                 Some((step, None)) => (Some(step), None, None),
                 None => (None, None, None),
@@ -265,7 +264,7 @@ fn rollout_step(
         &crate::manifest::tree::Tree,
         Option<&crate::manifest::tree::Tree>,
     ),
-    shipped: (Option<crate::input::lock::Rollout>, &[String]),
+    shipped: (&crate::rollout::steps::Shipped, &[String]),
 ) -> Option<(
     crate::check::RolloutStep,
     Option<(crate::pipeline::Built, crate::rollout::steps::States)>,

@@ -48,23 +48,22 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
         || crate::pipeline::build_final(paths, &templates, Some(&existing)),
     );
     let existing = existing.into_inner().unwrap_or_else(|| Ok(Tree::new()));
-    let (base, (shipped, origin)) = match base {
+    let (base, shipped) = match base {
         Ok(found) => found.unwrap_or_default(),
         Err(d) => return ui.fail(d, &Sources::default()),
     };
-    let mut built = match built {
+    let built = match built {
         Ok(b) => b,
         Err(f) => {
             ui.report(&f.diags, &f.sources);
             return Exit::Error;
         }
     };
-    built.switched_from = built.switched_from.or(origin);
     if let Some(message) = unknown_app(args.release, &built.prepared.apps) {
         eprintln!("error: {message}");
         return Exit::Error;
     }
-    let mut step = match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &[]))
+    let mut step = match crate::rollout::steps::next_step(built, &templates, &base, (&shipped, &[]))
     {
         Ok(s) => s,
         Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),
@@ -72,7 +71,7 @@ pub(crate) fn run(args: &BaseOptions<'_>, paths: &ProjectPaths, rev: &str, ui: U
     // A release lets go of the step it holds, and only once that step is the next one: the
     // steps before it are the same with or without it, as `check` finds them.
     if step.held_now() && !args.release.is_empty() {
-        let released = (shipped, args.release);
+        let released = (&shipped, args.release);
         step = match crate::rollout::steps::next_step(step.built, &templates, &base, released) {
             Ok(s) => s,
             Err(Stuck { built, full }) => return stuck(ui, rev, &built, &full, out_dir),

@@ -318,7 +318,12 @@ fn rollout(paths: &ProjectPaths, rev: &str, here: &Tree, ui: Ui) -> Result<Optio
             .collect();
     released.dedup();
     Ok(Some(
-        match crate::rollout::steps::next_step(built, &templates, &base, (shipped, &released)) {
+        match crate::rollout::steps::next_step(
+            built,
+            &templates,
+            &base,
+            (&(shipped, None), &released),
+        ) {
             Ok(step) if step.remaining == 0 => FromBase::Done,
             Ok(step) if !step.held_now() && written(paths, here, &step) => {
                 let (n, of) = (step.progress.step, step.progress.of);

@@ -78,14 +78,21 @@ pub(crate) struct Stuck {
 /// The next step from `base` (the output folder's manifests at the base revision) toward
 /// the target `built` is (the project built with every move in the lock finished, as
 /// [`crate::pipeline::build_final`] builds it). `shipped` is the rollout the base's lock
-/// records (the steps already merged), if any; `released`, the apps whose old addresses the
-/// user lets go (every other app with callers of its own keeps its address until then).
+/// records (the steps already merged), if any, and the lock a switch in flight started from
+/// ([`shipped_from`]); `released`, the apps whose old addresses the user lets go (every
+/// other app with callers of its own keeps its address until then).
 pub(crate) fn next_step(
     mut built: Built,
     templates: &Templates,
     base: &Tree,
-    (shipped, released): (Option<Rollout>, &[String]),
+    ((shipped, origin), released): (&Shipped, &[String]),
 ) -> Result<NextStep, Stuck> {
+    let shipped = *shipped;
+    // A later step of a switch: the lock it started from stands for its base in part.
+    // Only where the build knew of no switch, whose render of its own lock it keeps.
+    if built.switched_from.is_none() {
+        built.switched_from = origin.clone();
+    }
     let rendered_locked = built.locked.take();
     let target = &built.output.files;
     let config = &built.prepared.config;

@@ -420,8 +420,14 @@ fn a_render_beside_a_read_tree_takes_its_equal_texts_and_only_those() {
     assert!(shared > 100, "{shared} texts shared");
 }
 
-/// The example, its output as committed, switched to header dispatch.
-fn switched_example() -> (tempfile::TempDir, latgen::input::ProjectPaths) {
+/// The example, its output as committed, switched to header dispatch, and built as a
+/// rollout builds it.
+fn switched_example() -> (
+    tempfile::TempDir,
+    latgen::input::ProjectPaths,
+    latgen::render::Templates,
+    latgen::pipeline::Built,
+) {
     let tmp = common::copy_project(&common::root());
     let dir = tmp.path();
     let committed = common::read_tree(&common::root().join("generated"));
@@ -431,16 +437,16 @@ fn switched_example() -> (tempfile::TempDir, latgen::input::ProjectPaths) {
     let text = text.replace("lattice:\n", "lattice:\n  dispatch: header\n");
     std::fs::write(&yaml, text).unwrap();
     let paths = latgen::input::ProjectPaths::at_root(dir);
-    (tmp, paths)
+    let templates = latgen::render::Templates::load(None).unwrap();
+    let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
+    (tmp, paths, templates, built)
 }
 
 /// A switch's base is rendered again from its lock while the project is built (beside the
 /// target's render), as the rollout would render it later: the same files, text for text.
 #[test]
 fn a_switchs_base_is_rendered_from_its_lock_while_the_project_is_built() {
-    let (_tmp, paths) = switched_example();
-    let templates = latgen::render::Templates::load(None).unwrap();
-    let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
+    let (_tmp, _, templates, built) = switched_example();
     let lock = (built.switched_from.as_ref()).expect("the lock records path dispatch");
     let (early, early_docs) = built.locked.as_ref().expect("rendered while built");
     let (later, later_docs) =
@@ -468,9 +474,7 @@ fn a_switchs_base_is_rendered_from_its_lock_while_the_project_is_built() {
 #[test]
 fn a_switch_takes_its_base_documents_from_a_render_of_the_lock_it_was_planned_with() {
     use std::sync::Arc;
-    let (_tmp, paths) = switched_example();
-    let templates = latgen::render::Templates::load(None).unwrap();
-    let built = latgen::pipeline::build_final(&paths, &templates, None).unwrap();
+    let (_tmp, paths, templates, built) = switched_example();
     let lock = (built.switched_from.as_ref()).expect("the lock records path dispatch");
     let base = latgen::output::read_tree(&paths.output).unwrap();
     let (again, docs) =

@@ -45,7 +45,13 @@ impl Side {
 /// The side a file under the output folder belongs to: Kong when a folder on its path is
 /// `kong`, else Lattice.
 pub(crate) fn side_of(rel: &Path) -> Side {
-    if rel.components().any(|c| c.as_os_str() == Side::Kong.dir()) {
+    // The names between separators, read as bytes rather than parsed as `components()`:
+    // the same names where one can be `kong` (a `.`, an empty name or a prefix never is),
+    // and a rollout asks this of every file of every state it judges.
+    let kong = Side::Kong.dir().as_bytes();
+    let mut names =
+        (rel.as_os_str().as_encoded_bytes()).split(|&b| std::path::is_separator(b as char));
+    if names.any(|name| name == kong) {
         Side::Kong
     } else {
         Side::Lattice
@@ -75,6 +81,35 @@ pub(crate) fn is_kong_file(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_side_is_found_from_the_names_its_path_has() {
+        let by_components = |rel: &Path| match rel.components().any(|c| c.as_os_str() == "kong") {
+            true => Side::Kong,
+            false => Side::Lattice,
+        };
+        let paths = [
+            "kong/httproute-a.yaml",
+            "lattice/httproute-group-1.yaml",
+            "./kong/x.yaml",
+            "staging/kong/x.yaml",
+            "a//kong//x.yaml",
+            "/kong/",
+            "../kong",
+            "kong",
+            "kongs/x.yaml",
+            "x/kong.yaml",
+            "x/akong/y",
+            "lattice/kong-x.yaml",
+            "",
+        ];
+        for p in paths {
+            let rel = Path::new(p);
+            assert_eq!(side_of(rel), by_components(rel), "{p}");
+        }
+        assert_eq!(side_of(Path::new("a/kong/b")), Side::Kong);
+        assert_eq!(side_of(Path::new("a/kongb")), Side::Lattice);
+    }
 
     #[test]
     fn a_route_is_named_by_its_file() {

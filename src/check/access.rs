@@ -22,10 +22,10 @@ use latgen_sim::platform::segment_prefix_matches;
 use latgen_sim::routing::{BackendRef, Headers, LatticeRoute, Network};
 
 /// The apps by the name of their Service, so that a rule's app is a look-up.
-type ByBackend<'a> = HashMap<&'a str, Vec<&'a App>>;
+type ByBackend<'a> = HashMap<&'a str, Vec<&'a App>, latgen_sim::routing::Hasher>;
 
 fn by_backend(apps: &[App]) -> ByBackend<'_> {
-    let mut out: ByBackend = HashMap::new();
+    let mut out: ByBackend = HashMap::default();
     for app in apps {
         out.entry(app.service.as_str()).or_default().push(app);
     }

@@ -205,8 +205,8 @@ pub(super) fn unnamed_header_rules(net: &Network) -> Diagnostics {
     let mut diags = Diagnostics::new();
     // Kong routes by the host they rewrite to, looked up once per Lattice route: a scan of
     // every Kong route per Lattice route grew with the square of the apps.
-    let mut by_host: std::collections::HashMap<&str, Vec<&latgen_sim::routing::KongRoute>> =
-        std::collections::HashMap::new();
+    let mut by_host: std::collections::HashMap<&str, Vec<&latgen_sim::routing::KongRoute>, _> =
+        std::collections::HashMap::with_hasher(latgen_sim::routing::Hasher::default());
     for k in &net.kong {
         if let Some(host) = k.rewrite_host.as_deref() {
             by_host.entry(host).or_default().push(k);

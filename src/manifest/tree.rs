@@ -226,7 +226,9 @@ pub(crate) fn beside<'a, A, B>(
 /// twenty thousand at once, and an ordered tree compares paths component by component at
 /// each of its levels.
 #[derive(Default)]
-pub(crate) struct TwoTrees(std::collections::HashMap<PathBuf, [Option<Held>; 2]>);
+pub(crate) struct TwoTrees(
+    std::collections::HashMap<PathBuf, [Option<Held>; 2], latgen_sim::routing::Hasher>,
+);
 
 /// A file's text in one tree, and its document when it is a manifest read.
 type Held = (Text, Option<Arc<Doc>>);
@@ -242,7 +244,10 @@ impl TwoTrees {
     /// The base's tree and the target's, each with its documents (a file without one is
     /// not a manifest read).
     pub fn of(base: (&Tree, &Docs), target: (&Tree, &Docs)) -> TwoTrees {
-        let mut known = std::collections::HashMap::with_capacity(base.0.len());
+        let mut known = std::collections::HashMap::with_capacity_and_hasher(
+            base.0.len(),
+            latgen_sim::routing::Hasher::default(),
+        );
         for (which, (tree, docs)) in [(Which::Base, base), (Which::Target, target)] {
             let docs = docs.0.iter().map(|(rel, doc)| (rel, doc));
             for (rel, text, doc) in beside(tree.iter(), docs) {

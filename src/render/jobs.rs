@@ -42,7 +42,7 @@ pub(super) struct Renderer<'a> {
 /// The texts of a tree read beside the render, by path. Hashed: looking each rendered file
 /// up in the tree's ordered map compared paths component by component, a twentieth of a
 /// check's work at 10,000 apps.
-type Like<'a> = std::collections::HashMap<&'a Path, &'a Text>;
+type Like<'a> = std::collections::HashMap<&'a Path, &'a Text, latgen_sim::routing::Hasher>;
 
 /// Objects rendered per parallel batch.
 const BATCH: usize = 4096;

@@ -112,7 +112,7 @@ pub(crate) struct Judge {
     quotas: Quotas,
     /// Each Lattice route of the base in scope, by file: a state's route holds its rules
     /// and the base's while the controller swaps them.
-    base_routes: HashMap<PathBuf, Arc<LatticeRoute>>,
+    base_routes: HashMap<PathBuf, Arc<LatticeRoute>, latgen_sim::routing::Hasher>,
     /// The base's and the target's texts and documents of the files in scope, by path.
     known: TwoTrees,
     /// A Lattice route the change leaves as it is holds more rules than the limit: no
@@ -518,7 +518,7 @@ pub(crate) fn step_toward(
     let mut state = Overlay {
         base,
         known: &judge.known,
-        edits: Edits::new(),
+        edits: Edits::default(),
     };
     // The state's documents, kept beside it: a try of one unit changes a few of them.
     let mut state_docs = judge.base.clone();

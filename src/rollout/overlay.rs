@@ -39,7 +39,8 @@ pub(super) fn overlaid(base: &Tree, mut edits: Edits) -> Tree {
 /// or gathered into ordered sets: hashed, since the tries of a switch's step add thousands
 /// of them, and an ordered map compares paths component by component (at 10,000 apps a
 /// twentieth of the step).
-pub(super) type Edits = std::collections::HashMap<PathBuf, Option<Text>>;
+pub(super) type Edits =
+    std::collections::HashMap<PathBuf, Option<Text>, latgen_sim::routing::Hasher>;
 
 /// A tree as a base and edits to some of its files.
 pub(super) struct Overlay<'a> {

@@ -75,11 +75,12 @@ impl Scope {
         changed: &BTreeSet<PathBuf>,
         follow_all: bool,
     ) -> BTreeSet<PathBuf> {
+        use latgen_sim::routing::Hasher;
         use rayon::prelude::*;
         use std::collections::HashSet;
         // Most files on the way are changed ones, and most are on the way of several
         // requests: only the others are kept, each once, before any is copied or sorted.
-        let known: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
+        let known: HashSet<&Path, Hasher> = changed.iter().map(PathBuf::as_path).collect();
         // A way takes only Kong routes, bridges and the Lattice routes a Kong route sends
         // requests to. Where each of them is a changed file, following the requests could
         // add none: a switch's first round follows none of its tens of thousands, and its
@@ -96,7 +97,7 @@ impl Scope {
                 .map(move |some| (net, some))
         });
         let on_the_way = pieces.map(|(net, some)| {
-            let mut more: HashSet<&Path> = HashSet::new();
+            let mut more: HashSet<&Path, Hasher> = HashSet::default();
             for (h, p) in some {
                 let found = net.files_on_the_way(h, p).into_iter();
                 more.extend(found.filter(|f| !known.contains(f)));

@@ -9,12 +9,13 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::input::app::{App, MatchKind};
 use crate::input::config::Config;
 use latgen_sim::platform;
+use latgen_sim::routing::Hasher;
 
 /// Two apps adopted with one route (or an adopted route named like a group in the groups'
 /// namespace) would write one object twice: the lock was edited by hand, or two imports
 /// overlap.
 pub(super) fn check_adopted_routes(apps: &[App], config: &Config, diags: &mut Diagnostics) {
-    let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+    let mut seen: HashMap<(&str, &str), &str, Hasher> = HashMap::default();
     for app in apps.iter().filter(|a| a.adopted.is_some()) {
         let (route, namespace, _) = app.own_route();
         let group =
@@ -72,8 +73,8 @@ pub(super) fn check_unique_names(apps: &mut Vec<App>, diags: &mut Diagnostics) {
 /// host space, host-routed apps each have their own.
 pub(super) fn check_path_claims(apps: &[App], diags: &mut Diagnostics) {
     // Only looked up, never listed: the findings follow the apps' order.
-    let mut claims: HashMap<(Option<&str>, MatchKind, &str), &App> = HashMap::new();
-    let mut hosts: HashMap<&str, &App> = HashMap::new();
+    let mut claims: HashMap<(Option<&str>, MatchKind, &str), &App, Hasher> = HashMap::default();
+    let mut hosts: HashMap<&str, &App, Hasher> = HashMap::default();
     for app in apps {
         if let Some(h) = &app.host
             && let Some(other) = hosts.insert(h, app)

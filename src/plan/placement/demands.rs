@@ -68,7 +68,7 @@ impl Model {
         // Numbered in the order first met, so a hash map gives the same numbers as any map
         // (none is read in its own order); at 100,000 apps an ordered map's comparisons of
         // namespace and name took a tenth of a second.
-        let mut interned: HashMap<Backend, u32> = HashMap::new();
+        let mut interned: HashMap<Backend, u32, latgen_sim::routing::Hasher> = HashMap::default();
         let mut intern = |b: Backend| {
             let next = interned.len() as u32;
             *interned.entry(b).or_insert(next)

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::input::app::{App, MatchKind};
 use latgen_sim::iam::Grant;
-use latgen_sim::routing::Network;
+use latgen_sim::routing::{Hasher, Network};
 
 /// One app's callers that the change lets in, and those it no longer lets in.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -133,13 +133,13 @@ pub(crate) fn access_change(
 /// dispatch header, else by its paths.
 struct Owners<'a> {
     /// `namespace/service:port` → the apps with that backend.
-    by_backend: HashMap<String, Vec<&'a App>>,
-    by_name: HashMap<&'a str, &'a App>,
+    by_backend: HashMap<String, Vec<&'a App>, Hasher>,
+    by_name: HashMap<&'a str, &'a App, Hasher>,
 }
 
 impl<'a> Owners<'a> {
     fn of(apps: &'a [App]) -> Owners<'a> {
-        let mut by_backend: HashMap<String, Vec<&'a App>> = HashMap::new();
+        let mut by_backend: HashMap<String, Vec<&'a App>, Hasher> = HashMap::default();
         for app in apps {
             let key = format!("{}/{}:{}", app.namespace, app.service, app.port);
             by_backend.entry(key).or_default().push(app);

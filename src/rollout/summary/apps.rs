@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::input::app::{App, MatchKind};
-use latgen_sim::routing::{KongRoute, LatticeRoute, LatticeRule, Network, PathRule};
+use latgen_sim::routing::{Hasher, KongRoute, LatticeRoute, LatticeRule, Network, PathRule};
 
 /// What one change does to one app, besides adding, removing or moving it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub(crate) fn app_changes(
     if delta.is_empty() {
         return out;
     }
-    let owners: HashMap<String, &str> = apps
+    let owners: HashMap<String, &str, Hasher> = apps
         .iter()
         .map(|a| {
             let backend = format!("{}/{}:{}", a.namespace, a.service, a.port);
@@ -133,7 +133,7 @@ fn rule_delta(before: &Network, after: &Network) -> BTreeMap<(String, String, St
 /// shared, and the same route adds and takes away the same rules, so only the routes a
 /// change made or dropped are described (a state has thousands).
 fn not_in<'n>(one: &'n Network, other: &Network) -> Vec<&'n LatticeRoute> {
-    let mut held: HashMap<*const LatticeRoute, usize> = HashMap::new();
+    let mut held: HashMap<*const LatticeRoute, usize, Hasher> = HashMap::default();
     for route in &other.lattice {
         *held.entry(Arc::as_ptr(route)).or_default() += 1;
     }

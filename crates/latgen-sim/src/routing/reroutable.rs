@@ -71,8 +71,8 @@ impl Network {
     pub fn reroutable(&self, changed: &BTreeSet<PathBuf>) -> Reroutable {
         // A change is a few files and a tree has thousands of routes: each route's files
         // are looked up by hash, and its bridge only when a bridge changed.
-        let changed: HashSet<&Path> = changed.iter().map(PathBuf::as_path).collect();
-        let hosts: HashSet<&str> = self
+        let changed: HashSet<&Path, Hasher> = changed.iter().map(PathBuf::as_path).collect();
+        let hosts: HashSet<&str, Hasher> = self
             .lattice
             .iter()
             .filter(|l| changed.contains(l.file.as_path()))
@@ -83,7 +83,7 @@ impl Network {
                     .chain(l.assigned_domain.as_deref())
             })
             .collect();
-        let bridges: HashSet<(&str, &str)> = (self.bridges.iter())
+        let bridges: HashSet<(&str, &str), Hasher> = (self.bridges.iter())
             .flat_map(|(ns, by_name)| by_name.iter().map(move |(name, b)| (ns, name, b)))
             .filter(|(_, _, b)| changed.contains(b.file.as_path()))
             .map(|(ns, name, _)| (ns.as_str(), name.as_str()))

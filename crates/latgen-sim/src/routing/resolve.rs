@@ -602,7 +602,7 @@ impl Network {
         // The domains Kong sends requests to are gathered only once the Lattice routes are
         // reached: a caller that stops at an unchanged Kong route never needs them.
         let lattice = std::iter::once(()).flat_map(move |()| {
-            let rewritten: Option<HashSet<&str>> = (self.kong.iter())
+            let rewritten: Option<HashSet<&str, Hasher>> = (self.kong.iter())
                 .map(|r| r.rewrite_host.as_deref())
                 .collect();
             (self.lattice.iter()).filter(move |l| {

@@ -45,17 +45,30 @@ impl Side {
 /// The side a file under the output folder belongs to: Kong when a folder on its path is
 /// `kong`, else Lattice.
 pub(crate) fn side_of(rel: &Path) -> Side {
-    // The names between separators, read as bytes rather than parsed as `components()`:
-    // the same names where one can be `kong` (a `.`, an empty name or a prefix never is),
-    // and a rollout asks this of every file of every state it judges.
-    let kong = Side::Kong.dir().as_bytes();
-    let mut names =
-        (rel.as_os_str().as_encoded_bytes()).split(|&b| std::path::is_separator(b as char));
-    if names.any(|name| name == kong) {
+    if names_kong(rel) {
         Side::Kong
     } else {
         Side::Lattice
     }
+}
+
+/// Whether a name on `rel` is `kong`. On Unix the names between `/`, read as bytes rather
+/// than parsed as `components()`: the same names where one can be `kong` (a `.` or an empty
+/// name never is), and a rollout asks this of every file of every state it judges.
+#[cfg(unix)]
+fn names_kong(rel: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let kong = Side::Kong.dir().as_bytes();
+    rel.as_os_str()
+        .as_bytes()
+        .split(|&b| b == b'/')
+        .any(|name| name == kong)
+}
+
+/// Elsewhere a path's prefix and separators have rules of their own: its components.
+#[cfg(not(unix))]
+fn names_kong(rel: &Path) -> bool {
+    rel.components().any(|c| c.as_os_str() == Side::Kong.dir())
 }
 
 /// The route a file under the output folder holds, by latgen's file names
@@ -109,6 +122,13 @@ mod tests {
         }
         assert_eq!(side_of(Path::new("a/kong/b")), Side::Kong);
         assert_eq!(side_of(Path::new("a/kongb")), Side::Lattice);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = Path::new(std::ffi::OsStr::from_bytes(b"x/\xff/kong/y"));
+            assert_eq!(side_of(odd), Side::Kong);
+            assert_eq!(side_of(odd), by_components(odd));
+        }
     }
 
     #[test]

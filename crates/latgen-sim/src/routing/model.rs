@@ -322,11 +322,12 @@ pub(crate) type Bridges = HashMap<String, HashMap<String, Arc<Bridge>, Hasher>, 
 
 pub(crate) type ByMatch = HashMap<String, HashMap<String, Vec<usize>, Hasher>, Hasher>;
 
-/// The indexes' hasher, and latgen's for every map it only looks up: a rollout looks up every
-/// probe's host and path keys in several states of a change, hundreds of thousands of short
-/// keys, where the standard library's SipHash took a twentieth of a dispatch switch's
-/// judging. foldhash is seeded at random per process (its own "minimal" resistance to keys
-/// picked to collide), and latgen's runs are short: no one can learn the seed from one.
+/// The indexes' hasher, and latgen's for the maps it makes only to look up in: a rollout
+/// looks up every probe's host and path keys in several states of a change, hundreds of
+/// thousands of short keys, where the standard library's SipHash took a twentieth of a
+/// dispatch switch's judging. foldhash is seeded at random per process (its own "minimal"
+/// resistance to keys picked to collide), and latgen's runs are short: no one can learn the
+/// seed from one.
 pub type Hasher = foldhash::fast::RandomState;
 
 // The indexes are made from the routes, and a hash map prints in no fixed order: a

@@ -765,14 +765,28 @@ fn forget_sizes(work: &Path, which: impl Fn(usize) -> bool) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let size = (name.to_str())
-            .and_then(|n| n.strip_prefix('n'))
-            .and_then(|n| n.split('-').next())
-            .and_then(|n| n.parse::<usize>().ok());
-        if size.is_some_and(&which) {
+        if (name.to_str()).and_then(size_of_folder).is_some_and(&which) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
+}
+
+/// The size a work folder of the harness's own is for, by the names it gives them
+/// (`n10000`, `n10000-auth`, ...); None for any other name.
+fn size_of_folder(name: &str) -> Option<usize> {
+    const OWN: [&str; 6] = [
+        "",
+        "-auth",
+        "-environments",
+        "-import",
+        "-import-assigned",
+        "-observability",
+    ];
+    let rest = name.strip_prefix('n')?;
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (number, kind) = rest.split_at(digits);
+    let canonical = !number.is_empty() && !number.starts_with('0');
+    (canonical && OWN.contains(&kind)).then(|| number.parse().ok())?
 }
 
 /// Every figure at one size: the stages in-process, then whole processes side by side.
@@ -827,8 +841,6 @@ fn measure_size(a: &Args, latgen_bin: &Path, helm: Option<&(PathBuf, PathBuf)>, 
     // Last: they commit the folder to Git and change it.
     let base_check = measure_base_check(&dir, latgen_bin, runs);
     let steps = rollout_steps::measure_steps(&dir, latgen_bin, runs, n <= 10_000);
-    // The repository holds a second copy of every file, in memory under /dev/shm.
-    let _ = std::fs::remove_dir_all(dir.join(".git"));
     Row {
         n,
         files,
@@ -1092,8 +1104,8 @@ fn measure_base_check(dir: &Path, latgen_bin: &Path, runs: usize) -> (Duration, 
         ("commit.gpgsign", "false"),
         // Git packs its loose objects after a large commit in a process of its own that
         // outlives the commit: at 100,000 apps it ran for about 20 s on both cores, through
-        // every timed run that followed. Packed in the foreground, it is done before them, and the base
-        // is read from a pack, as on a CI runner's fresh clone.
+        // every timed run that followed. In the foreground it is done before them (the
+        // steps' commits run it too, at 10,000 apps and more).
         ("maintenance.autoDetach", "false"),
         ("gc.autoDetach", "false"),
     ] {
@@ -1105,6 +1117,9 @@ fn measure_base_check(dir: &Path, latgen_bin: &Path, runs: usize) -> (Duration, 
         &["add", "-A", "--", "apps", "generated", "latgen.lock"],
     );
     git(dir, &["commit", "-q", "-m", "base"]);
+    // Packed at every size, not only where Git's own threshold of loose objects is passed:
+    // the base is read from a pack, as on a CI runner's fresh clone.
+    git(dir, &["gc", "--quiet"]);
     // No generated path starts with /bench, so the new app collides with none.
     let added = GenApp {
         name: "bench-added".into(),
@@ -1225,7 +1240,7 @@ fn write_method(md: &mut String, a: &Args) {
     );
     let _ = writeln!(
         md,
-        "- latgen renders its built-in templates without parsing the output back: a property test and a fuzz assertion verify that their output parses back into the typed objects. Custom templates (`--templates`), and any render with `--verify`, are still parsed back at run time; the last column of the stages table is the least that read-back would add: every output file parsed as YAML into nothing, on all cores.\n- `latgen check --base HEAD` is timed on a change of one app added, its Lattice half rendered: the size's folder is committed to Git, one path-routed app is added to `apps/`, `latgen render apps --base HEAD` writes the first of the two steps, and `latgen check apps --base HEAD` checks it. Git packs the commit's objects before any run is timed (its automatic maintenance runs in the foreground), so the base is read from a pack, as on a CI runner's fresh clone, and no repack competes with the timed runs.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting. A render into an empty folder, a render with nothing changed and a check are timed in rounds (one run of each per round), so that the comparison of check with render is made at the same moments.\n"
+        "- latgen renders its built-in templates without parsing the output back: a property test and a fuzz assertion verify that their output parses back into the typed objects. Custom templates (`--templates`), and any render with `--verify`, are still parsed back at run time; the last column of the stages table is the least that read-back would add: every output file parsed as YAML into nothing, on all cores.\n- `latgen check --base HEAD` is timed on a change of one app added, its Lattice half rendered: the size's folder is committed to Git, one path-routed app is added to `apps/`, `latgen render apps --base HEAD` writes the first of the two steps, and `latgen check apps --base HEAD` checks it. The commit is packed before any run is timed (`git gc`, and Git's automatic maintenance after later commits runs in the foreground), so the base is read from a pack, as on a CI runner's fresh clone, and no repack competes with the timed runs.\n- The machine is shared: the same run varies by about 15% from one minute to the next, so each figure is the median of several runs, and Helm and latgen are timed one after the other in the same sitting. A render into an empty folder, a render with nothing changed and a check are timed in rounds (one run of each per round), so that the comparison of check with render is made at the same moments.\n"
     );
 }
 

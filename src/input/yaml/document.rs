@@ -21,21 +21,45 @@ pub(crate) fn parse_yaml<T: DeserializeOwned + JsonSchema>(
     fields: &[&str],
     diags: &mut Diagnostics,
 ) -> Option<T> {
-    // Only a text with a quote can hold a quoted number.
-    if text.contains(['"', '\'']) {
+    let typed = serde_saphyr::from_str::<T>(text);
+    // Only a text with a quote can hold a quoted number. Read without the quotes, the
+    // number is taken (then the quoted text looks like one) or refused; a quoted path is
+    // neither, and paths are what declarations most often quote.
+    if text.contains(['"', '\'']) && (typed.is_err() || may_quote_a_number(text)) {
         let quoted = quoted_scalars(file, &Outline::of(text), &schema_cached::<T>());
         if !quoted.is_empty() {
             diags.extend(quoted.into_iter().collect());
             return None;
         }
     }
-    match serde_saphyr::from_str::<T>(text) {
+    match typed {
         Ok(v) => Some(v),
         Err(e) => {
             diags.push(yaml_error::<T>(file, text, &e, fields));
             None
         }
     }
+}
+
+/// Whether some text between two quotes of `text` (of either kind: the pairs a quote in a
+/// comment or in a scalar of the other kind shifts are all tried) could be a number or a
+/// boolean: empty, or a word of letters, digits and `+-._:` (hex, octal, `.inf`, `yes`, a
+/// YAML 1.1 `1:30`), or with an escape that could spell one. A quoted scalar's text lies
+/// between its own two quotes, with no quote inside unless escaped.
+fn may_quote_a_number(text: &str) -> bool {
+    let pieces: Vec<&str> = text.split(['"', '\'']).collect();
+    let between = pieces
+        .get(1..pieces.len().saturating_sub(1))
+        .unwrap_or_default();
+    between.iter().any(|piece| {
+        let word = piece.trim();
+        piece.contains('\\')
+            || word.is_empty()
+            || (word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-._:".contains(c))
+                && word.chars().any(|c| c.is_ascii_alphanumeric()))
+    })
 }
 
 /// The JSON Schema (draft-07) of an input type: what `latgen schema` prints.
@@ -258,4 +282,76 @@ fn first_content_line(text: &str) -> Option<u32> {
 fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
     let rest = &s[s.find(start)? + start.len()..];
     Some(&rest[..rest.find(end)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::app::AppDecl;
+
+    /// Declarations that quote paths, names, comments' apostrophes, and numbers or booleans
+    /// in every way YAML spells them.
+    const TEXTS: &[&str] = &[
+        "namespace: a\nservice: { name: a, port: 80 }\npaths: [\"/a\", '/b']\n",
+        "namespace: a\nservice: { name: a, port: 80 }\npaths:\n  - \"/a/x\"\n  - \"/b\"\n",
+        "# it's ours\nnamespace: a\nservice: { name: a, port: 80 }\npaths: [\"/a\"]\n",
+        "namespace: \"a\"\nservice: { name: a, port: 80 }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: \"it's\", port: '80' }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: a, port: \"8080\" }\npaths: [\"/a\"]\n",
+        "namespace: a\nservice: { name: a, port: \" 80 \" }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: a, port: \"+80\" }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: a, port: \"0x50\" }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: a, port: \"\\x38\\x30\" }\npaths: [/a]\n",
+        "namespace: a\nservice: { name: a, port: 80 }\npaths: [/a]\nisolate: \"yes\"\n",
+        "namespace: a\nservice: { name: a, port: 80 }\npaths: [/a]\nisolate: 'true'\n",
+        "namespace: a\nservice: { name: a, port: 80 }\npaths: [/a]\npeakRps: \"\"\n",
+        "namespace: a\nservice:\n  name: a\n  port:\n    \"80\"\npaths: [\"/a\"]\n",
+    ];
+
+    /// Where a typed read takes the text and no text between quotes could be a number,
+    /// the full look for quoted numbers finds none: skipping it changes no finding.
+    #[test]
+    fn a_text_that_quotes_no_number_has_no_quoted_number_to_find() {
+        let schema = schema_cached::<AppDecl>();
+        let mut skipped = 0;
+        for text in TEXTS {
+            let typed = serde_saphyr::from_str::<AppDecl>(text);
+            if typed.is_err() || may_quote_a_number(text) {
+                continue;
+            }
+            skipped += 1;
+            let found = quoted_scalars(Path::new("a.yaml"), &Outline::of(text), &schema);
+            assert!(found.is_empty(), "a quoted number in\n{text}");
+        }
+        assert_eq!(
+            skipped, 3,
+            "the texts that quote only paths and a comment are skipped"
+        );
+    }
+
+    /// Every quoted number or boolean in [`TEXTS`] is found, skipped or not.
+    #[test]
+    fn a_quoted_number_is_still_refused() {
+        let quoted = |text: &str| {
+            let mut diags = Diagnostics::new();
+            let parsed = parse_yaml::<AppDecl>(Path::new("a.yaml"), text, &[], &mut diags);
+            parsed.is_none() && diags.iter().any(|d| d.message.contains("is quoted"))
+        };
+        for text in &TEXTS[4..] {
+            assert!(quoted(text), "not refused:\n{text}");
+        }
+        for text in &TEXTS[..4] {
+            assert!(!quoted(text), "refused:\n{text}");
+        }
+    }
+
+    #[test]
+    fn quoted_paths_could_be_no_number() {
+        assert!(!may_quote_a_number("paths:\n  - \"/a/events\"\n  - '/b'\n"));
+        assert!(!may_quote_a_number("# don't\npaths: [\"/a\"]\n"));
+        assert!(may_quote_a_number("port: \"8080\"\n"));
+        assert!(may_quote_a_number("isolate: 'no'\n"));
+        assert!(may_quote_a_number("peakRps: \"\"\n"));
+        assert!(may_quote_a_number("port: \"\\x38\"\n"));
+    }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -55,34 +56,45 @@ impl Docs {
     /// has another text: a step between two trees holds each file as one or the other
     /// has it, and after a change of every app (a switch of dispatch mode) the first
     /// steps are mostly the base, which the target shares few files with.
-    pub fn read_like_either(
-        files: &Tree,
-        first: (&Tree, &Docs),
-        second: Option<(&Tree, &Docs)>,
+    pub fn read_like_either<'a>(
+        files: &'a Tree,
+        first: (&'a Tree, &'a Docs),
+        second: Option<(&'a Tree, &'a Docs)>,
     ) -> Docs {
         use rayon::prelude::*;
-        // Paired with the known texts one by one; the texts compared in parallel.
-        let seconds = second.map(|known| known_candidates(files, known).map(|(_, _, k)| k));
-        let seconds = seconds
-            .into_iter()
-            .flatten()
-            .map(Some)
-            .chain(std::iter::repeat(None));
-        let taken: Vec<_> = known_candidates(files, first).zip(seconds).collect();
-        Docs(
-            taken
-                .into_par_iter()
-                .with_max_len(crate::diag::PIECE)
-                .filter_map(|((rel, text, known), other)| {
-                    let mut same = [known, other.flatten()].into_iter().flatten();
-                    let doc = match same.find(|(t, _)| *t == text) {
-                        Some((_, d)) => Arc::clone(d),
-                        None => Arc::new(Doc::parse(rel, text, is_kong_file(rel)).ok()?),
-                    };
-                    Some((rel.clone(), doc))
-                })
-                .collect(),
-        )
+        // Cut into runs of files, each walked beside the known trees and its texts compared
+        // with theirs on a core of its own.
+        let runs: Vec<Vec<(PathBuf, Arc<Doc>)>> = (cuts(files).into_par_iter())
+            .map(|cut| {
+                let within = |(tree, docs): (&'a Tree, &'a Docs)| {
+                    known_candidates(run(files, cut), (run(tree, cut), docs.within(cut)))
+                };
+                let seconds = second.map(|known| within(known).map(|(_, _, k)| k));
+                let seconds =
+                    (seconds.into_iter().flatten().map(Some)).chain(std::iter::repeat(None));
+                (within(first).zip(seconds))
+                    .filter_map(|((rel, text, known), other)| {
+                        let mut same = [known, other.flatten()].into_iter().flatten();
+                        let doc = match same.find(|(t, _)| *t == text) {
+                            Some((_, d)) => Arc::clone(d),
+                            None => Arc::new(Doc::parse(rel, text, is_kong_file(rel)).ok()?),
+                        };
+                        Some((rel.clone(), doc))
+                    })
+                    .collect()
+            })
+            .collect();
+        Docs(runs.into_iter().flatten().collect())
+    }
+
+    /// The documents of the files within `cut`.
+    fn within(&self, (from, to): Cut<'_>) -> &[(PathBuf, Arc<Doc>)] {
+        let at = |bound: Bound<&PathBuf>, none: usize| match bound {
+            Bound::Included(p) => self.0.partition_point(|(q, _)| q < p),
+            Bound::Excluded(p) => self.0.partition_point(|(q, _)| q <= p),
+            Bound::Unbounded => none,
+        };
+        &self.0[at(from, 0)..at(to, self.0.len())]
     }
 
     /// Documents made elsewhere (the render's, from its typed model), by path in order.
@@ -186,7 +198,8 @@ pub(crate) fn with_known_docs<'a>(
     files: &'a Tree,
     known: (&'a Tree, &'a Docs),
 ) -> impl Iterator<Item = (&'a PathBuf, &'a Text, Option<&'a Doc>)> {
-    known_candidates(files, known).map(|(rel, text, known)| {
+    let (known, docs) = known;
+    known_candidates(files.iter(), (known.iter(), &docs.0)).map(|(rel, text, known)| {
         let doc = known.filter(|(t, _)| *t == text).map(|(_, d)| &**d);
         (rel, text, doc)
     })
@@ -196,12 +209,15 @@ pub(crate) fn with_known_docs<'a>(
 /// with the file's: the caller compares them (in parallel, for a large tree).
 #[allow(clippy::type_complexity)]
 fn known_candidates<'a>(
-    files: &'a Tree,
-    (known, known_docs): (&'a Tree, &'a Docs),
+    files: impl Iterator<Item = (&'a PathBuf, &'a Text)>,
+    (known, known_docs): (
+        impl Iterator<Item = (&'a PathBuf, &'a Text)>,
+        &'a [(PathBuf, Arc<Doc>)],
+    ),
 ) -> impl Iterator<Item = (&'a PathBuf, &'a Text, Option<(&'a Text, &'a Arc<Doc>)>)> {
-    let files = files.iter().filter(|(rel, _)| !is_kustomization(rel));
-    let with_text = beside(files, known.iter()).map(|(rel, text, k)| (rel, (text, k)));
-    let docs = known_docs.0.iter().map(|(rel, doc)| (rel, doc));
+    let files = files.filter(|(rel, _)| !is_kustomization(rel));
+    let with_text = beside(files, known).map(|(rel, text, k)| (rel, (text, k)));
+    let docs = known_docs.iter().map(|(rel, doc)| (rel, doc));
     beside(with_text, docs).map(|(rel, (text, known), doc)| (rel, text, known.zip(doc)))
 }
 
@@ -360,32 +376,70 @@ pub(crate) type Pair<'a> = (&'a PathBuf, Option<&'a Text>, Option<&'a Text>);
 /// (kustomizations aside), and how many files the two hold together.
 pub(crate) fn differing<'a>(a: &'a Tree, b: &'a Tree) -> (Vec<Pair<'a>>, usize) {
     use rayon::prelude::*;
+    // Both trees cut at the same paths (the larger's runs), each run walked side by side and
+    // its texts compared on a core of its own.
+    let larger = if a.len() >= b.len() { a } else { b };
+    let runs: Vec<(Vec<Pair<'a>>, usize)> = (cuts(larger).into_par_iter())
+        .map(|cut| {
+            let mut files = 0;
+            let differ = (merged(run(a, cut), run(b, cut)))
+                .filter(|(rel, _, _)| !is_kustomization(rel))
+                .inspect(|_| files += 1)
+                .filter(|(_, s, t)| s != t)
+                .collect();
+            (differ, files)
+        })
+        .collect();
+    let files = runs.iter().map(|(_, files)| files).sum();
+    (runs.into_iter().flat_map(|(d, _)| d).collect(), files)
+}
+
+/// Two runs of files side by side in path order, each file once with its text in each.
+fn merged<'a>(
+    a: impl Iterator<Item = (&'a PathBuf, &'a Text)>,
+    b: impl Iterator<Item = (&'a PathBuf, &'a Text)>,
+) -> impl Iterator<Item = Pair<'a>> {
     use std::cmp::Ordering;
-    // Paired one by one; the texts (most of the work in trees of tens of thousands of
-    // files) compared in parallel.
-    let mut pairs = Vec::with_capacity(a.len().max(b.len()));
-    let (mut x, mut y) = (a.iter().peekable(), b.iter().peekable());
-    loop {
+    let (mut x, mut y) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || {
         let order = match (x.peek(), y.peek()) {
-            (None, None) => break,
+            (None, None) => return None,
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (Some((p, _)), Some((q, _))) => p.cmp(q),
         };
-        let pair = match order {
+        match order {
             Ordering::Less => x.next().map(|(p, s)| (p, Some(s), None)),
             Ordering::Greater => y.next().map(|(q, t)| (q, None, Some(t))),
-            Ordering::Equal => x
-                .next()
-                .zip(y.next())
-                .map(|((p, s), (_, t))| (p, Some(s), Some(t))),
-        };
-        pairs.extend(pair);
+            Ordering::Equal => {
+                (x.next().zip(y.next())).map(|((p, s), (_, t))| (p, Some(s), Some(t)))
+            }
+        }
+    })
+}
+
+/// A run of a tree's files, from one path up to another: a rollout walks its trees of tens
+/// of thousands of files beside each other many times, pair by pair of paths compared
+/// component by component, and runs are walked on every core.
+type Cut<'a> = (Bound<&'a PathBuf>, Bound<&'a PathBuf>);
+
+/// `tree` cut into runs of a few hundred files, in order, that together hold every path
+/// (of `tree`, and of any other tree walked beside it).
+fn cuts(tree: &Tree) -> Vec<Cut<'_>> {
+    const FILES: usize = 512;
+    let mut out = Vec::with_capacity(tree.len() / FILES + 1);
+    let mut from = Bound::Unbounded;
+    for at in tree.keys().step_by(FILES).skip(1) {
+        out.push((from, Bound::Excluded(at)));
+        from = Bound::Included(at);
     }
-    pairs.retain(|(rel, _, _)| !is_kustomization(rel));
-    let files = pairs.len();
-    let differ = pairs.into_par_iter().filter(|(_, s, t)| s != t).collect();
-    (differ, files)
+    out.push((from, Bound::Unbounded));
+    out
+}
+
+/// The files of `tree` within `cut`.
+fn run<'a>(tree: &'a Tree, cut: Cut<'_>) -> std::collections::btree_map::Range<'a, PathBuf, Text> {
+    tree.range::<PathBuf, _>(cut)
 }
 
 /// The routing state with the Lattice side of one tree and the Kong side of another.

@@ -323,22 +323,24 @@ pub(crate) fn every_step(
     let (mut ends_at_target, mut held) = (false, false);
     // Each step's base is the target but for a few files: most of its documents are the
     // target's.
-    let live = state(target_docs, target_docs);
-    // A step's documents and state, read while its monitoring was made, for the next.
-    let mut known: Option<(Docs, Network)> = None;
+    // The base's documents and state are read beside the target's state: neither needs
+    // the other. Later, a step's documents and state, read while its monitoring was made,
+    // are kept for the next round (`known`).
+    let mut at_target = base == target;
+    let (live, mut known) = rayon::join(
+        || state(target_docs, target_docs),
+        || (!at_target).then(|| read_state(base, (target, target_docs), locked)),
+    );
     // Where the last judge found the requests land in the target, for the next: every
     // round judges toward the same target, whose network (`live`) is made once.
     let mut landed = Vec::new();
     loop {
         let at = out.last().unwrap_or(base);
-        if at == target {
+        if at_target {
             break;
         }
-        let (at_docs, at_state) = known.take().unwrap_or_else(|| {
-            let docs = Docs::read_like_either(at, (target, target_docs), locked);
-            let net = state(&docs, &docs);
-            (docs, net)
-        });
+        let (at_docs, at_state) =
+            (known.take()).unwrap_or_else(|| read_state(at, (target, target_docs), locked));
         let mut judge = judge::Judge::of_states(
             at,
             (target, &live),
@@ -372,6 +374,7 @@ pub(crate) fn every_step(
                 break;
             }
             Some(Some((next, docs, net))) if out.len() <= 16 => {
+                at_target = next == *target;
                 known = Some((docs, net));
                 out.push(next);
             }
@@ -389,6 +392,18 @@ pub(crate) fn every_step(
     };
     // At most 17 steps, the target included.
     (steps.count() <= 17).then_some(steps)
+}
+
+/// The documents of `at`, taken from the target's and the lock's render's where a file is
+/// the same, and its routing state.
+fn read_state(
+    at: &Tree,
+    target: (&Tree, &Docs),
+    locked: Option<(&Tree, &Docs)>,
+) -> (Docs, Network) {
+    let docs = Docs::read_like_either(at, target, locked);
+    let net = state(&docs, &docs);
+    (docs, net)
 }
 
 /// Whether a change that can make no progress from `at` is held by the addresses the gate

@@ -66,13 +66,13 @@ impl Docs {
         // with theirs on a core of its own.
         let runs: Vec<Vec<(PathBuf, Arc<Doc>)>> = (cuts(files).into_par_iter())
             .map(|cut| {
-                let within = |(tree, docs): (&'a Tree, &'a Docs)| {
-                    known_candidates(run(files, cut), (run(tree, cut), docs.within(cut)))
+                let in_cut = |(tree, docs): (&'a Tree, &'a Docs)| {
+                    known_candidates(run(files, cut), (run(tree, cut), docs.in_cut(cut)))
                 };
-                let seconds = second.map(|known| within(known).map(|(_, _, k)| k));
+                let seconds = second.map(|known| in_cut(known).map(|(_, _, k)| k));
                 let seconds =
                     (seconds.into_iter().flatten().map(Some)).chain(std::iter::repeat(None));
-                (within(first).zip(seconds))
+                (in_cut(first).zip(seconds))
                     .filter_map(|((rel, text, known), other)| {
                         let mut same = [known, other.flatten()].into_iter().flatten();
                         let doc = match same.find(|(t, _)| *t == text) {
@@ -87,14 +87,10 @@ impl Docs {
         Docs(runs.into_iter().flatten().collect())
     }
 
-    /// The documents of the files within `cut`.
-    fn within(&self, (from, to): Cut<'_>) -> &[(PathBuf, Arc<Doc>)] {
-        let at = |bound: Bound<&PathBuf>, none: usize| match bound {
-            Bound::Included(p) => self.0.partition_point(|(q, _)| q < p),
-            Bound::Excluded(p) => self.0.partition_point(|(q, _)| q <= p),
-            Bound::Unbounded => none,
-        };
-        &self.0[at(from, 0)..at(to, self.0.len())]
+    /// The documents of the files in `cut`.
+    fn in_cut(&self, (from, to): Cut<'_>) -> &[(PathBuf, Arc<Doc>)] {
+        let below = |p: Option<&PathBuf>| p.map(|p| self.0.partition_point(|(q, _)| q < p));
+        &self.0[below(from).unwrap_or(0)..below(to).unwrap_or(self.0.len())]
     }
 
     /// Documents made elsewhere (the render's, from its typed model), by path in order.
@@ -418,28 +414,34 @@ fn merged<'a>(
     })
 }
 
-/// A run of a tree's files, from one path up to another: a rollout walks its trees of tens
-/// of thousands of files beside each other many times, pair by pair of paths compared
-/// component by component, and runs are walked on every core.
-type Cut<'a> = (Bound<&'a PathBuf>, Bound<&'a PathBuf>);
+/// The paths from one (or the first) up to another, that one not included (or to the
+/// last): a rollout walks its trees of tens of thousands of files beside each other many
+/// times, pair by pair of paths compared component by component, and the cuts of a tree
+/// are walked on every core.
+type Cut<'a> = (Option<&'a PathBuf>, Option<&'a PathBuf>);
 
 /// `tree` cut into runs of a few hundred files, in order, that together hold every path
 /// (of `tree`, and of any other tree walked beside it).
 fn cuts(tree: &Tree) -> Vec<Cut<'_>> {
     const FILES: usize = 512;
     let mut out = Vec::with_capacity(tree.len() / FILES + 1);
-    let mut from = Bound::Unbounded;
+    let mut from = None;
     for at in tree.keys().step_by(FILES).skip(1) {
-        out.push((from, Bound::Excluded(at)));
-        from = Bound::Included(at);
+        out.push((from, Some(at)));
+        from = Some(at);
     }
-    out.push((from, Bound::Unbounded));
+    out.push((from, None));
     out
 }
 
-/// The files of `tree` within `cut`.
-fn run<'a>(tree: &'a Tree, cut: Cut<'_>) -> std::collections::btree_map::Range<'a, PathBuf, Text> {
-    tree.range::<PathBuf, _>(cut)
+/// The files of `tree` in `cut`.
+fn run<'a>(
+    tree: &'a Tree,
+    (from, to): Cut<'_>,
+) -> std::collections::btree_map::Range<'a, PathBuf, Text> {
+    let from = from.map_or(Bound::Unbounded, Bound::Included);
+    let to = to.map_or(Bound::Unbounded, Bound::Excluded);
+    tree.range::<PathBuf, _>((from, to))
 }
 
 /// The routing state with the Lattice side of one tree and the Kong side of another.
@@ -488,4 +490,100 @@ pub(crate) fn manifest_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .filter(|e| e.file_type().is_file() && is_manifest(e.path()))
         .map(walkdir::DirEntry::into_path)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` bridge Services (each a routing document) and a kustomization, their texts
+    /// naming `to`.
+    fn bridges(n: usize, to: &str) -> Tree {
+        let mut tree: Tree = (0..n)
+            .map(|i| {
+                let text = format!(
+                    "apiVersion: v1\nkind: Service\nmetadata:\n  name: s{i}\n  namespace: k\n\
+                     spec:\n  type: ExternalName\n  externalName: {to}\n"
+                );
+                (
+                    PathBuf::from(format!("kong/service-s{i:04}.yaml")),
+                    text.into(),
+                )
+            })
+            .collect();
+        tree.insert("kong/kustomization.yaml".into(), "resources: []\n".into());
+        tree
+    }
+
+    /// Trees of several runs each, of other sizes and other files: `differing` finds what
+    /// comparing file by file finds, in path order, and counts the files of both.
+    #[test]
+    fn trees_cut_into_runs_differ_where_their_files_do() {
+        let a = bridges(1500, "a");
+        let mut b: Tree = bridges(1300, "a");
+        for i in (0..1300).step_by(7) {
+            b.insert(
+                format!("kong/service-s{i:04}.yaml").into(),
+                "changed\n".into(),
+            );
+        }
+        b.insert("lattice/extra.yaml".into(), "x\n".into());
+        let paths: BTreeSet<&PathBuf> = (a.keys().chain(b.keys()))
+            .filter(|rel| !is_kustomization(rel))
+            .collect();
+        let want: Vec<&PathBuf> = (paths.iter().copied())
+            .filter(|rel| a.get(*rel) != b.get(*rel))
+            .collect();
+        for (x, y) in [(&a, &b), (&b, &a)] {
+            let (differ, files) = differing(x, y);
+            let got: Vec<&PathBuf> = differ.iter().map(|(rel, _, _)| *rel).collect();
+            assert_eq!(got, want);
+            assert_eq!(files, paths.len());
+        }
+    }
+
+    /// A step's documents, read in runs, are the known ones where the text is the same
+    /// (the very documents), and parsed where it is not, for every file once, in order.
+    #[test]
+    fn documents_read_in_runs_are_the_known_ones_where_the_text_is() {
+        let known = bridges(1200, "old");
+        let known_docs = Docs::read(&known);
+        assert_eq!(
+            known_docs.0.len(),
+            1200,
+            "each bridge is a routing document"
+        );
+        let mut step = bridges(1100, "old");
+        step.insert(
+            "kong/service-s0700.yaml".into(),
+            known["kong/service-s0701.yaml".as_ref() as &Path].clone(),
+        );
+        step.extend(
+            bridges(1300, "new")
+                .into_iter()
+                .filter(|(rel, _)| rel.ends_with("s1250.yaml")),
+        );
+        let docs = Docs::read_like(&step, &known, &known_docs);
+        let want: Vec<&PathBuf> = step.keys().filter(|rel| !is_kustomization(rel)).collect();
+        let got: Vec<&PathBuf> = docs.0.iter().map(|(rel, _)| rel).collect();
+        assert_eq!(got, want);
+        for (rel, doc) in &docs.0 {
+            let same = known.get(rel) == step.get(rel);
+            let shared = known_docs.shared(rel).is_some_and(|k| Arc::ptr_eq(k, doc));
+            assert_eq!(shared, same, "{}", rel.display());
+        }
+    }
+
+    #[test]
+    fn the_documents_in_a_cut_are_those_of_its_files() {
+        let tree = bridges(1100, "a");
+        let docs = Docs::read(&tree);
+        for cut in cuts(&tree) {
+            let files: Vec<&PathBuf> = run(&tree, cut).map(|(rel, _)| rel).collect();
+            let files: Vec<&PathBuf> = files.into_iter().filter(|r| !is_kustomization(r)).collect();
+            let in_cut: Vec<&PathBuf> = docs.in_cut(cut).iter().map(|(rel, _)| rel).collect();
+            assert_eq!(in_cut, files);
+        }
+        assert_eq!(cuts(&tree).len(), 3, "1,101 files in runs of 512");
+    }
 }

@@ -321,11 +321,9 @@ pub(crate) fn every_step(
     let mut out: Vec<Tree> = Vec::new();
     let mut passed = Vec::new();
     let (mut ends_at_target, mut held) = (false, false);
-    // Each step's base is the target but for a few files: most of its documents are the
-    // target's.
-    // The base's documents and state are read beside the target's state: neither needs
-    // the other. Later, a step's documents and state, read while its monitoring was made,
-    // are kept for the next round (`known`).
+    // The base's documents (most of them the target's) and state are read beside the
+    // target's state; later, a step's, read while its monitoring was made, are kept for
+    // the next round (`known`). `at_target` spares comparing the trees twice.
     let mut at_target = base == target;
     let (live, mut known) = rayon::join(
         || state(target_docs, target_docs),

@@ -43,9 +43,9 @@ pub(crate) fn parse_yaml<T: DeserializeOwned + JsonSchema>(
 
 /// Whether some text between two quotes of `text` (of either kind: the pairs a quote in a
 /// comment or in a scalar of the other kind shifts are all tried) could be a number or a
-/// boolean: empty, or a word of letters, digits and `+-._:` (hex, octal, `.inf`, `yes`, a
-/// YAML 1.1 `1:30`), or with an escape that could spell one. A quoted scalar's text lies
-/// between its own two quotes, with no quote inside unless escaped.
+/// boolean: empty, or a word of letters, digits and `+-._` (hex, octal, `.inf`, `yes`), or
+/// with an escape that could spell one. A quoted scalar with no quote inside is one of
+/// these texts; one with a quote inside is no number.
 fn may_quote_a_number(text: &str) -> bool {
     let pieces: Vec<&str> = text.split(['"', '\'']).collect();
     let between = pieces
@@ -57,7 +57,7 @@ fn may_quote_a_number(text: &str) -> bool {
             || word.is_empty()
             || (word
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-._:".contains(c))
+                .all(|c| c.is_ascii_alphanumeric() || "+-._".contains(c))
                 && word.chars().any(|c| c.is_ascii_alphanumeric()))
     })
 }
